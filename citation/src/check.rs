@@ -1,0 +1,861 @@
+//! The checker (SPEC §7.2): resolve each claim's citations, align the claim with
+//! the best window of cited sentences, and give it a verdict with a score and the
+//! reasons behind it.
+//!
+//! ## Alignment
+//! A claim's *terms* are the stems of its content words (capitalized ones count as
+//! named entities and weigh more), its numbers by value and its dates in normalized
+//! form. Among the cited sentences the checker greedily picks up to
+//! [`CheckOptions::max_window`] sentences, each time the one that carries the most
+//! still-uncovered term weight. The *score* is the weighted share of terms carried.
+//!
+//! ## Verdicts
+//! - score below [`CheckOptions::partial_threshold`]: `unsupported`;
+//! - otherwise any specific the window does not carry — a number, a date, a quote
+//!   that is not verbatim, a negation flip, a stronger quantifier, certainty where
+//!   the source hedges, a causal link the source does not state, two entities in
+//!   swapped roles — makes it `overreach`;
+//! - otherwise score at least [`CheckOptions::support_threshold`]: `supported`, else `partial`.
+//!
+//! ## Totals (ALCE-style)
+//! - *claim support rate*: supported claims / claims that cite something;
+//! - *citation recall*: supported claims / all factual claims (uncited ones count as
+//!   not supported; connective sentences are left out);
+//! - *citation precision*: precise citations / all citations of factual claims. A
+//!   citation is precise when its claim is supported by all its citations together
+//!   and either the citation alone supports the claim or the others without it do not
+//!   (it is needed). Broken citations are never precise.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::id::CitationId;
+use crate::segment::{Claim, claims};
+use crate::source::{Source, SourceError, SpanSource};
+use crate::text::{Analysis, DateFact, Kind, analyse, normalize_for_quote, stem};
+
+/// The verdict on one claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The cited text carries the claim's content.
+    Supported,
+    /// Some content words are found, none contradicted.
+    Partial,
+    /// The claim asserts specifics the cited text does not carry.
+    Overreach,
+    /// The cited text does not carry the claim.
+    Unsupported,
+    /// A factual claim with no citation.
+    Uncited,
+    /// A citation id that does not resolve.
+    Broken,
+    /// A connective sentence without factual content (not checked, not counted).
+    Exempt,
+}
+
+impl Verdict {
+    /// The verdict's name as in the JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Supported => "supported",
+            Self::Partial => "partial",
+            Self::Overreach => "overreach",
+            Self::Unsupported => "unsupported",
+            Self::Uncited => "uncited",
+            Self::Broken => "broken",
+            Self::Exempt => "exempt",
+        }
+    }
+}
+
+/// What kind of problem a [`Reason`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonKind {
+    /// Content words the cited text does not carry.
+    MissingWords,
+    /// A named entity the cited text does not carry.
+    Entity,
+    /// A number the cited text does not carry.
+    Number,
+    /// A date the cited text does not carry.
+    Date,
+    /// The claim negates what the source affirms, or the reverse.
+    Negation,
+    /// A stronger quantifier than the source's.
+    Quantifier,
+    /// Certainty where the source hedges.
+    Certainty,
+    /// A causal link the source does not state.
+    Causal,
+    /// A quotation not found verbatim.
+    Quote,
+    /// Two entities in swapped roles.
+    EntityOrder,
+    /// A citation id that does not resolve.
+    BrokenId,
+    /// A factual claim without a citation.
+    NoCitation,
+    /// The model judge's opinion.
+    Judge,
+}
+
+/// Why a claim got its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    /// The kind of problem.
+    pub kind: ReasonKind,
+    /// A human-readable detail, naming the words, numbers or ids concerned.
+    pub detail: String,
+}
+
+impl Reason {
+    fn new(kind: ReasonKind, detail: impl Into<String>) -> Self {
+        Self { kind, detail: detail.into() }
+    }
+
+    /// Whether this reason makes a claim `overreach` (rather than merely `partial`).
+    fn is_specific(&self) -> bool {
+        !matches!(self.kind, ReasonKind::MissingWords | ReasonKind::Entity | ReasonKind::Judge)
+    }
+}
+
+/// Settings of the checker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckOptions {
+    /// Score at or above which a claim with no problem is `supported`.
+    pub support_threshold: f64,
+    /// Score below which a claim is `unsupported`.
+    pub partial_threshold: f64,
+    /// Most cited sentences combined to carry one claim.
+    pub max_window: usize,
+    /// Whether a named entity the cited text lacks makes a claim `overreach` (else `partial`).
+    pub entity_overreach: bool,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self { support_threshold: 0.8, partial_threshold: 0.35, max_window: 3, entity_overreach: false }
+    }
+}
+
+/// One citation of a claim, checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CitationCheck {
+    /// The id as written.
+    pub raw: String,
+    /// The canonical id, when it parses.
+    pub id: Option<String>,
+    /// Whether the id resolved to source text.
+    pub resolved: bool,
+    /// Whether the citation is precise (ALCE-style, see the module docs).
+    pub precise: bool,
+    /// Footnote number in the rendered answer (1-based), when resolved.
+    pub footnote: Option<usize>,
+}
+
+/// A source sentence the claim was aligned with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Sentence id (`c12.s3`).
+    pub id: String,
+    /// Sentence text.
+    pub text: String,
+    /// Document path.
+    pub path: String,
+    /// First line.
+    pub line_start: u32,
+    /// Last line.
+    pub line_end: u32,
+    /// Page, for PDF.
+    pub page: Option<u32>,
+}
+
+/// The model judge's opinion on a claim, when one was asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeNote {
+    /// The lexical verdict before the judge.
+    pub lexical: Verdict,
+    /// The judge that answered.
+    pub judge: String,
+    /// Whether the answer came from the cache.
+    pub cached: bool,
+}
+
+/// One claim, checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimReport {
+    /// Position in the answer (0-based).
+    pub index: usize,
+    /// The claim text, citations removed.
+    pub text: String,
+    /// Byte range `[start, end)` of the claim in the answer.
+    pub span: (usize, usize),
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Weighted share of the claim's terms carried by the evidence (0–1).
+    pub score: f64,
+    /// The citations attached to the claim.
+    pub citations: Vec<CitationCheck>,
+    /// The best-matching source sentences, best first.
+    pub evidence: Vec<Evidence>,
+    /// Why: missing words, numbers, entities, flips.
+    pub reasons: Vec<Reason>,
+    /// The judge's involvement, if any.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub judge: Option<JudgeNote>,
+    /// All cited sentence texts (for the judge), not serialized.
+    #[serde(skip)]
+    pub(crate) context: Vec<String>,
+}
+
+/// A footnote: one distinct resolved citation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Footnote {
+    /// Footnote number (1-based).
+    pub number: usize,
+    /// Canonical citation id.
+    pub id: String,
+    /// Document path.
+    pub path: String,
+    /// Document title.
+    pub title: Option<String>,
+    /// First line of the cited span.
+    pub line_start: u32,
+    /// Last line of the cited span.
+    pub line_end: u32,
+    /// Page, for PDF.
+    pub page: Option<u32>,
+    /// Id of the quoted sentence.
+    pub sentence: String,
+    /// The quoted source sentence (the one best matching the citing claim).
+    pub quote: String,
+}
+
+/// Totals over an answer (see the module docs for definitions).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Claims found (connective ones included).
+    pub claims: usize,
+    /// Factual claims (connective ones left out).
+    pub factual: usize,
+    /// Claims per verdict.
+    pub verdicts: BTreeMap<Verdict, usize>,
+    /// Supported / claims that cite something.
+    pub support_rate: Option<f64>,
+    /// Precise citations / all citations.
+    pub citation_precision: Option<f64>,
+    /// Supported / factual claims.
+    pub citation_recall: Option<f64>,
+}
+
+/// The checker's report on one answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The answer as given.
+    pub answer: String,
+    /// Claims in order.
+    pub claims: Vec<ClaimReport>,
+    /// Footnotes in order of first citation.
+    pub footnotes: Vec<Footnote>,
+    /// Totals.
+    pub totals: Totals,
+}
+
+impl Report {
+    /// Whether every factual claim is supported.
+    pub fn all_supported(&self) -> bool {
+        self.claims.iter().all(|c| matches!(c.verdict, Verdict::Supported | Verdict::Exempt))
+    }
+
+    /// Recompute the totals from the claims (after a judge changed verdicts).
+    pub fn recompute_totals(&mut self) {
+        self.totals = totals(&self.claims);
+    }
+}
+
+/// A term of a claim.
+#[derive(Debug, Clone)]
+struct Term {
+    key: String,
+    shown: String,
+    weight: f64,
+    class: TermClass,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum TermClass {
+    Word,
+    Entity,
+    Number(f64),
+    Date(DateFact),
+}
+
+/// An analysed source sentence.
+struct SentenceView {
+    analysis: Analysis,
+    stems: HashSet<String>,
+}
+
+impl SentenceView {
+    fn new(text: &str) -> Self {
+        let analysis = analyse(text);
+        let stems = analysis.tokens.iter().filter(|t| matches!(t.kind, Kind::Word)).map(|t| t.stem.clone()).collect();
+        Self { analysis, stems }
+    }
+}
+
+fn claim_terms(a: &Analysis) -> Vec<Term> {
+    let mut terms: Vec<Term> = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, t) in a.tokens.iter().enumerate() {
+        if !t.is_content() || !seen.insert(t.stem.clone()) {
+            continue;
+        }
+        let entity = i > 0 && t.is_entity();
+        terms.push(Term {
+            key: t.stem.clone(),
+            shown: t.lower.clone(),
+            weight: if entity { 1.5 } else { 1.0 },
+            class: if entity { TermClass::Entity } else { TermClass::Word },
+        });
+    }
+    for n in &a.numbers {
+        let key = format!("#{n}");
+        if seen.insert(key.clone()) {
+            terms.push(Term { key, shown: fmt_number(*n), weight: 1.5, class: TermClass::Number(*n) });
+        }
+    }
+    for d in &a.dates {
+        let key = format!("@{}", d.normalized());
+        if seen.insert(key.clone()) {
+            terms.push(Term { key, shown: d.normalized(), weight: 1.5, class: TermClass::Date(*d) });
+        }
+    }
+    terms
+}
+
+fn fmt_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { format!("{n}") }
+}
+
+fn same_number(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Whether sentence `s` carries `term`; `window_years` are years stated anywhere in the window.
+fn carries(term: &Term, s: &SentenceView, window_years: &[i32]) -> bool {
+    match term.class {
+        TermClass::Word | TermClass::Entity => s.stems.contains(&term.key) || fuzzy(&term.key, &s.stems),
+        TermClass::Number(n) => {
+            s.analysis.numbers.iter().any(|m| same_number(n, *m))
+                || s.analysis.dates.iter().any(|d| d.month.is_none() && d.year.is_some_and(|y| same_number(n, f64::from(y))))
+        }
+        TermClass::Date(d) => s.analysis.dates.iter().any(|sd| {
+            d.carried_by(sd)
+                || (sd.year.is_none()
+                    && d.carried_by(&DateFact { year: d.year.filter(|y| window_years.contains(y)), ..*sd }))
+        }) || (d.month.is_none()
+            && d.year.is_some_and(|y| s.analysis.numbers.iter().any(|m| same_number(*m, f64::from(y))))),
+    }
+}
+
+/// Stems sharing a long prefix (`publisher`/`publication`) count as the same word.
+fn fuzzy(key: &str, stems: &HashSet<String>) -> bool {
+    let kc: Vec<char> = key.chars().collect();
+    if kc.len() < 5 || kc.iter().any(char::is_ascii_digit) {
+        return false;
+    }
+    stems.iter().any(|s| {
+        let sc: Vec<char> = s.chars().collect();
+        if sc.len() < 5 {
+            return false;
+        }
+        let common = kc.iter().zip(&sc).take_while(|(a, b)| a == b).count();
+        common >= 5 && common * 4 >= kc.len().min(sc.len()) * 3
+    })
+}
+
+/// The outcome of aligning one claim with a set of sentences.
+struct Assessment {
+    verdict: Verdict,
+    score: f64,
+    window: Vec<usize>,
+    reasons: Vec<Reason>,
+}
+
+/// Align and judge one claim against `sentences` (all cited sentences of the claim).
+fn assess(claim_text: &str, claim: &Analysis, sentences: &[SentenceView], full_text: &str, opts: &CheckOptions) -> Assessment {
+    let terms = claim_terms(claim);
+    let total: f64 = terms.iter().map(|t| t.weight).sum();
+    let all_years: Vec<i32> = sentences.iter().flat_map(|s| s.analysis.dates.iter().filter_map(|d| d.year)).collect();
+    // Greedy window.
+    let mut covered = vec![false; terms.len()];
+    let mut window: Vec<usize> = Vec::new();
+    while window.len() < opts.max_window.max(1) {
+        let mut best: Option<(usize, f64)> = None;
+        for (si, s) in sentences.iter().enumerate() {
+            if window.contains(&si) {
+                continue;
+            }
+            let gain: f64 = terms
+                .iter()
+                .zip(&covered)
+                .filter(|(t, c)| !**c && carries(t, s, &all_years))
+                .map(|(t, _)| t.weight)
+                .sum();
+            if gain > 0.0 && best.is_none_or(|(_, g)| gain > g) {
+                best = Some((si, gain));
+            }
+        }
+        let Some((si, gain)) = best else { break };
+        // A further sentence must add at least one full content word.
+        if !window.is_empty() && gain < 1.0 {
+            break;
+        }
+        for (t, c) in terms.iter().zip(covered.iter_mut()) {
+            if !*c && carries(t, &sentences[si], &all_years) {
+                *c = true;
+            }
+        }
+        window.push(si);
+    }
+    let carried: f64 = terms.iter().zip(&covered).filter(|(_, c)| **c).map(|(t, _)| t.weight).sum();
+    let score = if total > 0.0 { carried / total } else { 1.0 };
+
+    let mut reasons = Vec::new();
+    let missing = |class: fn(&TermClass) -> bool| -> Vec<&Term> {
+        terms.iter().zip(&covered).filter(|(t, c)| !**c && class(&t.class)).map(|(t, _)| t).collect()
+    };
+    let words = missing(|c| matches!(c, TermClass::Word));
+    if !words.is_empty() {
+        let list: Vec<&str> = words.iter().map(|t| t.shown.as_str()).collect();
+        reasons.push(Reason::new(ReasonKind::MissingWords, format!("not in the cited text: {}", list.join(", "))));
+    }
+    let entities = missing(|c| matches!(c, TermClass::Entity));
+    if !entities.is_empty() {
+        let list: Vec<&str> = entities.iter().map(|t| t.shown.as_str()).collect();
+        let kind = ReasonKind::Entity;
+        reasons.push(Reason::new(kind, format!("names not in the cited text: {}", list.join(", "))));
+    }
+    let win: Vec<&SentenceView> = window.iter().map(|i| &sentences[*i]).collect();
+    let window_numbers: Vec<String> = win
+        .iter()
+        .flat_map(|s| s.analysis.numbers.iter().map(|n| fmt_number(*n)).chain(s.analysis.dates.iter().map(DateFact::normalized)))
+        .collect::<Vec<_>>();
+    let has_text = |needle: &str| if window_numbers.is_empty() { String::new() } else { format!(" (cited text has {})", needle) };
+    for t in missing(|c| matches!(c, TermClass::Number(_))) {
+        reasons.push(Reason::new(
+            ReasonKind::Number,
+            format!("number {} not in the cited text{}", t.shown, has_text(&window_numbers.join(", "))),
+        ));
+    }
+    for t in missing(|c| matches!(c, TermClass::Date(_))) {
+        reasons.push(Reason::new(
+            ReasonKind::Date,
+            format!("date {} not in the cited text{}", t.shown, has_text(&window_numbers.join(", "))),
+        ));
+    }
+
+    if !win.is_empty() {
+        structural_checks(claim, &win, &mut reasons);
+    }
+    quote_check(claim_text, full_text, &mut reasons);
+
+    let specific = reasons.iter().any(|r| r.is_specific() || (opts.entity_overreach && r.kind == ReasonKind::Entity));
+    let verdict = if score < opts.partial_threshold {
+        Verdict::Unsupported
+    } else if specific {
+        Verdict::Overreach
+    } else if score >= opts.support_threshold && entities.is_empty() {
+        Verdict::Supported
+    } else {
+        Verdict::Partial
+    };
+    Assessment { verdict, score, window, reasons }
+}
+
+/// Negation, quantifier, certainty, causal and role checks against the window.
+fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<Reason>) {
+    let primary = &win[0].analysis;
+    let claim_neg = claim.negations % 2 == 1;
+    let any_neg = win.iter().any(|s| s.analysis.negations > 0);
+    if claim_neg && !any_neg {
+        reasons.push(Reason::new(ReasonKind::Negation, "the claim negates what the cited text states"));
+    } else if !claim_neg && primary.negations % 2 == 1 {
+        reasons.push(Reason::new(ReasonKind::Negation, "the cited text negates what the claim states"));
+    }
+    let src_q = win.iter().map(|s| s.analysis.quantifier).max().unwrap_or(0);
+    if claim.quantifier >= 2 && claim.quantifier > src_q && (claim.quantifier == 4 || src_q > 0) {
+        reasons.push(Reason::new(
+            ReasonKind::Quantifier,
+            format!("the claim says \"{}\" where the cited text says {}", quantifier_word(claim), source_quant(src_q)),
+        ));
+    }
+    let src_hedges: Vec<&String> = win.iter().flat_map(|s| s.analysis.hedges.iter()).collect();
+    if claim.hedges.is_empty() && !src_hedges.is_empty() {
+        reasons.push(Reason::new(
+            ReasonKind::Certainty,
+            format!("the cited text hedges (\"{}\"); the claim states it as fact", src_hedges[0]),
+        ));
+    } else if let Some(w) = certainty_word(claim) {
+        let src_certain = win.iter().any(|s| certainty_word(&s.analysis).is_some());
+        if !src_certain {
+            reasons.push(Reason::new(ReasonKind::Certainty, format!("\"{w}\" is stronger than the cited text")));
+        }
+    }
+    if !claim.causal.is_empty() && win.iter().all(|s| s.analysis.causal.is_empty()) {
+        reasons.push(Reason::new(
+            ReasonKind::Causal,
+            format!("the cited text states no causal link (\"{}\")", claim.causal[0]),
+        ));
+    }
+    if let Some(detail) = swapped_roles(claim, primary) {
+        reasons.push(Reason::new(ReasonKind::EntityOrder, detail));
+    }
+}
+
+fn quantifier_word(a: &Analysis) -> String {
+    const WORDS: &[&str] = &[
+        "all", "every", "always", "each", "entire", "entirely", "everyone", "everything", "universally", "invariably",
+        "most", "usually", "majority", "generally", "mostly", "many", "often", "frequently", "numerous", "commonly",
+    ];
+    a.tokens.iter().find(|t| WORDS.contains(&t.lower.as_str())).map(|t| t.lower.clone()).unwrap_or_default()
+}
+
+fn source_quant(level: u8) -> &'static str {
+    match level {
+        0 => "no such quantifier",
+        1 => "\"some\" or fewer",
+        2 => "\"many\"",
+        _ => "\"most\"",
+    }
+}
+
+fn certainty_word(a: &Analysis) -> Option<String> {
+    a.tokens
+        .iter()
+        .find(|t| {
+            matches!(t.stem.as_str(), "prove" | "proven" | "definit" | "certain" | "undoubt" | "conclus")
+                || matches!(t.lower.as_str(), "proves" | "proved" | "demonstrates" | "demonstrated" | "confirms" | "confirmed")
+        })
+        .map(|t| t.lower.clone())
+}
+
+/// Two entities in the claim appear in the primary sentence in the opposite order,
+/// with a shared content word between them in both and the same voice: their roles
+/// are swapped ("A acquired B" against "B acquired A").
+fn swapped_roles(claim: &Analysis, primary: &Analysis) -> Option<String> {
+    let ents: Vec<(usize, &str)> = claim
+        .tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_content() && t.capitalized)
+        .map(|(i, t)| (i, t.stem.as_str()))
+        .collect();
+    let pos_in = |a: &Analysis, stem: &str| a.tokens.iter().position(|t| t.stem == stem && t.capitalized);
+    for (x, &(ci, a)) in ents.iter().enumerate() {
+        for &(cj, b) in &ents[x + 1..] {
+            if a == b {
+                continue;
+            }
+            let (Some(pi), Some(pj)) = (pos_in(primary, a), pos_in(primary, b)) else { continue };
+            if pi < pj {
+                continue;
+            }
+            let between = |an: &Analysis, lo: usize, hi: usize| -> (HashSet<String>, bool) {
+                let toks = &an.tokens[lo + 1..hi];
+                let words = toks.iter().filter(|t| t.is_content() && !t.capitalized).map(|t| t.stem.clone()).collect();
+                (words, toks.iter().any(|t| t.lower == "by"))
+            };
+            let (cw, cby) = between(claim, ci, cj);
+            let (pw, pby) = between(primary, pj, pi);
+            if cby == pby && !cw.is_empty() && cw.intersection(&pw).next().is_some() {
+                return Some(format!(
+                    "\"{}\" and \"{}\" appear in swapped roles in the cited text",
+                    claim.tokens[ci].lower, claim.tokens[cj].lower
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Text in double quotes (two words or more) must appear verbatim, modulo whitespace
+/// and quote style, in the cited text.
+fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) {
+    let norm_claim = normalize_for_quote(claim_text);
+    let norm_src = normalize_for_quote(full_text);
+    let mut parts = norm_claim.split('"');
+    parts.next();
+    while let Some(q) = parts.next() {
+        // Every other piece is inside quotes; a trailing unmatched quote yields nothing.
+        if parts.clone().next().is_none() && !norm_claim.ends_with('"') {
+            break;
+        }
+        let q = q.trim().trim_end_matches([',', '.']);
+        if q.split_whitespace().count() >= 2 && !norm_src.contains(q) {
+            let lower_hit = norm_src.to_lowercase().contains(&q.to_lowercase());
+            let detail = if lower_hit {
+                format!("quote \"{q}\" differs in case from the cited text")
+            } else {
+                format!("quote \"{q}\" is not verbatim in the cited text")
+            };
+            reasons.push(Reason::new(ReasonKind::Quote, detail));
+        }
+        parts.next();
+    }
+}
+
+/// Check every claim of `answer` against the sources its citations name.
+pub fn check(answer: &str, source: &dyn SpanSource, opts: &CheckOptions) -> Result<Report, SourceError> {
+    let found = claims(answer);
+    let mut cache: BTreeMap<CitationId, Option<Source>> = BTreeMap::new();
+    for c in &found {
+        for r in &c.citations {
+            if let Some(id) = r.id {
+                if let std::collections::btree_map::Entry::Vacant(e) = cache.entry(id) {
+                    e.insert(source.resolve(&id)?.filter(|s| !s.sentences.is_empty()));
+                }
+            }
+        }
+    }
+    let mut footnotes: Vec<Footnote> = Vec::new();
+    let mut reports = Vec::new();
+    for (index, c) in found.iter().enumerate() {
+        reports.push(check_claim(index, c, &cache, &mut footnotes, opts));
+    }
+    let totals = totals(&reports);
+    Ok(Report { answer: answer.to_string(), claims: reports, footnotes, totals })
+}
+
+fn check_claim(
+    index: usize,
+    c: &Claim,
+    resolved: &BTreeMap<CitationId, Option<Source>>,
+    footnotes: &mut Vec<Footnote>,
+    opts: &CheckOptions,
+) -> ClaimReport {
+    let mut report = ClaimReport {
+        index,
+        text: c.text.clone(),
+        span: (c.span.start, c.span.end),
+        verdict: Verdict::Exempt,
+        score: 0.0,
+        citations: Vec::new(),
+        evidence: Vec::new(),
+        reasons: Vec::new(),
+        judge: None,
+        context: Vec::new(),
+    };
+    if c.citations.is_empty() {
+        if !c.connective {
+            report.verdict = Verdict::Uncited;
+            report.reasons.push(Reason::new(ReasonKind::NoCitation, "a factual claim without a citation"));
+        }
+        return report;
+    }
+    let claim_analysis = analyse(&c.text);
+    // Per-citation sources (deduplicated by id, in order).
+    let mut cited: Vec<(usize, &Source)> = Vec::new(); // (citation index, source)
+    for r in &c.citations {
+        let src = r.id.and_then(|id| resolved.get(&id).and_then(Option::as_ref));
+        report.citations.push(CitationCheck {
+            raw: r.raw.clone(),
+            id: r.id.map(|i| i.to_string()),
+            resolved: src.is_some(),
+            precise: false,
+            footnote: None,
+        });
+        if let Some(s) = src {
+            cited.push((report.citations.len() - 1, s));
+        }
+    }
+    let broken: Vec<&str> = report.citations.iter().filter(|x| !x.resolved).map(|x| x.raw.as_str()).collect();
+    for b in &broken {
+        report.reasons.push(Reason::new(ReasonKind::BrokenId, format!("[{b}] does not resolve")));
+    }
+
+    // Sentences of all resolved citations, deduplicated, with their owner.
+    let mut views: Vec<SentenceView> = Vec::new();
+    let mut owners: Vec<Vec<usize>> = Vec::new(); // citation indices per sentence
+    let mut meta: Vec<Evidence> = Vec::new();
+    for (ci, src) in &cited {
+        for s in &src.sentences {
+            if let Some(k) = meta.iter().position(|m| m.id == s.id) {
+                owners[k].push(*ci);
+                continue;
+            }
+            views.push(SentenceView::new(&s.text));
+            owners.push(vec![*ci]);
+            meta.push(Evidence {
+                id: s.id.clone(),
+                text: s.text.clone(),
+                path: src.path.clone(),
+                line_start: s.line_start,
+                line_end: s.line_end,
+                page: s.page,
+            });
+        }
+    }
+    report.context = meta.iter().take(40).map(|m| m.text.clone()).collect();
+    let full_text: String = meta.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join(" ");
+    let a = assess(&c.text, &claim_analysis, &views, &full_text, opts);
+    report.score = round3(a.score);
+    report.reasons.extend(a.reasons);
+    report.evidence = a.window.iter().map(|i| meta[*i].clone()).collect();
+    report.verdict = if !broken.is_empty() { Verdict::Broken } else { a.verdict };
+
+    // ALCE-style precision: needed or sufficient citations of a supported claim.
+    if a.verdict == Verdict::Supported && broken.is_empty() {
+        let subset = |keep: &dyn Fn(usize) -> bool| -> bool {
+            let idx: Vec<usize> = (0..views.len()).filter(|k| owners[*k].iter().any(|ci| keep(*ci))).collect();
+            if idx.is_empty() {
+                return false;
+            }
+            let sub: Vec<SentenceView> = idx.iter().map(|k| SentenceView::new(&meta[*k].text)).collect();
+            let text: String = idx.iter().map(|k| meta[*k].text.as_str()).collect::<Vec<_>>().join(" ");
+            assess(&c.text, &claim_analysis, &sub, &text, opts).verdict == Verdict::Supported
+        };
+        let n = report.citations.len();
+        for ci in 0..n {
+            let precise = n == 1 || subset(&|x| x == ci) || !subset(&|x| x != ci);
+            report.citations[ci].precise = precise;
+        }
+    }
+
+    // Footnotes: one per distinct resolved id, quoting the best sentence it contributed.
+    for (ci, src) in &cited {
+        let number = match footnotes.iter().find(|f| f.id == src.id) {
+            Some(f) => f.number,
+            None => {
+                let best = a
+                    .window
+                    .iter()
+                    .find(|k| owners[**k].contains(ci))
+                    .map(|k| &meta[*k])
+                    .or_else(|| meta.iter().find(|m| src.sentences.iter().any(|s| s.id == m.id)));
+                let (line_start, line_end) = src.lines().unwrap_or((0, 0));
+                footnotes.push(Footnote {
+                    number: footnotes.len() + 1,
+                    id: src.id.clone(),
+                    path: src.path.clone(),
+                    title: src.title.clone(),
+                    line_start,
+                    line_end,
+                    page: src.page(),
+                    sentence: best.map(|b| b.id.clone()).unwrap_or_default(),
+                    quote: best.map(|b| b.text.clone()).unwrap_or_default(),
+                });
+                footnotes.len()
+            }
+        };
+        report.citations[*ci].footnote = Some(number);
+    }
+    report
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn ratio(num: usize, den: usize) -> Option<f64> {
+    (den > 0).then(|| round3(num as f64 / den as f64))
+}
+
+pub(crate) fn totals(claims: &[ClaimReport]) -> Totals {
+    let mut verdicts = BTreeMap::new();
+    for c in claims {
+        *verdicts.entry(c.verdict).or_insert(0) += 1;
+    }
+    let factual: Vec<&ClaimReport> = claims.iter().filter(|c| c.verdict != Verdict::Exempt).collect();
+    let supported = factual.iter().filter(|c| c.verdict == Verdict::Supported).count();
+    let cited = factual.iter().filter(|c| !c.citations.is_empty()).count();
+    let n_cit: usize = factual.iter().map(|c| c.citations.len()).sum();
+    let precise: usize = factual
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .map(|c| c.citations.iter().filter(|x| x.precise).count())
+        .sum();
+    Totals {
+        claims: claims.len(),
+        factual: factual.len(),
+        verdicts,
+        support_rate: ratio(supported, cited),
+        citation_precision: ratio(precise, n_cit),
+        citation_recall: ratio(supported, factual.len()),
+    }
+}
+
+/// Stem a word as the checker does (exposed for callers building their own term lists).
+pub fn stem_word(word: &str) -> String {
+    stem(&word.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::source::MemorySource;
+
+    fn src() -> MemorySource {
+        let mut m = MemorySource::new();
+        m.insert(
+            1,
+            "docs/acme.md",
+            vec![
+                "Acme Corp was founded in 1998 by Jane Doe in Leeds.".into(),
+                "Its revenue grew by 12% in 2020.".into(),
+                "Some analysts think the rockets may reach Mars.".into(),
+                "The company did not open a factory in Paris.".into(),
+            ],
+        );
+        m.insert(2, "docs/other.md", vec!["Beta Ltd sells bicycles in Norway.".into()]);
+        m
+    }
+
+    fn verdicts(answer: &str) -> Vec<Verdict> {
+        let r = check(answer, &src(), &CheckOptions::default()).unwrap();
+        r.claims.iter().map(|c| c.verdict).collect()
+    }
+
+    #[test]
+    fn verdicts_per_case() {
+        use Verdict::*;
+        let cases: &[(&str, Verdict)] = &[
+            ("Jane Doe founded Acme Corp in 1998 [c1.s1].", Supported),
+            ("Acme Corp was founded in 1989 by Jane Doe [c1.s1].", Overreach),
+            ("Acme's revenue grew by 21% in 2020 [c1.s2].", Overreach),
+            ("All analysts think the rockets may reach Mars [c1.s3].", Overreach),
+            ("Analysts think the rockets will reach Mars [c1.s3].", Overreach),
+            ("The company opened a factory in Paris [c1.s4].", Overreach),
+            ("Jane Doe founded Acme Corp in 1998 [c2].", Unsupported),
+            ("Jane Doe founded Acme Corp in 1998 [c9].", Broken),
+            ("Jane Doe founded Acme Corp in 1998.", Uncited),
+            ("Here is what the sources say:", Exempt),
+            ("Acme Corp was founded in 1998 because Jane Doe liked rockets [c1.s1].", Overreach),
+        ];
+        for (answer, want) in cases {
+            assert_eq!(verdicts(answer), vec![*want], "{answer}");
+        }
+    }
+
+    #[test]
+    fn totals_alce_style() {
+        let r = check(
+            "Jane Doe founded Acme Corp in 1998 [c1.s1, c2]. Beta Ltd sells bicycles in Norway [c2]. Acme makes boats.",
+            &src(),
+            &CheckOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.totals.factual, 3);
+        assert_eq!(r.totals.support_rate, Some(1.0));
+        assert_eq!(r.totals.citation_recall, Some(0.667));
+        // c2 is neither sufficient nor needed for the first claim.
+        assert_eq!(r.totals.citation_precision, Some(0.667));
+        assert_eq!(r.footnotes.len(), 2);
+    }
+}

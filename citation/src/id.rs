@@ -1,0 +1,211 @@
+//! Citation ids (`c12`, `c12.s3`, `c12.s2-s4`) and finding citation groups
+//! (`[c12.s3, c40.s1]`) in answer text (SPEC §7.1).
+//!
+//! The parser is tolerant of what models predictably do to ids: spacing
+//! (`[ c12 . s3 ]`), case (`[C12.S3]`), a missing `s` (`[c12.3]`), dashes of any
+//! kind and repeated prefixes in ranges (`[c12.s2–c12.s4]`, `[c12.s2-4]`), `;` or
+//! `,` between ids, and doubled brackets. A bracket that starts like a citation
+//! but does not parse is kept as a *broken* citation, never an error.
+
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// A parsed citation id: a chunk, optionally narrowed to a sentence range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CitationId {
+    /// The chunk number (`12` in `c12`).
+    pub chunk: u64,
+    /// First and last sentence (inclusive, 1-based as written), if narrowed.
+    pub sentences: Option<(u32, u32)>,
+}
+
+impl CitationId {
+    /// The whole chunk `c<chunk>`.
+    pub fn chunk(chunk: u64) -> Self {
+        Self { chunk, sentences: None }
+    }
+
+    /// One sentence `c<chunk>.s<sentence>`.
+    pub fn sentence(chunk: u64, sentence: u32) -> Self {
+        Self { chunk, sentences: Some((sentence, sentence)) }
+    }
+}
+
+impl fmt::Display for CitationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.sentences {
+            None => write!(f, "c{}", self.chunk),
+            Some((a, b)) if a == b => write!(f, "c{}.s{a}", self.chunk),
+            Some((a, b)) => write!(f, "c{}.s{a}-s{b}", self.chunk),
+        }
+    }
+}
+
+/// A string that is not a citation id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a citation id: {0:?}")]
+pub struct ParseIdError(pub String);
+
+impl FromStr for CitationId {
+    type Err = ParseIdError;
+
+    /// Parse one id, tolerantly (see the module docs).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        static RE: OnceLock<Option<Regex>> = OnceLock::new();
+        let re = RE
+            .get_or_init(|| {
+                Regex::new(
+                    r"(?ix)^ \s* c \s* (\d+) \s*
+                      (?: [.:]? \s* s? \s* (\d+)
+                          (?: \s* [-\x{2010}-\x{2015}~] \s* (?: c \s* \d+ \s* [.:]? \s*)? s? \s* (\d+) )? )?
+                      \s* $",
+                )
+                .ok()
+            })
+            .as_ref()
+            .ok_or_else(|| ParseIdError(s.to_string()))?;
+        let caps = re.captures(s).ok_or_else(|| ParseIdError(s.to_string()))?;
+        let num = |i: usize| caps.get(i).map(|m| m.as_str().parse::<u64>());
+        let chunk = match num(1) {
+            Some(Ok(c)) => c,
+            _ => return Err(ParseIdError(s.to_string())),
+        };
+        // `c12 3` (space, no dot, no s) is too ambiguous; require a separator or an `s`.
+        if let Some(m) = caps.get(2) {
+            let between = &s[caps.get(1).map_or(0, |c| c.end())..m.start()];
+            if !between.contains(['.', ':', 's', 'S']) {
+                return Err(ParseIdError(s.to_string()));
+            }
+        }
+        let sentences = match (num(2), num(3)) {
+            (None, _) => None,
+            (Some(Ok(a)), None) => Some((a, a)),
+            (Some(Ok(a)), Some(Ok(b))) => Some((a, b)),
+            _ => return Err(ParseIdError(s.to_string())),
+        };
+        let sentences = match sentences {
+            Some((a, b)) => {
+                let (a, b) = (u32::try_from(a), u32::try_from(b));
+                match (a, b) {
+                    (Ok(a), Ok(b)) if a <= b => Some((a, b)),
+                    _ => return Err(ParseIdError(s.to_string())),
+                }
+            }
+            None => None,
+        };
+        Ok(Self { chunk, sentences })
+    }
+}
+
+/// One citation as written in the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CitationRef {
+    /// The id text as written (trimmed).
+    pub raw: String,
+    /// The parsed id, or `None` when it does not parse (a broken citation).
+    pub id: Option<CitationId>,
+}
+
+/// A bracketed group of citations and where it sits in the answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CitationGroup {
+    /// Byte range of the whole bracket group in the answer.
+    pub span: Range<usize>,
+    /// The citations in it, in order.
+    pub citations: Vec<CitationRef>,
+}
+
+/// Find every citation group in `text`. A bracket is a citation group when its first
+/// item starts with `c` followed by a digit; markdown links (`[text](url)`) are not.
+pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    let Some(re) = RE
+        .get_or_init(|| Regex::new(r"\[\[?\s*([cC]\s*\d[^\[\]\n]{0,200}?)\]\]?|【\s*([cC]\s*\d[^【】\n]{0,200}?)】").ok())
+        .as_ref()
+    else {
+        return Vec::new();
+    };
+    let mut groups = Vec::new();
+    for caps in re.captures_iter(text) {
+        let (Some(whole), Some(inner)) = (caps.get(0), caps.get(1).or_else(|| caps.get(2))) else {
+            continue;
+        };
+        if text[whole.end()..].starts_with('(') {
+            continue; // a markdown link
+        }
+        let citations = inner
+            .as_str()
+            .split([',', ';', '|'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|raw| CitationRef { raw: raw.to_string(), id: raw.parse().ok() })
+            .collect::<Vec<_>>();
+        groups.push(CitationGroup { span: whole.range(), citations });
+    }
+    merge_adjacent(text, groups)
+}
+
+/// `[c1][c2]` and `[c1] [c2]` form one group.
+fn merge_adjacent(text: &str, groups: Vec<CitationGroup>) -> Vec<CitationGroup> {
+    let mut out: Vec<CitationGroup> = Vec::new();
+    for g in groups {
+        if let Some(last) = out.last_mut() {
+            if text[last.span.end..g.span.start].trim().is_empty() {
+                last.span.end = g.span.end;
+                last.citations.extend(g.citations);
+                continue;
+            }
+        }
+        out.push(g);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn p(s: &str) -> Option<String> {
+        s.parse::<CitationId>().ok().map(|c| c.to_string())
+    }
+
+    #[test]
+    fn parses_tolerantly() {
+        let cases = [
+            ("c12", Some("c12")),
+            ("c12.s3", Some("c12.s3")),
+            ("c12.s2-s4", Some("c12.s2-s4")),
+            (" C12 . S3 ", Some("c12.s3")),
+            ("c12.3", Some("c12.s3")),
+            ("c12s3", Some("c12.s3")),
+            ("c12.s2–s4", Some("c12.s2-s4")),
+            ("c12.s2-4", Some("c12.s2-s4")),
+            ("c12.s2-c12.s4", Some("c12.s2-s4")),
+            ("c12.s3-s3", Some("c12.s3")),
+            ("c12.s4-s2", None),
+            ("c12 3", None),
+            ("c12.sx", None),
+            ("chunk", None),
+            ("c99999999999999999999999", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(p(input).as_deref(), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn finds_groups() {
+        let text = "A [c1]. B [c2.s1, c3.s2-s4]. C [c4][c5.s1]. See [c6](http://x). D [c7.sx]. E [1].";
+        let groups = find_groups(text);
+        let raws: Vec<Vec<&str>> =
+            groups.iter().map(|g| g.citations.iter().map(|c| c.raw.as_str()).collect()).collect();
+        assert_eq!(raws, vec![vec!["c1"], vec!["c2.s1", "c3.s2-s4"], vec!["c4", "c5.s1"], vec!["c7.sx"]]);
+        assert!(groups[3].citations[0].id.is_none());
+    }
+}

@@ -1,0 +1,142 @@
+//! Resolving citation ids to the source sentences they name. The checker knows
+//! nothing of the store: anything implementing [`SpanSource`] will do (the CLI
+//! adapts the store; [`MemorySource`] serves tests, evaluations and callers that
+//! hold their sources in memory).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::id::CitationId;
+
+/// One source sentence, with what a footnote needs to point at it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceSentence {
+    /// Sentence id, e.g. `c12.s3`.
+    pub id: String,
+    /// The sentence text (bytes of the normalized document).
+    pub text: String,
+    /// First line (1-based) of the sentence in the document.
+    pub line_start: u32,
+    /// Last line (1-based, inclusive).
+    pub line_end: u32,
+    /// Page number for paged formats (PDF).
+    pub page: Option<u32>,
+}
+
+/// What a citation id resolves to: the cited sentences of one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// The canonical id that was resolved (`c12`, `c12.s3`, `c12.s2-s4`).
+    pub id: String,
+    /// Path of the document, as shown in footnotes.
+    pub path: String,
+    /// Title of the document, if known.
+    pub title: Option<String>,
+    /// The cited sentences, in document order.
+    pub sentences: Vec<SourceSentence>,
+}
+
+impl Source {
+    /// First and last line of the cited sentences.
+    pub fn lines(&self) -> Option<(u32, u32)> {
+        let start = self.sentences.iter().map(|s| s.line_start).min()?;
+        let end = self.sentences.iter().map(|s| s.line_end).max()?;
+        Some((start, end))
+    }
+
+    /// The first page any cited sentence is on.
+    pub fn page(&self) -> Option<u32> {
+        self.sentences.iter().find_map(|s| s.page)
+    }
+}
+
+/// Failure of the span source itself (an id that does not exist is `Ok(None)`, not an error).
+#[derive(Debug, thiserror::Error)]
+#[error("span source failed: {message}")]
+pub struct SourceError {
+    /// What went wrong.
+    pub message: String,
+}
+
+impl SourceError {
+    /// A source error with a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+/// Resolves citation ids to source sentences.
+pub trait SpanSource {
+    /// The sentences `id` names, or `Ok(None)` when it names nothing (a broken citation).
+    fn resolve(&self, id: &CitationId) -> Result<Option<Source>, SourceError>;
+}
+
+/// A chunk held in memory by [`MemorySource`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryChunk {
+    /// Document path shown in footnotes.
+    pub path: String,
+    /// Document title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Line of the chunk's first sentence (1-based); each sentence is taken to be one line.
+    #[serde(default = "one")]
+    pub first_line: u32,
+    /// Page, for paged formats.
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// The chunk's sentences, in order (`s1` is the first).
+    pub sentences: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// An in-memory [`SpanSource`]: chunk number → sentences.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemorySource {
+    /// Chunks by number.
+    pub chunks: BTreeMap<u64, MemoryChunk>,
+}
+
+impl MemorySource {
+    /// An empty source.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add chunk `c<number>` with one sentence per line starting at line 1.
+    pub fn insert(&mut self, number: u64, path: impl Into<String>, sentences: Vec<String>) -> &mut Self {
+        self.chunks.insert(number, MemoryChunk { path: path.into(), title: None, first_line: 1, page: None, sentences });
+        self
+    }
+}
+
+impl SpanSource for MemorySource {
+    fn resolve(&self, id: &CitationId) -> Result<Option<Source>, SourceError> {
+        let Some(chunk) = self.chunks.get(&id.chunk) else {
+            return Ok(None);
+        };
+        let n = u32::try_from(chunk.sentences.len()).unwrap_or(u32::MAX);
+        let (a, b) = id.sentences.unwrap_or((1, n));
+        if a == 0 || b > n || a > b {
+            return Ok(None);
+        }
+        let sentences = (a..=b)
+            .filter_map(|k| {
+                let text = chunk.sentences.get((k - 1) as usize)?;
+                let line = chunk.first_line + k - 1;
+                Some(SourceSentence {
+                    id: format!("c{}.s{k}", id.chunk),
+                    text: text.clone(),
+                    line_start: line,
+                    line_end: line,
+                    page: chunk.page,
+                })
+            })
+            .collect();
+        Ok(Some(Source { id: id.to_string(), path: chunk.path.clone(), title: chunk.title.clone(), sentences }))
+    }
+}

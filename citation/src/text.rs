@@ -1,0 +1,537 @@
+//! Text analysis shared by claims and sources: unicode-aware word tokens, stems,
+//! stopwords, numbers by value, normalized dates, and the marker words the
+//! checker compares (negation, quantifiers, hedges, causal connectives).
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// A calendar date with the parts the text states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct DateFact {
+    pub year: Option<i32>,
+    pub month: Option<u8>,
+    pub day: Option<u8>,
+}
+
+impl DateFact {
+    /// Normalized form: `2004-11-02`, `2004-11`, `--11-02`, `2004`.
+    pub fn normalized(&self) -> String {
+        let y = self.year.map(|y| format!("{y:04}")).unwrap_or_else(|| "-".into());
+        match (self.month, self.day) {
+            (Some(m), Some(d)) => format!("{y}-{m:02}-{d:02}"),
+            (Some(m), None) => format!("{y}-{m:02}"),
+            _ => y,
+        }
+    }
+
+    /// Whether `other` (a source date) carries every part this (claim) date states.
+    pub fn carried_by(&self, other: &DateFact) -> bool {
+        let part = |a: Option<i64>, b: Option<i64>| a.is_none() || a == b;
+        part(self.year.map(i64::from), other.year.map(i64::from))
+            && part(self.month.map(i64::from), other.month.map(i64::from))
+            && part(self.day.map(i64::from), other.day.map(i64::from))
+    }
+}
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Kind {
+    /// An ordinary word.
+    Word,
+    /// A number (by value).
+    Number(f64),
+    /// Part of a date (consumed into [`Analysis::dates`]).
+    DatePart,
+}
+
+/// One word token.
+#[derive(Debug, Clone)]
+pub(crate) struct Token {
+    /// Lowercased text with curly apostrophes straightened and a possessive `'s` removed.
+    pub lower: String,
+    /// Snowball stem of `lower`.
+    pub stem: String,
+    /// Starts with an uppercase letter.
+    pub capitalized: bool,
+    /// Number, date part or word.
+    pub kind: Kind,
+    /// Byte offset in the analysed text.
+    pub start: usize,
+}
+
+impl Token {
+    /// A content word: not a stopword, not a number or date part, not a marker word.
+    pub fn is_content(&self) -> bool {
+        matches!(self.kind, Kind::Word)
+            && !is_stopword(&self.lower)
+            && self.lower.chars().any(char::is_alphanumeric)
+            && (self.lower.chars().count() > 1 || self.lower.chars().all(|c| c.is_ascii_digit()))
+    }
+
+    /// A content word written with a capital (a name, most of the time).
+    pub fn is_entity(&self) -> bool {
+        self.is_content() && self.capitalized && month_number(&self.lower).is_none()
+    }
+}
+
+/// The analysis of one sentence or claim.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Analysis {
+    /// Word tokens in order.
+    pub tokens: Vec<Token>,
+    /// Numbers by value (dates excluded).
+    pub numbers: Vec<f64>,
+    /// Dates (including bare years).
+    pub dates: Vec<DateFact>,
+    /// Count of negation markers.
+    pub negations: usize,
+    /// Strongest quantifier level (0 none, 1 some/few, 2 many/often, 3 most/usually, 4 all/always).
+    pub quantifier: u8,
+    /// Hedge words present (may, might, suggests, …).
+    pub hedges: Vec<String>,
+    /// Causal connectives present (because, due to, led to, …).
+    pub causal: Vec<String>,
+}
+
+impl Analysis {
+    /// Stems of content words.
+    pub fn content_stems(&self) -> impl Iterator<Item = &str> {
+        self.tokens.iter().filter(|t| t.is_content()).map(|t| t.stem.as_str())
+    }
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// Stem one lowercased word.
+pub(crate) fn stem(word: &str) -> String {
+    stemmer().stem(word).into_owned()
+}
+
+/// Normalize quote characters, apostrophes, dashes and whitespace for verbatim comparison.
+pub(crate) fn normalize_for_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        let c = match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' | '`' | '\u{00B4}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{00AB}' | '\u{00BB}' | '\u{2033}' => '"',
+            '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' => '-',
+            c => c,
+        };
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
+/// Analyse a text: tokens, numbers, dates, markers.
+pub(crate) fn analyse(text: &str) -> Analysis {
+    let mut tokens: Vec<Token> = Vec::new();
+    for (start, word) in text.unicode_word_indices() {
+        let mut lower: String = word
+            .chars()
+            .map(|c| if c == '\u{2019}' || c == '\u{2018}' { '\'' } else { c })
+            .flat_map(char::to_lowercase)
+            .collect();
+        if let Some(stripped) = lower.strip_suffix("'s") {
+            lower = stripped.to_string();
+        } else if let Some(stripped) = lower.strip_suffix('\'') {
+            lower = stripped.to_string();
+        }
+        let capitalized = word.chars().next().is_some_and(char::is_uppercase);
+        let kind = match parse_number(&lower) {
+            Some(v) => Kind::Number(v),
+            None => Kind::Word,
+        };
+        let stem = if matches!(kind, Kind::Word) { stem(&lower) } else { lower.clone() };
+        tokens.push(Token { lower, stem, capitalized, kind, start });
+    }
+    combine_number_words(&mut tokens);
+    let dates = extract_dates(text, &mut tokens);
+    let numbers = tokens
+        .iter()
+        .filter_map(|t| match t.kind {
+            Kind::Number(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    let mut a = Analysis { tokens, numbers, dates, ..Analysis::default() };
+    markers(&mut a);
+    a
+}
+
+/// A number token: digits with optional thousands separators and decimals, ordinals
+/// (`3rd`), decades (`1990s`), and number words up to ninety (`twelve` = 12).
+fn parse_number(lower: &str) -> Option<f64> {
+    if let Some(v) = number_word(lower) {
+        return Some(v);
+    }
+    let first = lower.chars().next()?;
+    if !first.is_ascii_digit() {
+        return None;
+    }
+    let digits_end = lower.find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).unwrap_or(lower.len());
+    let (num, suffix) = lower.split_at(digits_end);
+    let suffix_ok = matches!(suffix, "" | "st" | "nd" | "rd" | "th" | "s" | "m" | "bn" | "k" | "km" | "kg" | "cm" | "mm");
+    if !suffix_ok {
+        return None;
+    }
+    let num = num.trim_end_matches(['.', ',']);
+    let cleaned: String = if num.contains(',') {
+        // 1,200 and 12,000,000: groups of three after the first.
+        let mut parts = num.split(',');
+        let head = parts.next()?;
+        let mut s = head.to_string();
+        for p in parts {
+            let int_part = p.split('.').next().unwrap_or("");
+            if int_part.len() != 3 {
+                return None;
+            }
+            s.push_str(p);
+        }
+        s
+    } else {
+        num.to_string()
+    };
+    let mut v: f64 = cleaned.parse().ok()?;
+    match suffix {
+        "m" => v *= 1e6,
+        "bn" => v *= 1e9,
+        "k" => v *= 1e3,
+        _ => {}
+    }
+    Some(v)
+}
+
+fn number_word(w: &str) -> Option<f64> {
+    const UNITS: [&str; 20] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    ];
+    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    const ORD: [&str; 19] = [
+        "", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+        "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+        "eighteenth", "nineteenth",
+    ];
+    // "one" and "zero" are too often pronouns or idioms to count as facts.
+    if let Some(i) = UNITS.iter().position(|u| *u == w) {
+        return (i >= 2).then_some(i as f64);
+    }
+    if let Some(i) = TENS.iter().position(|u| *u == w) {
+        return Some(((i + 2) * 10) as f64);
+    }
+    if let Some(i) = ORD.iter().position(|u| !u.is_empty() && *u == w) {
+        return Some((i + 1) as f64);
+    }
+    match w {
+        "twentieth" => Some(20.0),
+        "dozen" => Some(12.0),
+        _ => None,
+    }
+}
+
+fn multiplier(w: &str) -> Option<f64> {
+    match w {
+        "hundred" => Some(1e2),
+        "thousand" => Some(1e3),
+        "million" | "millions" => Some(1e6),
+        "billion" | "billions" => Some(1e9),
+        "trillion" => Some(1e12),
+        _ => None,
+    }
+}
+
+/// `twenty five` → 25, `1.5 million` → 1500000, `a dozen` stays 12.
+fn combine_number_words(tokens: &mut Vec<Token>) {
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Kind::Number(v) = tokens[i].kind {
+            if i + 1 < tokens.len() {
+                let next_lower = tokens[i + 1].lower.clone();
+                if (20.0..100.0).contains(&v) && v % 10.0 == 0.0 {
+                    if let Some(u) = number_word(&next_lower).filter(|u| *u < 10.0) {
+                        tokens[i].kind = Kind::Number(v + u);
+                        tokens.remove(i + 1);
+                        continue;
+                    }
+                }
+                if let Some(m) = multiplier(&next_lower) {
+                    tokens[i].kind = Kind::Number(v * m);
+                    tokens[i].lower = format!("{}", v * m);
+                    tokens[i].stem = tokens[i].lower.clone();
+                    tokens.remove(i + 1);
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Month number of a month name or abbreviation.
+pub(crate) fn month_number(lower: &str) -> Option<u8> {
+    let m = match lower {
+        "january" | "jan" => 1,
+        "february" | "feb" => 2,
+        "march" | "mar" => 3,
+        "april" | "apr" => 4,
+        "may" => 5,
+        "june" | "jun" => 6,
+        "july" | "jul" => 7,
+        "august" | "aug" => 8,
+        "september" | "sep" | "sept" => 9,
+        "october" | "oct" => 10,
+        "november" | "nov" => 11,
+        "december" | "dec" => 12,
+        _ => return None,
+    };
+    Some(m)
+}
+
+fn as_int(t: &Token) -> Option<i64> {
+    match t.kind {
+        Kind::Number(v) if v.fract() == 0.0 && t.lower.chars().all(|c| c.is_ascii_digit()) => Some(v as i64),
+        _ => None,
+    }
+}
+
+fn as_year(t: &Token) -> Option<i32> {
+    as_int(t).filter(|v| (1000..=2100).contains(v) && t.lower.len() == 4).map(|v| v as i32)
+}
+
+fn as_day(t: &Token) -> Option<u8> {
+    match t.kind {
+        Kind::Number(v) if v.fract() == 0.0 && (1.0..=31.0).contains(&v) && t.lower.starts_with(|c: char| c.is_ascii_digit()) => {
+            Some(v as u8)
+        }
+        _ => None,
+    }
+}
+
+fn as_month(t: &Token) -> Option<u8> {
+    // "may" is a month only when capitalized.
+    if t.lower == "may" && !t.capitalized {
+        return None;
+    }
+    month_number(&t.lower)
+}
+
+/// Find dates, mark their tokens as date parts, and return them. Bare four-digit
+/// numbers between 1000 and 2100 count as years.
+fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
+    let mut dates = Vec::new();
+    let n = tokens.len();
+    let mut i = 0;
+    let gap = |a: &Token, b: &Token| -> &str {
+        let end = a.start + original_len(text, a);
+        text.get(end..b.start).unwrap_or(" ")
+    };
+    while i < n {
+        // ISO: 2004-11-02 or 2004-11.
+        if let Some(y) = as_year(&tokens[i]) {
+            if i + 2 < n && gap(&tokens[i], &tokens[i + 1]) == "-" && gap(&tokens[i + 1], &tokens[i + 2]) == "-" {
+                if let (Some(m), Some(d)) = (as_int(&tokens[i + 1]), as_int(&tokens[i + 2])) {
+                    if (1..=12).contains(&m) && (1..=31).contains(&d) {
+                        dates.push(DateFact { year: Some(y), month: Some(m as u8), day: Some(d as u8) });
+                        for t in &mut tokens[i..i + 3] {
+                            t.kind = Kind::DatePart;
+                        }
+                        i += 3;
+                        continue;
+                    }
+                }
+            }
+        }
+        // Month Day[,] [Year] / Month Year.
+        if let Some(m) = as_month(&tokens[i]) {
+            let mut fact = DateFact { year: None, month: Some(m), day: None };
+            let mut used = 1;
+            if i + 1 < n {
+                if let Some(y) = as_year(&tokens[i + 1]) {
+                    fact.year = Some(y);
+                    used = 2;
+                } else if let Some(d) = as_day(&tokens[i + 1]) {
+                    fact.day = Some(d);
+                    used = 2;
+                    if i + 2 < n {
+                        if let Some(y) = as_year(&tokens[i + 2]) {
+                            fact.year = Some(y);
+                            used = 3;
+                        }
+                    }
+                }
+            }
+            // Day Month [Year].
+            if fact.day.is_none() && i > 0 && matches!(tokens[i - 1].kind, Kind::Number(_)) {
+                if let Some(d) = as_day(&tokens[i - 1]) {
+                    fact.day = Some(d);
+                    tokens[i - 1].kind = Kind::DatePart;
+                    if fact.year.is_none() && i + 1 < n {
+                        if let Some(y) = as_year(&tokens[i + 1]) {
+                            fact.year = Some(y);
+                            used = 2;
+                        }
+                    }
+                }
+            }
+            if used > 1 || fact.day.is_some() || tokens[i].capitalized {
+                if used > 1 || fact.day.is_some() {
+                    for t in &mut tokens[i..i + used] {
+                        t.kind = Kind::DatePart;
+                    }
+                    dates.push(fact);
+                    i += used;
+                    continue;
+                }
+            }
+        }
+        if let Some(y) = as_year(&tokens[i]) {
+            tokens[i].kind = Kind::DatePart;
+            dates.push(DateFact { year: Some(y), month: None, day: None });
+        }
+        i += 1;
+    }
+    dates
+}
+
+/// Byte length of the original word at a token's start (tokens store lowered text).
+fn original_len(text: &str, t: &Token) -> usize {
+    text.get(t.start..)
+        .and_then(|rest| rest.unicode_words().next().map(str::len))
+        .unwrap_or(t.lower.len())
+}
+
+fn markers(a: &mut Analysis) {
+    let toks = &a.tokens;
+    for (i, t) in toks.iter().enumerate() {
+        let w = t.lower.as_str();
+        let next = toks.get(i + 1).map(|t| t.lower.as_str()).unwrap_or("");
+        let is_neg = match w {
+            "not" | "never" | "none" | "nobody" | "nothing" | "neither" | "nor" | "without" | "cannot"
+            | "nowhere" => true,
+            // "No. 5" is a number sign, not a negation.
+            "no" => !matches!(toks.get(i + 1).map(|t| t.kind), Some(Kind::Number(_))),
+            _ => w.ends_with("n't"),
+        };
+        if is_neg {
+            a.negations += 1;
+        }
+        let q = match w {
+            "all" | "every" | "always" | "each" | "entire" | "entirely" | "everyone" | "everything"
+            | "universally" | "invariably" => 4,
+            "most" | "usually" | "majority" | "generally" | "mostly" => 3,
+            "many" | "often" | "frequently" | "numerous" | "commonly" => 2,
+            "some" | "several" | "few" | "sometimes" | "occasionally" | "certain" | "partly" | "partially"
+            | "minority" => 1,
+            _ => 0,
+        };
+        a.quantifier = a.quantifier.max(q);
+        let hedge = matches!(
+            w,
+            "may" | "might" | "could" | "possibly" | "possible" | "perhaps" | "likely" | "unlikely" | "probably"
+                | "potentially" | "potential" | "reportedly" | "allegedly" | "presumably" | "hypothesis"
+                | "hypothesized" | "speculated" | "uncertain" | "preliminary"
+        ) || t.stem == "suggest"
+            || t.stem == "seem"
+            || (t.stem == "appear" && next == "to");
+        if hedge && !(w == "may" && t.capitalized) {
+            a.hedges.push(t.lower.clone());
+        }
+        let causal = match w {
+            "because" | "therefore" | "thus" | "hence" | "consequently" | "owing" | "thereby" => true,
+            "due" | "thanks" => next == "to",
+            "result" | "results" | "resulted" | "resulting" => next == "in" || next == "of",
+            "led" | "leads" | "leading" => next == "to",
+            "cause" | "caused" | "causes" | "causing" => true,
+            _ => false,
+        };
+        if causal {
+            a.causal.push(t.lower.clone());
+        }
+    }
+}
+
+/// Whether a lowercased word is an English stopword (function words, auxiliaries,
+/// pronouns) or one of the marker words the checker compares separately.
+pub(crate) fn is_stopword(w: &str) -> bool {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOPWORDS.iter().copied().collect()).contains(w)
+}
+
+const STOPWORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are",
+    "as", "at", "be", "became", "because", "been", "before", "being", "below", "between", "both", "but",
+    "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "either", "else",
+    "etc", "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "in", "into", "is",
+    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "much", "must", "my", "myself",
+    "neither", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our",
+    "ours", "ourselves", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such",
+    "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they",
+    "this", "those", "through", "thus", "to", "too", "under", "until", "up", "upon", "very", "was", "we",
+    "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with",
+    "within", "without", "would", "yet", "you", "your", "yours", "yourself", "yourselves", "many",
+    "several", "always", "never", "often", "sometimes", "usually", "according", "although", "though",
+    "since", "via", "per", "among", "amongst", "across", "around", "along", "toward", "towards", "onto",
+    "whether", "whose", "therefore", "hence", "one", "ones", "s", "t", "also", "likely", "possibly",
+    "perhaps", "probably", "n't", "cannot", "none", "nothing", "nobody", "due", "thereby", "like",
+    "whereas", "beyond", "behind", "inside", "outside", "despite", "besides", "unless", "including",
+    "said", "say", "says",
+];
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn numbers_by_value() {
+        assert_eq!(analyse("about 1,200 people").numbers, vec![1200.0]);
+        assert_eq!(analyse("twelve people").numbers, vec![12.0]);
+        assert_eq!(analyse("twenty five people").numbers, vec![25.0]);
+        assert_eq!(analyse("1.5 million people").numbers, vec![1_500_000.0]);
+        assert_eq!(analyse("rose by 12 %").numbers, vec![12.0]);
+        assert_eq!(analyse("the 3rd album").numbers, vec![3.0]);
+        assert_eq!(analyse("the third album").numbers, vec![3.0]);
+    }
+
+    #[test]
+    fn dates_normalized() {
+        let norm = |s: &str| analyse(s).dates.iter().map(DateFact::normalized).collect::<Vec<_>>();
+        assert_eq!(norm("released on November 2, 2004."), vec!["2004-11-02"]);
+        assert_eq!(norm("released on 2 November 2004."), vec!["2004-11-02"]);
+        assert_eq!(norm("released on 2004-11-02."), vec!["2004-11-02"]);
+        assert_eq!(norm("in December 2012"), vec!["2012-12"]);
+        assert_eq!(norm("founded in 1998"), vec!["1998"]);
+        assert!(norm("it may rain").is_empty());
+    }
+
+    #[test]
+    fn markers_found() {
+        let a = analyse("Coffee may not reduce the risk in all cases because of caffeine.");
+        assert_eq!(a.negations, 1);
+        assert_eq!(a.quantifier, 4);
+        assert_eq!(a.hedges, vec!["may"]);
+        assert_eq!(a.causal, vec!["because"]);
+        assert_eq!(analyse("It doesn't work.").negations, 1);
+    }
+
+    #[test]
+    fn quote_normalization() {
+        assert_eq!(normalize_for_quote("“a  b’s”\n c"), "\"a b's\" c");
+    }
+}

@@ -1,0 +1,51 @@
+//! The plain records stored in the index.
+
+use serde::{Deserialize, Serialize};
+
+/// One chunk as stored in the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkRecord {
+    /// Chunk id, `c<number>`.
+    pub id: String,
+    /// Id of the ingested file (`f<number>`) the chunk came from.
+    pub file: String,
+    /// Document id, `d<number>`.
+    pub doc: String,
+    /// Title of the document.
+    pub title: String,
+    /// Path of the source file.
+    pub path: String,
+    /// The chunk text (exactly `doc.text[start..end]`).
+    pub text: String,
+    /// Byte start in the document's normalized text.
+    pub start: u64,
+    /// Byte end (exclusive).
+    pub end: u64,
+    /// 1-based line of `start` in the document.
+    pub line_start: u64,
+}
+
+/// One document as stored in the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocRecord {
+    /// Document id, `d<number>`.
+    pub id: String,
+    /// Id of the ingested file.
+    pub file: String,
+    /// Path of the source file.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Format name (`txt`, `md`, `html`, `pdf`, `jsonl`, `json`, `json-sentences`).
+    pub format: String,
+    /// Byte length of the normalized text.
+    pub bytes: u64,
+    /// Byte offset of the text in the file's text blob.
+    pub blob_offset: u64,
+    /// First chunk number.
+    pub chunk_first: u64,
+    /// Number of chunks.
+    pub chunk_count: u64,
+    /// Positional metadata (pages, headings, record index) as JSON.
+    pub meta: String,
+}

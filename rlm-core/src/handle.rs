@@ -1,0 +1,79 @@
+//! The graph handle: what `context` is inside the REPL (SPEC §5.2).
+//!
+//! `rlm-core` knows nothing of the store. The host implements [`ContextHandle`];
+//! the REPL exposes each of its [`HandleFunction`]s as a method of the Python
+//! `context` object. Arguments and results are plain JSON-like values, so they map
+//! onto Python dicts, lists, strings, numbers, booleans and `None`.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One function the handle offers, as shown to the root model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandleFunction {
+    /// Method name on `context` (e.g. `search`).
+    pub name: String,
+    /// Python-style signature (e.g. `search(query, k=10)`).
+    pub signature: String,
+    /// One-line description.
+    pub doc: String,
+}
+
+/// Corpus facts for the root model's metadata message (SPEC §5.3.1).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CorpusMetadata {
+    /// Documents in the corpus.
+    pub documents: usize,
+    /// Chunks in the corpus.
+    pub chunks: usize,
+    /// Entities in the graph.
+    pub entities: usize,
+    /// Relations in the graph.
+    pub relations: usize,
+    /// Characters of normalized text in the corpus.
+    pub characters: u64,
+    /// Entity counts per type guess, largest first.
+    pub entity_types: Vec<(String, usize)>,
+    /// A few document titles.
+    pub sample_titles: Vec<String>,
+}
+
+/// An error a handle call returns; the REPL raises it as a Python exception.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandleError {
+    /// Wrong argument count, type or value (raised as `ValueError`/`TypeError`).
+    #[error("{0}")]
+    BadArgument(String),
+    /// An id or name that does not exist (raised as `KeyError`).
+    #[error("{0}")]
+    NotFound(String),
+    /// No such method on the handle (raised as `AttributeError`).
+    #[error("context has no function {0:?}")]
+    UnknownFunction(String),
+    /// Anything else (raised as `RuntimeError`).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The corpus as the REPL sees it.
+pub trait ContextHandle: Send + Sync {
+    /// The functions offered as `context.<name>(...)`.
+    fn functions(&self) -> Vec<HandleFunction>;
+
+    /// Call function `name` with positional and keyword arguments.
+    fn call(&self, name: &str, args: &[Value], kwargs: &Map<String, Value>)
+    -> Result<Value, HandleError>;
+
+    /// Facts for the metadata message.
+    fn metadata(&self) -> CorpusMetadata;
+
+    /// The whole corpus as one string, for the `paper` profile where `context` is text.
+    /// `None` when the corpus is too large to materialize.
+    fn corpus_text(&self, max_chars: usize) -> Option<String>;
+
+    /// A handle restricted to the given chunk or entity ids (for `rlm_query(q, scope=…)`).
+    fn scoped(&self, ids: &[String]) -> Result<Arc<dyn ContextHandle>, HandleError>;
+}
