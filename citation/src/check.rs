@@ -1,30 +1,6 @@
 //! The checker (SPEC §7.2): resolve each claim's citations, align the claim with
 //! the best window of cited sentences, and give it a verdict with a score and the
-//! reasons behind it.
-//!
-//! ## Alignment
-//! A claim's *terms* are the stems of its content words (capitalized ones count as
-//! named entities and weigh more), its numbers by value and its dates in normalized
-//! form. Among the cited sentences the checker greedily picks up to
-//! [`CheckOptions::max_window`] sentences, each time the one that carries the most
-//! still-uncovered term weight. The *score* is the weighted share of terms carried.
-//!
-//! ## Verdicts
-//! - score below [`CheckOptions::partial_threshold`]: `unsupported`;
-//! - otherwise any specific the window does not carry — a number, a date, a quote
-//!   that is not verbatim, a negation flip, a stronger quantifier, certainty where
-//!   the source hedges, a causal link the source does not state, two entities in
-//!   swapped roles — makes it `overreach`;
-//! - otherwise score at least [`CheckOptions::support_threshold`]: `supported`, else `partial`.
-//!
-//! ## Totals (ALCE-style)
-//! - *claim support rate*: supported claims / claims that cite something;
-//! - *citation recall*: supported claims / all factual claims (uncited ones count as
-//!   not supported; connective sentences are left out);
-//! - *citation precision*: precise citations / all citations of factual claims. A
-//!   citation is precise when its claim is supported by all its citations together
-//!   and either the citation alone supports the claim or the others without it do not
-//!   (it is needed). Broken citations are never precise.
+//! reasons behind it. The rules are documented on [`check`] and [`Totals`].
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -33,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::id::CitationId;
 use crate::segment::{Claim, claims};
 use crate::source::{Source, SourceError, SpanSource};
-use crate::text::{Analysis, DateFact, Kind, analyse, normalize_for_quote, stem};
+use crate::text::{Analysis, DateFact, Kind, analyse, normalize_for_quote};
 
 /// The verdict on one claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -111,14 +87,26 @@ pub struct Reason {
     pub detail: String,
 }
 
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
 impl Reason {
     fn new(kind: ReasonKind, detail: impl Into<String>) -> Self {
-        Self { kind, detail: detail.into() }
+        Self {
+            kind,
+            detail: detail.into(),
+        }
     }
 
     /// Whether this reason makes a claim `overreach` (rather than merely `partial`).
     fn is_specific(&self) -> bool {
-        !matches!(self.kind, ReasonKind::MissingWords | ReasonKind::Entity | ReasonKind::Judge)
+        !matches!(
+            self.kind,
+            ReasonKind::MissingWords | ReasonKind::Entity | ReasonKind::Judge
+        )
     }
 }
 
@@ -132,13 +120,25 @@ pub struct CheckOptions {
     pub partial_threshold: f64,
     /// Most cited sentences combined to carry one claim.
     pub max_window: usize,
-    /// Whether a named entity the cited text lacks makes a claim `overreach` (else `partial`).
-    pub entity_overreach: bool,
+    /// Weight of what the k-th sentence of the window adds, as a power `weight^(k-1)`:
+    /// words gathered from many sentences count less than words found together.
+    pub extra_sentence_weight: f64,
+    /// Share of the claim one cited sentence must carry on its own before a changed
+    /// specific (number, date, negation, quantifier, certainty, causal link, quote,
+    /// roles) counts as `overreach`: the claim then paraphrases that sentence and
+    /// alters it. Below it, the specifics only keep the claim from `supported`.
+    pub overreach_alignment: f64,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        Self { support_threshold: 0.8, partial_threshold: 0.35, max_window: 3, entity_overreach: false }
+        Self {
+            support_threshold: 0.65,
+            partial_threshold: 0.45,
+            max_window: 4,
+            extra_sentence_weight: 0.7,
+            overreach_alignment: 0.85,
+        }
     }
 }
 
@@ -151,7 +151,7 @@ pub struct CitationCheck {
     pub id: Option<String>,
     /// Whether the id resolved to source text.
     pub resolved: bool,
-    /// Whether the citation is precise (ALCE-style, see the module docs).
+    /// Whether the citation is precise (ALCE-style, see [`Totals`]).
     pub precise: bool,
     /// Footnote number in the rendered answer (1-based), when resolved.
     pub footnote: Option<usize>,
@@ -235,7 +235,16 @@ pub struct Footnote {
     pub quote: String,
 }
 
-/// Totals over an answer (see the module docs for definitions).
+/// Totals over an answer.
+///
+/// Definitions (ALCE-style):
+/// - *claim support rate*: supported claims / claims that cite something;
+/// - *citation recall*: supported claims / all factual claims (uncited ones count as
+///   not supported; connective sentences are left out);
+/// - *citation precision*: precise citations / all citations of factual claims. A
+///   citation is precise when its claim is supported by all its citations together
+///   and either the citation alone supports the claim or the others without it do not
+///   (it is needed). Broken citations are never precise.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
     /// Claims found (connective ones included).
@@ -268,7 +277,9 @@ pub struct Report {
 impl Report {
     /// Whether every factual claim is supported.
     pub fn all_supported(&self) -> bool {
-        self.claims.iter().all(|c| matches!(c.verdict, Verdict::Supported | Verdict::Exempt))
+        self.claims
+            .iter()
+            .all(|c| matches!(c.verdict, Verdict::Supported | Verdict::Exempt))
     }
 
     /// Recompute the totals from the claims (after a judge changed verdicts).
@@ -303,7 +314,12 @@ struct SentenceView {
 impl SentenceView {
     fn new(text: &str) -> Self {
         let analysis = analyse(text);
-        let stems = analysis.tokens.iter().filter(|t| matches!(t.kind, Kind::Word)).map(|t| t.stem.clone()).collect();
+        let stems = analysis
+            .tokens
+            .iter()
+            .filter(|t| matches!(t.kind, Kind::Word))
+            .map(|t| t.stem.clone())
+            .collect();
         Self { analysis, stems }
     }
 }
@@ -320,26 +336,44 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
             key: t.stem.clone(),
             shown: t.lower.clone(),
             weight: if entity { 1.5 } else { 1.0 },
-            class: if entity { TermClass::Entity } else { TermClass::Word },
+            class: if entity {
+                TermClass::Entity
+            } else {
+                TermClass::Word
+            },
         });
     }
     for n in &a.numbers {
         let key = format!("#{n}");
         if seen.insert(key.clone()) {
-            terms.push(Term { key, shown: fmt_number(*n), weight: 1.5, class: TermClass::Number(*n) });
+            terms.push(Term {
+                key,
+                shown: fmt_number(*n),
+                weight: 1.5,
+                class: TermClass::Number(*n),
+            });
         }
     }
     for d in &a.dates {
         let key = format!("@{}", d.normalized());
         if seen.insert(key.clone()) {
-            terms.push(Term { key, shown: d.normalized(), weight: 1.5, class: TermClass::Date(*d) });
+            terms.push(Term {
+                key,
+                shown: d.normalized(),
+                weight: 1.5,
+                class: TermClass::Date(*d),
+            });
         }
     }
     terms
 }
 
 fn fmt_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { format!("{n}") }
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
 }
 
 fn same_number(a: f64, b: f64) -> bool {
@@ -349,17 +383,31 @@ fn same_number(a: f64, b: f64) -> bool {
 /// Whether sentence `s` carries `term`; `window_years` are years stated anywhere in the window.
 fn carries(term: &Term, s: &SentenceView, window_years: &[i32]) -> bool {
     match term.class {
-        TermClass::Word | TermClass::Entity => s.stems.contains(&term.key) || fuzzy(&term.key, &s.stems),
+        TermClass::Word | TermClass::Entity => {
+            s.stems.contains(&term.key) || fuzzy(&term.key, &s.stems)
+        }
         TermClass::Number(n) => {
             s.analysis.numbers.iter().any(|m| same_number(n, *m))
-                || s.analysis.dates.iter().any(|d| d.month.is_none() && d.year.is_some_and(|y| same_number(n, f64::from(y))))
+                || s.analysis.dates.iter().any(|d| {
+                    d.month.is_none() && d.year.is_some_and(|y| same_number(n, f64::from(y)))
+                })
         }
-        TermClass::Date(d) => s.analysis.dates.iter().any(|sd| {
-            d.carried_by(sd)
-                || (sd.year.is_none()
-                    && d.carried_by(&DateFact { year: d.year.filter(|y| window_years.contains(y)), ..*sd }))
-        }) || (d.month.is_none()
-            && d.year.is_some_and(|y| s.analysis.numbers.iter().any(|m| same_number(*m, f64::from(y))))),
+        TermClass::Date(d) => {
+            s.analysis.dates.iter().any(|sd| {
+                d.carried_by(sd)
+                    || (sd.year.is_none()
+                        && d.carried_by(&DateFact {
+                            year: d.year.filter(|y| window_years.contains(y)),
+                            ..*sd
+                        }))
+            }) || (d.month.is_none()
+                && d.year.is_some_and(|y| {
+                    s.analysis
+                        .numbers
+                        .iter()
+                        .any(|m| same_number(*m, f64::from(y)))
+                }))
+        }
     }
 }
 
@@ -379,6 +427,41 @@ fn fuzzy(key: &str, stems: &HashSet<String>) -> bool {
     })
 }
 
+/// Weighted share of `terms` carried by any of `sentences`.
+fn coverage(terms: &[Term], sentences: &[&SentenceView], years: &[i32]) -> f64 {
+    let total: f64 = terms.iter().map(|t| t.weight).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    terms
+        .iter()
+        .filter(|t| sentences.iter().any(|s| carries(t, s, years)))
+        .map(|t| t.weight)
+        .sum::<f64>()
+        / total
+}
+
+/// Terms of the part of a claim before its causal connective ("X because Y" → X),
+/// when it has one: an added reason must not hide that X paraphrases the source.
+fn main_clause_terms(claim_text: &str) -> Option<Vec<Term>> {
+    let lower = claim_text.to_lowercase();
+    let cut = [
+        " because ",
+        " due to ",
+        " owing to ",
+        " thanks to ",
+        " as a result of ",
+        " since ",
+        ", so ",
+    ]
+    .iter()
+    .filter_map(|m| lower.find(m))
+    .min()?;
+    let prefix = claim_text.get(..cut)?;
+    let terms = claim_terms(&analyse(prefix));
+    (!terms.is_empty()).then_some(terms)
+}
+
 /// The outcome of aligning one claim with a set of sentences.
 struct Assessment {
     verdict: Verdict,
@@ -388,13 +471,23 @@ struct Assessment {
 }
 
 /// Align and judge one claim against `sentences` (all cited sentences of the claim).
-fn assess(claim_text: &str, claim: &Analysis, sentences: &[SentenceView], full_text: &str, opts: &CheckOptions) -> Assessment {
+fn assess(
+    claim_text: &str,
+    claim: &Analysis,
+    sentences: &[SentenceView],
+    full_text: &str,
+    opts: &CheckOptions,
+) -> Assessment {
     let terms = claim_terms(claim);
     let total: f64 = terms.iter().map(|t| t.weight).sum();
-    let all_years: Vec<i32> = sentences.iter().flat_map(|s| s.analysis.dates.iter().filter_map(|d| d.year)).collect();
+    let all_years: Vec<i32> = sentences
+        .iter()
+        .flat_map(|s| s.analysis.dates.iter().filter_map(|d| d.year))
+        .collect();
     // Greedy window.
     let mut covered = vec![false; terms.len()];
     let mut window: Vec<usize> = Vec::new();
+    let mut carried = 0.0;
     while window.len() < opts.max_window.max(1) {
         let mut best: Option<(usize, f64)> = None;
         for (si, s) in sentences.iter().enumerate() {
@@ -421,61 +514,133 @@ fn assess(claim_text: &str, claim: &Analysis, sentences: &[SentenceView], full_t
                 *c = true;
             }
         }
+        carried += gain * opts.extra_sentence_weight.powi(window.len() as i32);
         window.push(si);
     }
-    let carried: f64 = terms.iter().zip(&covered).filter(|(_, c)| **c).map(|(t, _)| t.weight).sum();
     let score = if total > 0.0 { carried / total } else { 1.0 };
 
     let mut reasons = Vec::new();
     let missing = |class: fn(&TermClass) -> bool| -> Vec<&Term> {
-        terms.iter().zip(&covered).filter(|(t, c)| !**c && class(&t.class)).map(|(t, _)| t).collect()
+        terms
+            .iter()
+            .zip(&covered)
+            .filter(|(t, c)| !**c && class(&t.class))
+            .map(|(t, _)| t)
+            .collect()
     };
     let words = missing(|c| matches!(c, TermClass::Word));
     if !words.is_empty() {
         let list: Vec<&str> = words.iter().map(|t| t.shown.as_str()).collect();
-        reasons.push(Reason::new(ReasonKind::MissingWords, format!("not in the cited text: {}", list.join(", "))));
+        reasons.push(Reason::new(
+            ReasonKind::MissingWords,
+            format!("not in the cited text: {}", list.join(", ")),
+        ));
     }
     let entities = missing(|c| matches!(c, TermClass::Entity));
     if !entities.is_empty() {
         let list: Vec<&str> = entities.iter().map(|t| t.shown.as_str()).collect();
         let kind = ReasonKind::Entity;
-        reasons.push(Reason::new(kind, format!("names not in the cited text: {}", list.join(", "))));
+        reasons.push(Reason::new(
+            kind,
+            format!("names not in the cited text: {}", list.join(", ")),
+        ));
     }
     let win: Vec<&SentenceView> = window.iter().map(|i| &sentences[*i]).collect();
     let window_numbers: Vec<String> = win
         .iter()
-        .flat_map(|s| s.analysis.numbers.iter().map(|n| fmt_number(*n)).chain(s.analysis.dates.iter().map(DateFact::normalized)))
+        .flat_map(|s| {
+            s.analysis
+                .numbers
+                .iter()
+                .map(|n| fmt_number(*n))
+                .chain(s.analysis.dates.iter().map(DateFact::normalized))
+        })
         .collect::<Vec<_>>();
-    let has_text = |needle: &str| if window_numbers.is_empty() { String::new() } else { format!(" (cited text has {})", needle) };
+    let has_text = |needle: &str| {
+        if window_numbers.is_empty() {
+            String::new()
+        } else {
+            format!(" (cited text has {})", needle)
+        }
+    };
     for t in missing(|c| matches!(c, TermClass::Number(_))) {
         reasons.push(Reason::new(
             ReasonKind::Number,
-            format!("number {} not in the cited text{}", t.shown, has_text(&window_numbers.join(", "))),
+            format!(
+                "number {} not in the cited text{}",
+                t.shown,
+                has_text(&window_numbers.join(", "))
+            ),
         ));
     }
     for t in missing(|c| matches!(c, TermClass::Date(_))) {
         reasons.push(Reason::new(
             ReasonKind::Date,
-            format!("date {} not in the cited text{}", t.shown, has_text(&window_numbers.join(", "))),
+            format!(
+                "date {} not in the cited text{}",
+                t.shown,
+                has_text(&window_numbers.join(", "))
+            ),
         ));
     }
 
-    if !win.is_empty() {
+    // How much of the claim's wording (numbers and dates aside: those are what may
+    // have been changed) the best sentence carries on its own.
+    let wording = |ts: &[Term]| -> Vec<Term> {
+        let w: Vec<Term> = ts
+            .iter()
+            .filter(|t| matches!(t.class, TermClass::Word | TermClass::Entity))
+            .cloned()
+            .collect();
+        if w.is_empty() { ts.to_vec() } else { w }
+    };
+    // The best sentence with the one before it (where a pronoun's name usually is).
+    let context: Vec<&SentenceView> = window
+        .first()
+        .map(|p| sentences[p.saturating_sub(1)..=*p].iter().collect())
+        .unwrap_or_default();
+    let aligned = if context.is_empty() {
+        0.0
+    } else {
+        let main = main_clause_terms(claim_text).unwrap_or_else(|| terms.clone());
+        coverage(&wording(&terms), &context, &all_years).max(coverage(
+            &wording(&main),
+            &context,
+            &all_years,
+        ))
+    };
+    // Negation, quantifier, certainty, causal and role checks compare the claim with
+    // the sentence it paraphrases; against loosely related sentences they are noise.
+    if !win.is_empty() && aligned >= opts.overreach_alignment {
         structural_checks(claim, &win, &mut reasons);
     }
-    quote_check(claim_text, full_text, &mut reasons);
+    // A quote whose words are mostly in one cited sentence, but not verbatim, is a misquote.
+    let misquoted = quote_check(claim_text, full_text, &mut reasons)
+        .iter()
+        .any(|q| {
+            let qt = claim_terms(&analyse(q));
+            win.iter().any(|s| coverage(&qt, &[s], &all_years) >= 0.6)
+        });
 
-    let specific = reasons.iter().any(|r| r.is_specific() || (opts.entity_overreach && r.kind == ReasonKind::Entity));
-    let verdict = if score < opts.partial_threshold {
-        Verdict::Unsupported
-    } else if specific {
+    let specific = reasons.iter().any(Reason::is_specific);
+    let verdict = if specific && aligned >= opts.overreach_alignment {
+        // The wording is the source's; what differs is a specific.
         Verdict::Overreach
-    } else if score >= opts.support_threshold && entities.is_empty() {
+    } else if score < opts.partial_threshold {
+        Verdict::Unsupported
+    } else if specific && misquoted {
+        Verdict::Overreach
+    } else if score >= opts.support_threshold && entities.is_empty() && !specific {
         Verdict::Supported
     } else {
         Verdict::Partial
     };
-    Assessment { verdict, score, window, reasons }
+    Assessment {
+        verdict,
+        score,
+        window,
+        reasons,
+    }
 }
 
 /// Negation, quantifier, certainty, causal and role checks against the window.
@@ -484,33 +649,52 @@ fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<
     let claim_neg = claim.negations % 2 == 1;
     let any_neg = win.iter().any(|s| s.analysis.negations > 0);
     if claim_neg && !any_neg {
-        reasons.push(Reason::new(ReasonKind::Negation, "the claim negates what the cited text states"));
+        reasons.push(Reason::new(
+            ReasonKind::Negation,
+            "the claim negates what the cited text states",
+        ));
     } else if !claim_neg && primary.negations % 2 == 1 {
-        reasons.push(Reason::new(ReasonKind::Negation, "the cited text negates what the claim states"));
+        reasons.push(Reason::new(
+            ReasonKind::Negation,
+            "the cited text negates what the claim states",
+        ));
     }
     let src_q = win.iter().map(|s| s.analysis.quantifier).max().unwrap_or(0);
     if claim.quantifier >= 2 && claim.quantifier > src_q && (claim.quantifier == 4 || src_q > 0) {
         reasons.push(Reason::new(
             ReasonKind::Quantifier,
-            format!("the claim says \"{}\" where the cited text says {}", quantifier_word(claim), source_quant(src_q)),
+            format!(
+                "the claim says \"{}\" where the cited text says {}",
+                quantifier_word(claim),
+                source_quant(src_q)
+            ),
         ));
     }
     let src_hedges: Vec<&String> = win.iter().flat_map(|s| s.analysis.hedges.iter()).collect();
     if claim.hedges.is_empty() && !src_hedges.is_empty() {
         reasons.push(Reason::new(
             ReasonKind::Certainty,
-            format!("the cited text hedges (\"{}\"); the claim states it as fact", src_hedges[0]),
+            format!(
+                "the cited text hedges (\"{}\"); the claim states it as fact",
+                src_hedges[0]
+            ),
         ));
     } else if let Some(w) = certainty_word(claim) {
         let src_certain = win.iter().any(|s| certainty_word(&s.analysis).is_some());
         if !src_certain {
-            reasons.push(Reason::new(ReasonKind::Certainty, format!("\"{w}\" is stronger than the cited text")));
+            reasons.push(Reason::new(
+                ReasonKind::Certainty,
+                format!("\"{w}\" is stronger than the cited text"),
+            ));
         }
     }
     if !claim.causal.is_empty() && win.iter().all(|s| s.analysis.causal.is_empty()) {
         reasons.push(Reason::new(
             ReasonKind::Causal,
-            format!("the cited text states no causal link (\"{}\")", claim.causal[0]),
+            format!(
+                "the cited text states no causal link (\"{}\")",
+                claim.causal[0]
+            ),
         ));
     }
     if let Some(detail) = swapped_roles(claim, primary) {
@@ -520,10 +704,32 @@ fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<
 
 fn quantifier_word(a: &Analysis) -> String {
     const WORDS: &[&str] = &[
-        "all", "every", "always", "each", "entire", "entirely", "everyone", "everything", "universally", "invariably",
-        "most", "usually", "majority", "generally", "mostly", "many", "often", "frequently", "numerous", "commonly",
+        "all",
+        "every",
+        "always",
+        "each",
+        "entire",
+        "entirely",
+        "everyone",
+        "everything",
+        "universally",
+        "invariably",
+        "most",
+        "usually",
+        "majority",
+        "generally",
+        "mostly",
+        "many",
+        "often",
+        "frequently",
+        "numerous",
+        "commonly",
     ];
-    a.tokens.iter().find(|t| WORDS.contains(&t.lower.as_str())).map(|t| t.lower.clone()).unwrap_or_default()
+    a.tokens
+        .iter()
+        .find(|t| WORDS.contains(&t.lower.as_str()))
+        .map(|t| t.lower.clone())
+        .unwrap_or_default()
 }
 
 fn source_quant(level: u8) -> &'static str {
@@ -539,8 +745,13 @@ fn certainty_word(a: &Analysis) -> Option<String> {
     a.tokens
         .iter()
         .find(|t| {
-            matches!(t.stem.as_str(), "prove" | "proven" | "definit" | "certain" | "undoubt" | "conclus")
-                || matches!(t.lower.as_str(), "proves" | "proved" | "demonstrates" | "demonstrated" | "confirms" | "confirmed")
+            matches!(
+                t.stem.as_str(),
+                "prove" | "proven" | "definit" | "certain" | "undoubt" | "conclus"
+            ) || matches!(
+                t.lower.as_str(),
+                "proves" | "proved" | "demonstrates" | "demonstrated" | "confirms" | "confirmed"
+            )
         })
         .map(|t| t.lower.clone())
 }
@@ -556,19 +767,29 @@ fn swapped_roles(claim: &Analysis, primary: &Analysis) -> Option<String> {
         .filter(|(_, t)| t.is_content() && t.capitalized)
         .map(|(i, t)| (i, t.stem.as_str()))
         .collect();
-    let pos_in = |a: &Analysis, stem: &str| a.tokens.iter().position(|t| t.stem == stem && t.capitalized);
+    let pos_in = |a: &Analysis, stem: &str| {
+        a.tokens
+            .iter()
+            .position(|t| t.stem == stem && t.capitalized)
+    };
     for (x, &(ci, a)) in ents.iter().enumerate() {
         for &(cj, b) in &ents[x + 1..] {
             if a == b {
                 continue;
             }
-            let (Some(pi), Some(pj)) = (pos_in(primary, a), pos_in(primary, b)) else { continue };
+            let (Some(pi), Some(pj)) = (pos_in(primary, a), pos_in(primary, b)) else {
+                continue;
+            };
             if pi < pj {
                 continue;
             }
             let between = |an: &Analysis, lo: usize, hi: usize| -> (HashSet<String>, bool) {
                 let toks = &an.tokens[lo + 1..hi];
-                let words = toks.iter().filter(|t| t.is_content() && !t.capitalized).map(|t| t.stem.clone()).collect();
+                let words = toks
+                    .iter()
+                    .filter(|t| t.is_content() && !t.capitalized)
+                    .map(|t| t.stem.clone())
+                    .collect();
                 (words, toks.iter().any(|t| t.lower == "by"))
             };
             let (cw, cby) = between(claim, ci, cj);
@@ -584,11 +805,13 @@ fn swapped_roles(claim: &Analysis, primary: &Analysis) -> Option<String> {
     None
 }
 
-/// Text in double quotes (two words or more) must appear verbatim, modulo whitespace
-/// and quote style, in the cited text.
-fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) {
+/// Text in double quotes (two words or more) must appear verbatim, modulo whitespace,
+/// quote style, case and punctuation, in the cited text. Returns the failing quotes.
+fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> Vec<String> {
+    let mut bad = Vec::new();
     let norm_claim = normalize_for_quote(claim_text);
     let norm_src = normalize_for_quote(full_text);
+    let loose_src = loose(&norm_src);
     let mut parts = norm_claim.split('"');
     parts.next();
     while let Some(q) = parts.next() {
@@ -597,29 +820,74 @@ fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) {
             break;
         }
         let q = q.trim().trim_end_matches([',', '.']);
-        if q.split_whitespace().count() >= 2 && !norm_src.contains(q) {
-            let lower_hit = norm_src.to_lowercase().contains(&q.to_lowercase());
-            let detail = if lower_hit {
-                format!("quote \"{q}\" differs in case from the cited text")
-            } else {
-                format!("quote \"{q}\" is not verbatim in the cited text")
-            };
+        // Case and punctuation differences (titles restyled, a dropped comma) are
+        // tolerated; changed, added or missing words are not.
+        if q.split_whitespace().count() >= 2
+            && !norm_src.contains(q)
+            && !loose_src.contains(&loose(q))
+        {
+            let detail = format!("quote \"{q}\" is not verbatim in the cited text");
             reasons.push(Reason::new(ReasonKind::Quote, detail));
+            bad.push(q.to_string());
         }
         parts.next();
     }
+    bad
+}
+
+/// Lowercased words joined by single spaces, punctuation dropped, padded with spaces.
+fn loose(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    format!(" {} ", words.join(" "))
 }
 
 /// Check every claim of `answer` against the sources its citations name.
-pub fn check(answer: &str, source: &dyn SpanSource, opts: &CheckOptions) -> Result<Report, SourceError> {
+///
+/// ## Alignment
+/// A claim's *terms* are the stems of its content words (capitalized ones count as
+/// named entities and weigh more), its numbers by value and its dates in normalized
+/// form. Among the cited sentences the checker greedily picks up to
+/// [`CheckOptions::max_window`] sentences, each time the one that carries the most
+/// still-uncovered term weight. The *score* is the weighted share of terms carried,
+/// what the k-th sentence adds discounted by [`CheckOptions::extra_sentence_weight`]
+/// to the power k-1 (words found together count more than words gathered from a
+/// long page). A claim is *aligned* with its best sentence when that sentence (with
+/// the one before it, where the name behind a pronoun usually is) carries
+/// [`CheckOptions::overreach_alignment`] of its wording (numbers and dates aside;
+/// for "X because Y", of X): the claim then paraphrases that sentence.
+///
+/// ## Verdicts
+/// - an aligned claim with a specific the best sentences do not carry — a number,
+///   a date, a quote that is not verbatim, a negation flip, a stronger quantifier,
+///   certainty where the source hedges, a causal link the source does not state, two
+///   entities in swapped roles — is `overreach`;
+/// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`;
+/// - a misquote (a quote whose words are mostly in one cited sentence, but not
+///   verbatim) is `overreach`;
+/// - a score of at least [`CheckOptions::support_threshold`] with no missing number,
+///   date, quote or name is `supported`; anything else `partial`.
+/// - a claim with an id that does not resolve is `broken`; one without citations is
+///   `uncited` unless it is connective (a question, a lead-in ending in `:`, a
+///   heading, or only words about the answer itself), which is `exempt`.
+///
+/// A source that fails (not merely lacks an id) is an error.
+pub fn check(
+    answer: &str,
+    source: &dyn SpanSource,
+    opts: &CheckOptions,
+) -> Result<Report, SourceError> {
     let found = claims(answer);
     let mut cache: BTreeMap<CitationId, Option<Source>> = BTreeMap::new();
     for c in &found {
         for r in &c.citations {
-            if let Some(id) = r.id {
-                if let std::collections::btree_map::Entry::Vacant(e) = cache.entry(id) {
-                    e.insert(source.resolve(&id)?.filter(|s| !s.sentences.is_empty()));
-                }
+            if let Some(id) = r.id
+                && let std::collections::btree_map::Entry::Vacant(e) = cache.entry(id)
+            {
+                e.insert(source.resolve(&id)?.filter(|s| !s.sentences.is_empty()));
             }
         }
     }
@@ -629,7 +897,12 @@ pub fn check(answer: &str, source: &dyn SpanSource, opts: &CheckOptions) -> Resu
         reports.push(check_claim(index, c, &cache, &mut footnotes, opts));
     }
     let totals = totals(&reports);
-    Ok(Report { answer: answer.to_string(), claims: reports, footnotes, totals })
+    Ok(Report {
+        answer: answer.to_string(),
+        claims: reports,
+        footnotes,
+        totals,
+    })
 }
 
 fn check_claim(
@@ -654,7 +927,10 @@ fn check_claim(
     if c.citations.is_empty() {
         if !c.connective {
             report.verdict = Verdict::Uncited;
-            report.reasons.push(Reason::new(ReasonKind::NoCitation, "a factual claim without a citation"));
+            report.reasons.push(Reason::new(
+                ReasonKind::NoCitation,
+                "a factual claim without a citation",
+            ));
         }
         return report;
     }
@@ -662,7 +938,8 @@ fn check_claim(
     // Per-citation sources (deduplicated by id, in order).
     let mut cited: Vec<(usize, &Source)> = Vec::new(); // (citation index, source)
     for r in &c.citations {
-        let src = r.id.and_then(|id| resolved.get(&id).and_then(Option::as_ref));
+        let src =
+            r.id.and_then(|id| resolved.get(&id).and_then(Option::as_ref));
         report.citations.push(CitationCheck {
             raw: r.raw.clone(),
             id: r.id.map(|i| i.to_string()),
@@ -674,9 +951,17 @@ fn check_claim(
             cited.push((report.citations.len() - 1, s));
         }
     }
-    let broken: Vec<&str> = report.citations.iter().filter(|x| !x.resolved).map(|x| x.raw.as_str()).collect();
+    let broken: Vec<&str> = report
+        .citations
+        .iter()
+        .filter(|x| !x.resolved)
+        .map(|x| x.raw.as_str())
+        .collect();
     for b in &broken {
-        report.reasons.push(Reason::new(ReasonKind::BrokenId, format!("[{b}] does not resolve")));
+        report.reasons.push(Reason::new(
+            ReasonKind::BrokenId,
+            format!("[{b}] does not resolve"),
+        ));
     }
 
     // Sentences of all resolved citations, deduplicated, with their owner.
@@ -702,22 +987,41 @@ fn check_claim(
         }
     }
     report.context = meta.iter().take(40).map(|m| m.text.clone()).collect();
-    let full_text: String = meta.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join(" ");
+    let full_text: String = meta
+        .iter()
+        .map(|m| m.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     let a = assess(&c.text, &claim_analysis, &views, &full_text, opts);
     report.score = round3(a.score);
-    report.reasons.extend(a.reasons);
+    if !views.is_empty() {
+        report.reasons.extend(a.reasons);
+    }
     report.evidence = a.window.iter().map(|i| meta[*i].clone()).collect();
-    report.verdict = if !broken.is_empty() { Verdict::Broken } else { a.verdict };
+    report.verdict = if !broken.is_empty() {
+        Verdict::Broken
+    } else {
+        a.verdict
+    };
 
     // ALCE-style precision: needed or sufficient citations of a supported claim.
     if a.verdict == Verdict::Supported && broken.is_empty() {
         let subset = |keep: &dyn Fn(usize) -> bool| -> bool {
-            let idx: Vec<usize> = (0..views.len()).filter(|k| owners[*k].iter().any(|ci| keep(*ci))).collect();
+            let idx: Vec<usize> = (0..views.len())
+                .filter(|k| owners[*k].iter().any(|ci| keep(*ci)))
+                .collect();
             if idx.is_empty() {
                 return false;
             }
-            let sub: Vec<SentenceView> = idx.iter().map(|k| SentenceView::new(&meta[*k].text)).collect();
-            let text: String = idx.iter().map(|k| meta[*k].text.as_str()).collect::<Vec<_>>().join(" ");
+            let sub: Vec<SentenceView> = idx
+                .iter()
+                .map(|k| SentenceView::new(&meta[*k].text))
+                .collect();
+            let text: String = idx
+                .iter()
+                .map(|k| meta[*k].text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
             assess(&c.text, &claim_analysis, &sub, &text, opts).verdict == Verdict::Supported
         };
         let n = report.citations.len();
@@ -737,7 +1041,10 @@ fn check_claim(
                     .iter()
                     .find(|k| owners[**k].contains(ci))
                     .map(|k| &meta[*k])
-                    .or_else(|| meta.iter().find(|m| src.sentences.iter().any(|s| s.id == m.id)));
+                    .or_else(|| {
+                        meta.iter()
+                            .find(|m| src.sentences.iter().any(|s| s.id == m.id))
+                    });
                 let (line_start, line_end) = src.lines().unwrap_or((0, 0));
                 footnotes.push(Footnote {
                     number: footnotes.len() + 1,
@@ -771,8 +1078,14 @@ pub(crate) fn totals(claims: &[ClaimReport]) -> Totals {
     for c in claims {
         *verdicts.entry(c.verdict).or_insert(0) += 1;
     }
-    let factual: Vec<&ClaimReport> = claims.iter().filter(|c| c.verdict != Verdict::Exempt).collect();
-    let supported = factual.iter().filter(|c| c.verdict == Verdict::Supported).count();
+    let factual: Vec<&ClaimReport> = claims
+        .iter()
+        .filter(|c| c.verdict != Verdict::Exempt)
+        .collect();
+    let supported = factual
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .count();
     let cited = factual.iter().filter(|c| !c.citations.is_empty()).count();
     let n_cit: usize = factual.iter().map(|c| c.citations.len()).sum();
     let precise: usize = factual
@@ -788,11 +1101,6 @@ pub(crate) fn totals(claims: &[ClaimReport]) -> Totals {
         citation_precision: ratio(precise, n_cit),
         citation_recall: ratio(supported, factual.len()),
     }
-}
-
-/// Stem a word as the checker does (exposed for callers building their own term lists).
-pub fn stem_word(word: &str) -> String {
-    stem(&word.to_lowercase())
 }
 
 #[cfg(test)]
@@ -813,7 +1121,11 @@ mod tests {
                 "The company did not open a factory in Paris.".into(),
             ],
         );
-        m.insert(2, "docs/other.md", vec!["Beta Ltd sells bicycles in Norway.".into()]);
+        m.insert(
+            2,
+            "docs/other.md",
+            vec!["Beta Ltd sells bicycles in Norway.".into()],
+        );
         m
     }
 
@@ -827,16 +1139,28 @@ mod tests {
         use Verdict::*;
         let cases: &[(&str, Verdict)] = &[
             ("Jane Doe founded Acme Corp in 1998 [c1.s1].", Supported),
-            ("Acme Corp was founded in 1989 by Jane Doe [c1.s1].", Overreach),
-            ("Acme's revenue grew by 21% in 2020 [c1.s2].", Overreach),
-            ("All analysts think the rockets may reach Mars [c1.s3].", Overreach),
-            ("Analysts think the rockets will reach Mars [c1.s3].", Overreach),
+            (
+                "Acme Corp was founded in 1989 by Jane Doe [c1.s1].",
+                Overreach,
+            ),
+            ("Its revenue grew by 21% in 2020 [c1.s2].", Overreach),
+            (
+                "All analysts think the rockets may reach Mars [c1.s3].",
+                Overreach,
+            ),
+            (
+                "Analysts think the rockets will reach Mars [c1.s3].",
+                Overreach,
+            ),
             ("The company opened a factory in Paris [c1.s4].", Overreach),
             ("Jane Doe founded Acme Corp in 1998 [c2].", Unsupported),
             ("Jane Doe founded Acme Corp in 1998 [c9].", Broken),
             ("Jane Doe founded Acme Corp in 1998.", Uncited),
             ("Here is what the sources say:", Exempt),
-            ("Acme Corp was founded in 1998 because Jane Doe liked rockets [c1.s1].", Overreach),
+            (
+                "Acme Corp was founded in 1998 because Jane Doe liked rockets [c1.s1].",
+                Overreach,
+            ),
         ];
         for (answer, want) in cases {
             assert_eq!(verdicts(answer), vec![*want], "{answer}");

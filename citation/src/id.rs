@@ -27,12 +27,18 @@ pub struct CitationId {
 impl CitationId {
     /// The whole chunk `c<chunk>`.
     pub fn chunk(chunk: u64) -> Self {
-        Self { chunk, sentences: None }
+        Self {
+            chunk,
+            sentences: None,
+        }
     }
 
     /// One sentence `c<chunk>.s<sentence>`.
     pub fn sentence(chunk: u64, sentence: u32) -> Self {
-        Self { chunk, sentences: Some((sentence, sentence)) }
+        Self {
+            chunk,
+            sentences: Some((sentence, sentence)),
+        }
     }
 }
 
@@ -125,7 +131,12 @@ pub(crate) struct CitationGroup {
 pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     let Some(re) = RE
-        .get_or_init(|| Regex::new(r"\[\[?\s*([cC]\s*\d[^\[\]\n]{0,200}?)\]\]?|【\s*([cC]\s*\d[^【】\n]{0,200}?)】").ok())
+        .get_or_init(|| {
+            Regex::new(
+                r"\[\[?\s*([cC]\s*\d[^\[\]\n]{0,200}?)\]\]?|【\s*([cC]\s*\d[^【】\n]{0,200}?)】",
+            )
+            .ok()
+        })
         .as_ref()
     else {
         return Vec::new();
@@ -143,9 +154,15 @@ pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
             .split([',', ';', '|'])
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(|raw| CitationRef { raw: raw.to_string(), id: raw.parse().ok() })
+            .map(|raw| CitationRef {
+                raw: raw.to_string(),
+                id: raw.parse().ok(),
+            })
             .collect::<Vec<_>>();
-        groups.push(CitationGroup { span: whole.range(), citations });
+        groups.push(CitationGroup {
+            span: whole.range(),
+            citations,
+        });
     }
     merge_adjacent(text, groups)
 }
@@ -154,12 +171,12 @@ pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
 fn merge_adjacent(text: &str, groups: Vec<CitationGroup>) -> Vec<CitationGroup> {
     let mut out: Vec<CitationGroup> = Vec::new();
     for g in groups {
-        if let Some(last) = out.last_mut() {
-            if text[last.span.end..g.span.start].trim().is_empty() {
-                last.span.end = g.span.end;
-                last.citations.extend(g.citations);
-                continue;
-            }
+        if let Some(last) = out.last_mut()
+            && text[last.span.end..g.span.start].trim().is_empty()
+        {
+            last.span.end = g.span.end;
+            last.citations.extend(g.citations);
+            continue;
         }
         out.push(g);
     }
@@ -201,11 +218,22 @@ mod tests {
 
     #[test]
     fn finds_groups() {
-        let text = "A [c1]. B [c2.s1, c3.s2-s4]. C [c4][c5.s1]. See [c6](http://x). D [c7.sx]. E [1].";
+        let text =
+            "A [c1]. B [c2.s1, c3.s2-s4]. C [c4][c5.s1]. See [c6](http://x). D [c7.sx]. E [1].";
         let groups = find_groups(text);
-        let raws: Vec<Vec<&str>> =
-            groups.iter().map(|g| g.citations.iter().map(|c| c.raw.as_str()).collect()).collect();
-        assert_eq!(raws, vec![vec!["c1"], vec!["c2.s1", "c3.s2-s4"], vec!["c4", "c5.s1"], vec!["c7.sx"]]);
+        let raws: Vec<Vec<&str>> = groups
+            .iter()
+            .map(|g| g.citations.iter().map(|c| c.raw.as_str()).collect())
+            .collect();
+        assert_eq!(
+            raws,
+            vec![
+                vec!["c1"],
+                vec!["c2.s1", "c3.s2-s4"],
+                vec!["c4", "c5.s1"],
+                vec!["c7.sx"]
+            ]
+        );
         assert!(groups[3].citations[0].id.is_none());
     }
 }

@@ -78,18 +78,34 @@ pub fn render_text(report: &Report) -> String {
     if !report.footnotes.is_empty() {
         out.push_str("\nSources\n");
         for f in &report.footnotes {
-            let lines = if f.line_start == f.line_end {
-                format!("{}", f.line_start)
-            } else {
-                format!("{}-{}", f.line_start, f.line_end)
-            };
+            let lines = format!("{}-{}", f.line_start, f.line_end);
             let page = f.page.map(|p| format!(", p. {p}")).unwrap_or_default();
-            let _ = writeln!(out, "[{}] {}:{}{} ({}) “{}”", f.number, f.path, lines, page, f.sentence, f.quote.trim());
+            let _ = writeln!(
+                out,
+                "[{}] {}:{}{} ({}) “{}”",
+                f.number,
+                f.path,
+                lines,
+                page,
+                f.sentence,
+                f.quote.trim()
+            );
         }
     }
     out.push_str("\nClaims\n");
-    for c in report.claims.iter().filter(|c| c.verdict != Verdict::Exempt) {
-        let _ = writeln!(out, "{:>2}. {:<11} {:.2}  {}", c.index + 1, c.verdict.as_str(), c.score, c.text);
+    for c in report
+        .claims
+        .iter()
+        .filter(|c| c.verdict != Verdict::Exempt)
+    {
+        let _ = writeln!(
+            out,
+            "{:>2}. {:<11} {:.2}  {}",
+            c.index + 1,
+            c.verdict.as_str(),
+            c.score,
+            c.text
+        );
         for r in &c.reasons {
             let _ = writeln!(out, "      - {}", r.detail);
         }
@@ -103,8 +119,9 @@ pub fn render_text(report: &Report) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "\nTotals: {} factual claims ({}); support rate {}, citation precision {}, citation recall {}",
+        "\nTotals: {} factual claim{} ({}); support rate {}, citation precision {}, citation recall {}",
         t.factual,
+        if t.factual == 1 { "" } else { "s" },
         counts.join(", "),
         pct(t.support_rate),
         pct(t.citation_precision),

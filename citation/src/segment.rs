@@ -26,9 +26,9 @@ pub(crate) struct Claim {
 }
 
 const ABBREVIATIONS: &[&str] = &[
-    "e.g.", "i.e.", "dr.", "mr.", "mrs.", "ms.", "st.", "vs.", "al.", "inc.", "ltd.", "co.", "no.", "approx.",
-    "fig.", "jr.", "sr.", "prof.", "u.s.", "u.k.", "ca.", "cf.", "vol.", "pp.", "p.", "jan.", "feb.", "aug.",
-    "sept.", "oct.", "nov.", "dec.",
+    "e.g.", "i.e.", "dr.", "mr.", "mrs.", "ms.", "st.", "vs.", "al.", "inc.", "ltd.", "co.", "no.",
+    "approx.", "fig.", "jr.", "sr.", "prof.", "u.s.", "u.k.", "ca.", "cf.", "vol.", "pp.", "p.",
+    "jan.", "feb.", "aug.", "sept.", "oct.", "nov.", "dec.",
 ];
 
 /// Split `answer` into claims.
@@ -53,8 +53,14 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
         let range = start..start + s.len();
         let merge = sentences.last().is_some_and(|prev: &Range<usize>| {
             let prev_text = masked[prev.clone()].trim_end();
-            let last_word = prev_text.rsplit(char::is_whitespace).next().unwrap_or("").to_lowercase();
-            let single_initial = last_word.len() == 2 && last_word.ends_with('.') && last_word.starts_with(char::is_alphabetic);
+            let last_word = prev_text
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or("")
+                .to_lowercase();
+            let single_initial = last_word.len() == 2
+                && last_word.ends_with('.')
+                && last_word.starts_with(char::is_alphabetic);
             ABBREVIATIONS.contains(&last_word.as_str()) || single_initial || prev_text.is_empty()
         });
         match sentences.last_mut() {
@@ -92,8 +98,10 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
             continue;
         }
         let clauses = split_clauses(&masked, sent.clone());
-        let sent_groups: Vec<_> =
-            groups.iter().filter(|g| g.span.start >= sent.start && g.span.start < sent.end).collect();
+        let sent_groups: Vec<_> = groups
+            .iter()
+            .filter(|g| g.span.start >= sent.start && g.span.start < sent.end)
+            .collect();
         let mut claims_here: Vec<Claim> = Vec::new();
         for (ci, clause) in clauses.iter().enumerate() {
             let clause_end = clauses.get(ci + 1).map_or(sent.end, |c| c.start);
@@ -107,7 +115,8 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
                 continue;
             }
             claims_here.push(Claim {
-                connective: is_connective(&text),
+                connective: is_connective(&text)
+                    || masked[clause.clone()].trim_start().starts_with('#'),
                 text,
                 span: trim_range(answer, clause.start..clause_end),
                 sentence: si,
@@ -117,8 +126,12 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
         // Clauses without their own citation take the next one later in the sentence.
         for i in (0..claims_here.len()).rev() {
             if claims_here[i].citations.is_empty() {
-                if let Some(next) = claims_here[i + 1..].iter().find(|c| !c.citations.is_empty()) {
-                    claims_here[i].citations = next.citations.clone();
+                let inherited = claims_here[i + 1..]
+                    .iter()
+                    .find(|c| !c.citations.is_empty())
+                    .map(|c| c.citations.clone());
+                if let Some(cits) = inherited {
+                    claims_here[i].citations = cits;
                 }
             }
         }
@@ -128,17 +141,34 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
 }
 
 /// Replace a newline by a space when it only wraps a paragraph (the next line is
-/// neither blank, nor a list item, nor a heading, nor a table row).
+/// neither blank, nor a list item, nor a heading, nor a table row, and this line is
+/// not a heading or a table row).
 fn join_wrapped_lines(masked: &mut [u8]) {
     let n = masked.len();
     for i in 0..n {
         if masked[i] != b'\n' {
             continue;
         }
-        let prev_blank = i == 0 || masked[..i].iter().rev().take_while(|b| **b != b'\n').all(u8::is_ascii_whitespace);
+        let this_line: Vec<u8> = masked[..i]
+            .iter()
+            .rev()
+            .take_while(|b| **b != b'\n')
+            .copied()
+            .collect::<Vec<u8>>()
+            .into_iter()
+            .rev()
+            .skip_while(|b| *b == b' ' || *b == b'\t')
+            .collect();
+        // Blank lines, headings and table rows never continue on the next line.
+        let prev_blank =
+            this_line.is_empty() || this_line.starts_with(b"#") || this_line.starts_with(b"|");
         let rest = &masked[i + 1..];
         let line: &[u8] = rest.split(|b| *b == b'\n').next().unwrap_or(&[]);
-        let trimmed = line.iter().skip_while(|b| **b == b' ' || **b == b'\t').copied().collect::<Vec<u8>>();
+        let trimmed = line
+            .iter()
+            .skip_while(|b| **b == b' ' || **b == b'\t')
+            .copied()
+            .collect::<Vec<u8>>();
         let structural = trimmed.is_empty()
             || trimmed.starts_with(b"- ")
             || trimmed.starts_with(b"* ")
@@ -155,16 +185,21 @@ fn join_wrapped_lines(masked: &mut [u8]) {
 
 fn numbered_item(line: &[u8]) -> bool {
     let digits = line.iter().take_while(|b| b.is_ascii_digit()).count();
-    digits > 0 && matches!(line.get(digits), Some(b'.') | Some(b')')) && line.get(digits + 1) == Some(&b' ')
+    digits > 0
+        && matches!(line.get(digits), Some(b'.') | Some(b')'))
+        && line.get(digits + 1) == Some(&b' ')
 }
 
 /// Claim text: list markers and heading hashes removed, whitespace collapsed,
 /// space before punctuation removed (where a citation was masked out).
 fn clean(s: &str) -> String {
     let s = s.trim();
-    let s = s.trim_start_matches(['#', '>', '*', '-', '+', '|']).trim_start();
+    let s = s
+        .trim_start_matches(['#', '>', '*', '-', '+', '|'])
+        .trim_start();
     let digits = s.chars().take_while(char::is_ascii_digit).count();
-    let s = if digits > 0 && s[digits..].starts_with(['.', ')']) && s[digits + 1..].starts_with(' ') {
+    let s = if digits > 0 && s[digits..].starts_with(['.', ')']) && s[digits + 1..].starts_with(' ')
+    {
         s[digits + 1..].trim_start()
     } else {
         s
@@ -193,7 +228,15 @@ fn split_clauses(masked: &str, sent: Range<usize>) -> Vec<Range<usize>> {
     if lower.len() != s.len() {
         return vec![sent]; // lowercasing changed byte offsets; keep the sentence whole
     }
-    const JOINERS: &[&str] = &["; ", ", and ", ", but ", " but ", ", while ", ", whereas ", ", yet "];
+    const JOINERS: &[&str] = &[
+        "; ",
+        ", and ",
+        ", but ",
+        " but ",
+        ", while ",
+        ", whereas ",
+        ", yet ",
+    ];
     let mut cuts: Vec<(usize, usize)> = Vec::new(); // (end of left, start of right)
     for j in JOINERS {
         let mut from = 0;
@@ -224,20 +267,88 @@ fn split_clauses(masked: &str, sent: Range<usize>) -> Vec<Range<usize>> {
 /// Enough content for a separate fact: at least three words, two of them content words or numbers.
 fn carries_fact(s: &str) -> bool {
     let a = analyse(s);
-    let content = a.tokens.iter().filter(|t| t.is_content() || !matches!(t.kind, Kind::Word)).count();
+    let content = a
+        .tokens
+        .iter()
+        .filter(|t| t.is_content() || !matches!(t.kind, Kind::Word))
+        .count();
     a.tokens.len() >= 3 && content >= 2
 }
 
 /// Words that talk about the answer rather than the world.
 const DISCOURSE: &[&str] = &[
-    "summary", "summarize", "summarized", "conclusion", "overall", "following", "follows", "source", "sources",
-    "answer", "answers", "question", "questions", "note", "notes", "detail", "details", "below", "above",
-    "evidence", "information", "context", "document", "documents", "based", "mention", "mentioned",
-    "discuss", "discussed", "describe", "described", "explain", "explained", "let", "look", "see",
-    "points", "point", "key", "findings", "short", "brief", "briefly", "finally", "first", "second",
-    "next", "additionally", "moreover", "furthermore", "addition", "regarding", "regards", "respect",
-    "passage", "passages", "text", "texts", "cited", "citation", "citations", "here", "there", "let's",
-    "important", "notably", "words", "put", "simply", "thus", "together", "taken",
+    "summary",
+    "summarize",
+    "summarized",
+    "conclusion",
+    "overall",
+    "following",
+    "follows",
+    "source",
+    "sources",
+    "answer",
+    "answers",
+    "question",
+    "questions",
+    "note",
+    "notes",
+    "detail",
+    "details",
+    "below",
+    "above",
+    "evidence",
+    "information",
+    "context",
+    "document",
+    "documents",
+    "based",
+    "mention",
+    "mentioned",
+    "discuss",
+    "discussed",
+    "describe",
+    "described",
+    "explain",
+    "explained",
+    "let",
+    "look",
+    "see",
+    "points",
+    "point",
+    "key",
+    "findings",
+    "short",
+    "brief",
+    "briefly",
+    "finally",
+    "first",
+    "second",
+    "next",
+    "additionally",
+    "moreover",
+    "furthermore",
+    "addition",
+    "regarding",
+    "regards",
+    "respect",
+    "passage",
+    "passages",
+    "text",
+    "texts",
+    "cited",
+    "citation",
+    "citations",
+    "here",
+    "there",
+    "let's",
+    "important",
+    "notably",
+    "words",
+    "put",
+    "simply",
+    "thus",
+    "together",
+    "taken",
 ];
 
 /// A sentence with no factual content: a question, a lead-in ending in `:`, a heading
@@ -251,7 +362,11 @@ fn is_connective(text: &str) -> bool {
     if !a.numbers.is_empty() || !a.dates.is_empty() {
         return false;
     }
-    let facts = a.tokens.iter().filter(|t| t.is_content() && !DISCOURSE.contains(&t.lower.as_str())).count();
+    let facts = a
+        .tokens
+        .iter()
+        .filter(|t| t.is_content() && !DISCOURSE.contains(&t.lower.as_str()))
+        .count();
     facts == 0
 }
 
@@ -263,18 +378,34 @@ mod tests {
     fn show(answer: &str) -> Vec<(String, Vec<String>, bool)> {
         claims(answer)
             .into_iter()
-            .map(|c| (c.text, c.citations.into_iter().map(|r| r.raw).collect(), c.connective))
+            .map(|c| {
+                (
+                    c.text,
+                    c.citations.into_iter().map(|r| r.raw).collect(),
+                    c.connective,
+                )
+            })
             .collect()
     }
 
     #[test]
     fn sentences_and_citations() {
-        let got = show("In summary, here is what the sources say. Acme was founded in 1998 by Jane Doe [c1.s1]. It makes rockets. [c1.s2]\nDr. Smith joined later [c2].");
+        let got = show(
+            "In summary, here is what the sources say. Acme was founded in 1998 by Jane Doe [c1.s1]. It makes rockets. [c1.s2]\nDr. Smith joined later [c2].",
+        );
         assert_eq!(
             got,
             vec![
-                ("In summary, here is what the sources say.".into(), vec![], true),
-                ("Acme was founded in 1998 by Jane Doe.".into(), vec!["c1.s1".into()], false),
+                (
+                    "In summary, here is what the sources say.".into(),
+                    vec![],
+                    true
+                ),
+                (
+                    "Acme was founded in 1998 by Jane Doe.".into(),
+                    vec!["c1.s1".into()],
+                    false
+                ),
                 ("It makes rockets.".into(), vec!["c1.s2".into()], false),
                 ("Dr. Smith joined later.".into(), vec!["c2".into()], false),
             ]
@@ -282,14 +413,36 @@ mod tests {
     }
 
     #[test]
+    fn headings_are_exempt_and_lists_are_claims() {
+        let got = show(
+            "## Northlight Press\nIt was founded in 1987 [c1].\n\n- It has eleven\n  staff [c2].\n- It is in Edinburgh.",
+        );
+        assert_eq!(
+            got,
+            vec![
+                ("Northlight Press".into(), vec![], true),
+                ("It was founded in 1987.".into(), vec!["c1".into()], false),
+                ("It has eleven staff.".into(), vec!["c2".into()], false),
+                ("It is in Edinburgh.".into(), vec![], false),
+            ]
+        );
+    }
+
+    #[test]
     fn clauses_split_when_both_carry_facts() {
-        let got = show("Acme was founded in 1998 [c1], and its rockets reached orbit in 2005 [c2]. Alice and Bob founded Acme, Beta, and Gamma [c3].");
+        let got = show(
+            "Acme was founded in 1998 [c1], and its rockets reached orbit in 2005 [c2]. Alice and Bob founded Acme, Beta, and Gamma [c3].",
+        );
         assert_eq!(got.len(), 3);
         assert_eq!(got[0].1, vec!["c1".to_string()]);
         assert_eq!(got[1].0, "its rockets reached orbit in 2005.");
         assert_eq!(got[1].1, vec!["c2".to_string()]);
         let got = show("Acme builds rockets; the rockets reached orbit in 2005 [c2].");
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0].1, vec!["c2".to_string()], "inherits the later citation");
+        assert_eq!(
+            got[0].1,
+            vec!["c2".to_string()],
+            "inherits the later citation"
+        );
     }
 }

@@ -62,7 +62,9 @@ pub struct SourceError {
 impl SourceError {
     /// A source error with a message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 }
 
@@ -108,8 +110,22 @@ impl MemorySource {
     }
 
     /// Add chunk `c<number>` with one sentence per line starting at line 1.
-    pub fn insert(&mut self, number: u64, path: impl Into<String>, sentences: Vec<String>) -> &mut Self {
-        self.chunks.insert(number, MemoryChunk { path: path.into(), title: None, first_line: 1, page: None, sentences });
+    pub fn insert(
+        &mut self,
+        number: u64,
+        path: impl Into<String>,
+        sentences: Vec<String>,
+    ) -> &mut Self {
+        self.chunks.insert(
+            number,
+            MemoryChunk {
+                path: path.into(),
+                title: None,
+                first_line: 1,
+                page: None,
+                sentences,
+            },
+        );
         self
     }
 }
@@ -137,6 +153,11 @@ impl SpanSource for MemorySource {
                 })
             })
             .collect();
-        Ok(Some(Source { id: id.to_string(), path: chunk.path.clone(), title: chunk.title.clone(), sentences }))
+        Ok(Some(Source {
+            id: id.to_string(),
+            path: chunk.path.clone(),
+            title: chunk.title.clone(),
+            sentences,
+        }))
     }
 }

@@ -19,7 +19,10 @@ pub(crate) struct DateFact {
 impl DateFact {
     /// Normalized form: `2004-11-02`, `2004-11`, `--11-02`, `2004`.
     pub fn normalized(&self) -> String {
-        let y = self.year.map(|y| format!("{y:04}")).unwrap_or_else(|| "-".into());
+        let y = self
+            .year
+            .map(|y| format!("{y:04}"))
+            .unwrap_or_else(|| "-".into());
         match (self.month, self.day) {
             (Some(m), Some(d)) => format!("{y}-{m:02}-{d:02}"),
             (Some(m), None) => format!("{y}-{m:02}"),
@@ -96,13 +99,6 @@ pub(crate) struct Analysis {
     pub causal: Vec<String>,
 }
 
-impl Analysis {
-    /// Stems of content words.
-    pub fn content_stems(&self) -> impl Iterator<Item = &str> {
-        self.tokens.iter().filter(|t| t.is_content()).map(|t| t.stem.as_str())
-    }
-}
-
 fn stemmer() -> &'static Stemmer {
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
@@ -143,7 +139,13 @@ pub(crate) fn analyse(text: &str) -> Analysis {
     for (start, word) in text.unicode_word_indices() {
         let mut lower: String = word
             .chars()
-            .map(|c| if c == '\u{2019}' || c == '\u{2018}' { '\'' } else { c })
+            .map(|c| {
+                if c == '\u{2019}' || c == '\u{2018}' {
+                    '\''
+                } else {
+                    c
+                }
+            })
             .flat_map(char::to_lowercase)
             .collect();
         if let Some(stripped) = lower.strip_suffix("'s") {
@@ -156,8 +158,18 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             Some(v) => Kind::Number(v),
             None => Kind::Word,
         };
-        let stem = if matches!(kind, Kind::Word) { stem(&lower) } else { lower.clone() };
-        tokens.push(Token { lower, stem, capitalized, kind, start });
+        let stem = if matches!(kind, Kind::Word) {
+            stem(&lower)
+        } else {
+            lower.clone()
+        };
+        tokens.push(Token {
+            lower,
+            stem,
+            capitalized,
+            kind,
+            start,
+        });
     }
     combine_number_words(&mut tokens);
     let dates = extract_dates(text, &mut tokens);
@@ -168,7 +180,12 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             _ => None,
         })
         .collect();
-    let mut a = Analysis { tokens, numbers, dates, ..Analysis::default() };
+    let mut a = Analysis {
+        tokens,
+        numbers,
+        dates,
+        ..Analysis::default()
+    };
     markers(&mut a);
     a
 }
@@ -183,9 +200,14 @@ fn parse_number(lower: &str) -> Option<f64> {
     if !first.is_ascii_digit() {
         return None;
     }
-    let digits_end = lower.find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).unwrap_or(lower.len());
+    let digits_end = lower
+        .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))
+        .unwrap_or(lower.len());
     let (num, suffix) = lower.split_at(digits_end);
-    let suffix_ok = matches!(suffix, "" | "st" | "nd" | "rd" | "th" | "s" | "m" | "bn" | "k" | "km" | "kg" | "cm" | "mm");
+    let suffix_ok = matches!(
+        suffix,
+        "" | "st" | "nd" | "rd" | "th" | "s" | "m" | "bn" | "k" | "km" | "kg" | "cm" | "mm"
+    );
     if !suffix_ok {
         return None;
     }
@@ -218,14 +240,50 @@ fn parse_number(lower: &str) -> Option<f64> {
 
 fn number_word(w: &str) -> Option<f64> {
     const UNITS: [&str; 20] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-        "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
     ];
-    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    const TENS: [&str; 8] = [
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
     const ORD: [&str; 19] = [
-        "", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-        "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-        "eighteenth", "nineteenth",
+        "",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
     ];
     // "one" and "zero" are too often pronouns or idioms to count as facts.
     if let Some(i) = UNITS.iter().position(|u| *u == w) {
@@ -259,23 +317,24 @@ fn multiplier(w: &str) -> Option<f64> {
 fn combine_number_words(tokens: &mut Vec<Token>) {
     let mut i = 0;
     while i < tokens.len() {
-        if let Kind::Number(v) = tokens[i].kind {
-            if i + 1 < tokens.len() {
-                let next_lower = tokens[i + 1].lower.clone();
-                if (20.0..100.0).contains(&v) && v % 10.0 == 0.0 {
-                    if let Some(u) = number_word(&next_lower).filter(|u| *u < 10.0) {
-                        tokens[i].kind = Kind::Number(v + u);
-                        tokens.remove(i + 1);
-                        continue;
-                    }
-                }
-                if let Some(m) = multiplier(&next_lower) {
-                    tokens[i].kind = Kind::Number(v * m);
-                    tokens[i].lower = format!("{}", v * m);
-                    tokens[i].stem = tokens[i].lower.clone();
-                    tokens.remove(i + 1);
-                    continue;
-                }
+        if let Kind::Number(v) = tokens[i].kind
+            && i + 1 < tokens.len()
+        {
+            let next_lower = tokens[i + 1].lower.clone();
+            if (20.0..100.0).contains(&v)
+                && v % 10.0 == 0.0
+                && let Some(u) = number_word(&next_lower).filter(|u| *u < 10.0)
+            {
+                tokens[i].kind = Kind::Number(v + u);
+                tokens.remove(i + 1);
+                continue;
+            }
+            if let Some(m) = multiplier(&next_lower) {
+                tokens[i].kind = Kind::Number(v * m);
+                tokens[i].lower = format!("{}", v * m);
+                tokens[i].stem = tokens[i].lower.clone();
+                tokens.remove(i + 1);
+                continue;
             }
         }
         i += 1;
@@ -304,18 +363,26 @@ pub(crate) fn month_number(lower: &str) -> Option<u8> {
 
 fn as_int(t: &Token) -> Option<i64> {
     match t.kind {
-        Kind::Number(v) if v.fract() == 0.0 && t.lower.chars().all(|c| c.is_ascii_digit()) => Some(v as i64),
+        Kind::Number(v) if v.fract() == 0.0 && t.lower.chars().all(|c| c.is_ascii_digit()) => {
+            Some(v as i64)
+        }
         _ => None,
     }
 }
 
 fn as_year(t: &Token) -> Option<i32> {
-    as_int(t).filter(|v| (1000..=2100).contains(v) && t.lower.len() == 4).map(|v| v as i32)
+    as_int(t)
+        .filter(|v| (1000..=2100).contains(v) && t.lower.len() == 4)
+        .map(|v| v as i32)
 }
 
 fn as_day(t: &Token) -> Option<u8> {
     match t.kind {
-        Kind::Number(v) if v.fract() == 0.0 && (1.0..=31.0).contains(&v) && t.lower.starts_with(|c: char| c.is_ascii_digit()) => {
+        Kind::Number(v)
+            if v.fract() == 0.0
+                && (1.0..=31.0).contains(&v)
+                && t.lower.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
             Some(v as u8)
         }
         _ => None,
@@ -323,8 +390,8 @@ fn as_day(t: &Token) -> Option<u8> {
 }
 
 fn as_month(t: &Token) -> Option<u8> {
-    // "may" is a month only when capitalized.
-    if t.lower == "may" && !t.capitalized {
+    // Month names are capitalized ("may" and "march" are words too).
+    if !t.capitalized {
         return None;
     }
     month_number(&t.lower)
@@ -336,29 +403,34 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
     let mut dates = Vec::new();
     let n = tokens.len();
     let mut i = 0;
-    let gap = |a: &Token, b: &Token| -> &str {
-        let end = a.start + original_len(text, a);
-        text.get(end..b.start).unwrap_or(" ")
-    };
     while i < n {
         // ISO: 2004-11-02 or 2004-11.
-        if let Some(y) = as_year(&tokens[i]) {
-            if i + 2 < n && gap(&tokens[i], &tokens[i + 1]) == "-" && gap(&tokens[i + 1], &tokens[i + 2]) == "-" {
-                if let (Some(m), Some(d)) = (as_int(&tokens[i + 1]), as_int(&tokens[i + 2])) {
-                    if (1..=12).contains(&m) && (1..=31).contains(&d) {
-                        dates.push(DateFact { year: Some(y), month: Some(m as u8), day: Some(d as u8) });
-                        for t in &mut tokens[i..i + 3] {
-                            t.kind = Kind::DatePart;
-                        }
-                        i += 3;
-                        continue;
-                    }
-                }
+        if let Some(y) = as_year(&tokens[i])
+            && i + 2 < n
+            && gap(text, &tokens[i], &tokens[i + 1]) == "-"
+            && gap(text, &tokens[i + 1], &tokens[i + 2]) == "-"
+            && let (Some(m), Some(d)) = (as_int(&tokens[i + 1]), as_int(&tokens[i + 2]))
+            && (1..=12).contains(&m)
+            && (1..=31).contains(&d)
+        {
+            dates.push(DateFact {
+                year: Some(y),
+                month: Some(m as u8),
+                day: Some(d as u8),
+            });
+            for t in &mut tokens[i..i + 3] {
+                t.kind = Kind::DatePart;
             }
+            i += 3;
+            continue;
         }
         // Month Day[,] [Year] / Month Year.
         if let Some(m) = as_month(&tokens[i]) {
-            let mut fact = DateFact { year: None, month: Some(m), day: None };
+            let mut fact = DateFact {
+                year: None,
+                month: Some(m),
+                day: None,
+            };
             let mut used = 1;
             if i + 1 < n {
                 if let Some(y) = as_year(&tokens[i + 1]) {
@@ -367,45 +439,56 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                 } else if let Some(d) = as_day(&tokens[i + 1]) {
                     fact.day = Some(d);
                     used = 2;
-                    if i + 2 < n {
-                        if let Some(y) = as_year(&tokens[i + 2]) {
-                            fact.year = Some(y);
-                            used = 3;
-                        }
+                    if i + 2 < n
+                        && let Some(y) = as_year(&tokens[i + 2])
+                    {
+                        fact.year = Some(y);
+                        used = 3;
                     }
                 }
             }
             // Day Month [Year].
-            if fact.day.is_none() && i > 0 && matches!(tokens[i - 1].kind, Kind::Number(_)) {
-                if let Some(d) = as_day(&tokens[i - 1]) {
-                    fact.day = Some(d);
-                    tokens[i - 1].kind = Kind::DatePart;
-                    if fact.year.is_none() && i + 1 < n {
-                        if let Some(y) = as_year(&tokens[i + 1]) {
-                            fact.year = Some(y);
-                            used = 2;
-                        }
-                    }
+            if fact.day.is_none()
+                && i > 0
+                && matches!(tokens[i - 1].kind, Kind::Number(_))
+                && let Some(d) = as_day(&tokens[i - 1])
+            {
+                fact.day = Some(d);
+                tokens[i - 1].kind = Kind::DatePart;
+                if fact.year.is_none()
+                    && i + 1 < n
+                    && let Some(y) = as_year(&tokens[i + 1])
+                {
+                    fact.year = Some(y);
+                    used = 2;
                 }
             }
-            if used > 1 || fact.day.is_some() || tokens[i].capitalized {
-                if used > 1 || fact.day.is_some() {
-                    for t in &mut tokens[i..i + used] {
-                        t.kind = Kind::DatePart;
-                    }
-                    dates.push(fact);
-                    i += used;
-                    continue;
+            if used > 1 || fact.day.is_some() {
+                for t in &mut tokens[i..i + used] {
+                    t.kind = Kind::DatePart;
                 }
+                dates.push(fact);
+                i += used;
+                continue;
             }
         }
         if let Some(y) = as_year(&tokens[i]) {
             tokens[i].kind = Kind::DatePart;
-            dates.push(DateFact { year: Some(y), month: None, day: None });
+            dates.push(DateFact {
+                year: Some(y),
+                month: None,
+                day: None,
+            });
         }
         i += 1;
     }
     dates
+}
+
+/// The text between two tokens.
+fn gap<'t>(text: &'t str, a: &Token, b: &Token) -> &'t str {
+    let end = a.start + original_len(text, a);
+    text.get(end..b.start).unwrap_or(" ")
 }
 
 /// Byte length of the original word at a token's start (tokens store lowered text).
@@ -421,8 +504,8 @@ fn markers(a: &mut Analysis) {
         let w = t.lower.as_str();
         let next = toks.get(i + 1).map(|t| t.lower.as_str()).unwrap_or("");
         let is_neg = match w {
-            "not" | "never" | "none" | "nobody" | "nothing" | "neither" | "nor" | "without" | "cannot"
-            | "nowhere" => true,
+            "not" | "never" | "none" | "nobody" | "nothing" | "neither" | "nor" | "without"
+            | "cannot" | "nowhere" => true,
             // "No. 5" is a number sign, not a negation.
             "no" => !matches!(toks.get(i + 1).map(|t| t.kind), Some(Kind::Number(_))),
             _ => w.ends_with("n't"),
@@ -431,20 +514,36 @@ fn markers(a: &mut Analysis) {
             a.negations += 1;
         }
         let q = match w {
-            "all" | "every" | "always" | "each" | "entire" | "entirely" | "everyone" | "everything"
-            | "universally" | "invariably" => 4,
+            "all" | "every" | "always" | "each" | "entire" | "entirely" | "everyone"
+            | "everything" | "universally" | "invariably" => 4,
             "most" | "usually" | "majority" | "generally" | "mostly" => 3,
             "many" | "often" | "frequently" | "numerous" | "commonly" => 2,
-            "some" | "several" | "few" | "sometimes" | "occasionally" | "certain" | "partly" | "partially"
-            | "minority" => 1,
+            "some" | "several" | "few" | "sometimes" | "occasionally" | "certain" | "partly"
+            | "partially" | "minority" => 1,
             _ => 0,
         };
         a.quantifier = a.quantifier.max(q);
         let hedge = matches!(
             w,
-            "may" | "might" | "could" | "possibly" | "possible" | "perhaps" | "likely" | "unlikely" | "probably"
-                | "potentially" | "potential" | "reportedly" | "allegedly" | "presumably" | "hypothesis"
-                | "hypothesized" | "speculated" | "uncertain" | "preliminary"
+            "may"
+                | "might"
+                | "could"
+                | "possibly"
+                | "possible"
+                | "perhaps"
+                | "likely"
+                | "unlikely"
+                | "probably"
+                | "potentially"
+                | "potential"
+                | "reportedly"
+                | "allegedly"
+                | "presumably"
+                | "hypothesis"
+                | "hypothesized"
+                | "speculated"
+                | "uncertain"
+                | "preliminary"
         ) || t.stem == "suggest"
             || t.stem == "seem"
             || (t.stem == "appear" && next == "to");
@@ -452,7 +551,9 @@ fn markers(a: &mut Analysis) {
             a.hedges.push(t.lower.clone());
         }
         let causal = match w {
-            "because" | "therefore" | "thus" | "hence" | "consequently" | "owing" | "thereby" => true,
+            "because" | "therefore" | "thus" | "hence" | "consequently" | "owing" | "thereby" => {
+                true
+            }
             "due" | "thanks" => next == "to",
             "result" | "results" | "resulted" | "resulting" => next == "in" || next == "of",
             "led" | "leads" | "leading" => next == "to",
@@ -469,28 +570,214 @@ fn markers(a: &mut Analysis) {
 /// pronouns) or one of the marker words the checker compares separately.
 pub(crate) fn is_stopword(w: &str) -> bool {
     static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| STOPWORDS.iter().copied().collect()).contains(w)
+    SET.get_or_init(|| STOPWORDS.iter().copied().collect())
+        .contains(w)
 }
 
 const STOPWORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are",
-    "as", "at", "be", "became", "because", "been", "before", "being", "below", "between", "both", "but",
-    "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "either", "else",
-    "etc", "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
-    "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "in", "into", "is",
-    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "much", "must", "my", "myself",
-    "neither", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our",
-    "ours", "ourselves", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such",
-    "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they",
-    "this", "those", "through", "thus", "to", "too", "under", "until", "up", "upon", "very", "was", "we",
-    "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with",
-    "within", "without", "would", "yet", "you", "your", "yours", "yourself", "yourselves", "many",
-    "several", "always", "never", "often", "sometimes", "usually", "according", "although", "though",
-    "since", "via", "per", "among", "amongst", "across", "around", "along", "toward", "towards", "onto",
-    "whether", "whose", "therefore", "hence", "one", "ones", "s", "t", "also", "likely", "possibly",
-    "perhaps", "probably", "n't", "cannot", "none", "nothing", "nobody", "due", "thereby", "like",
-    "whereas", "beyond", "behind", "inside", "outside", "despite", "besides", "unless", "including",
-    "said", "say", "says",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "became",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "either",
+    "else",
+    "etc",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "however",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "myself",
+    "neither",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "thus",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "upon",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "within",
+    "without",
+    "would",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "many",
+    "several",
+    "always",
+    "never",
+    "often",
+    "sometimes",
+    "usually",
+    "according",
+    "although",
+    "though",
+    "since",
+    "via",
+    "per",
+    "among",
+    "amongst",
+    "across",
+    "around",
+    "along",
+    "toward",
+    "towards",
+    "onto",
+    "whether",
+    "whose",
+    "therefore",
+    "hence",
+    "one",
+    "ones",
+    "s",
+    "t",
+    "also",
+    "likely",
+    "possibly",
+    "perhaps",
+    "probably",
+    "n't",
+    "cannot",
+    "none",
+    "nothing",
+    "nobody",
+    "due",
+    "thereby",
+    "like",
+    "whereas",
+    "beyond",
+    "behind",
+    "inside",
+    "outside",
+    "despite",
+    "besides",
+    "unless",
+    "including",
+    "said",
+    "say",
+    "says",
+    "percent",
+    "cent",
+    "pct",
 ];
 
 #[cfg(test)]
@@ -511,7 +798,13 @@ mod tests {
 
     #[test]
     fn dates_normalized() {
-        let norm = |s: &str| analyse(s).dates.iter().map(DateFact::normalized).collect::<Vec<_>>();
+        let norm = |s: &str| {
+            analyse(s)
+                .dates
+                .iter()
+                .map(DateFact::normalized)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(norm("released on November 2, 2004."), vec!["2004-11-02"]);
         assert_eq!(norm("released on 2 November 2004."), vec!["2004-11-02"]);
         assert_eq!(norm("released on 2004-11-02."), vec!["2004-11-02"]);

@@ -1,8 +1,66 @@
 //! rlmkg: answer questions over large document collections with a recursive
 //! language model walking a knowledge graph, and verify every sentence of the
 //! answer against the source text it cites.
+//!
+//! The library facade: open (or create) a [`Store`], [`Store::ingest`] files into it,
+//! and [`ask`] questions, getting back a typed [`Answer`] with claims, citations and
+//! verdicts. The `rlmkg` binary is a thin layer over the same calls.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use rlmkg::{AskOptions, Models, NoProgress, Store, IngestOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = std::path::Path::new("/tmp/rlmkg-doc-store");
+//! let mut store = Store::create_or_open(dir)?;
+//! store.ingest(&["examples/corpus".into()], &IngestOptions::default(), &NoProgress)?;
+//! drop(store); // release the writer lock
+//!
+//! let store = Arc::new(Store::open_read(dir)?);
+//! let runtime = tokio::runtime::Runtime::new()?;
+//! // No model configured: the heuristic strategy answers extractively.
+//! let answer = runtime.block_on(rlmkg::ask(
+//!     store,
+//!     "In which city is the institute that organised the Skarvik Expedition located?",
+//!     &Models::default(),
+//!     &AskOptions::default(),
+//!     &mut |note| eprintln!("{note}"),
+//! ))?;
+//! println!("{}", answer.text);
+//! for claim in &answer.verification.claims {
+//!     println!("{:?}: {}", claim.verdict, claim.text);
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
+mod ask;
 pub mod cli;
 mod cmd;
 mod eval;
+mod handle;
+mod heuristic;
 pub mod model_args;
+mod spans;
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+pub use ask::{Answer, AskError, AskOptions, Method, Models, Strategy, ask};
+pub use handle::StoreHandle;
+pub use heuristic::{Evidence, Exploration, ExploreOptions, explore, extractive_answer};
+pub use rlm_core::{LanguageModel, RlmConfig};
+pub use rlmkg_citation::{CheckOptions, ClaimReport, Report, Verdict};
+pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
+
+/// Open the store at `dir` for reading, with a clear error when there is none.
+pub(crate) fn open_store_read(dir: &Path) -> anyhow::Result<Store> {
+    if !dir.exists() {
+        anyhow::bail!(
+            "no store at {}: run `rlmkg ingest PATH…` first, or pass --store DIR",
+            dir.display()
+        );
+    }
+    Store::open_read(dir).with_context(|| format!("opening the store at {}", dir.display()))
+}

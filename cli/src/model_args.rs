@@ -1,2 +1,627 @@
 //! Model flags shared by `ask`, `eval`, `verify --judge` and `ingest --extract llm`
 //! (SPEC §6), and building backends from them.
+//!
+//! Every setting resolves as flags > environment (`RLMKG_<NAME>`; the API key also
+//! falls back to `OPENAI_API_KEY`) > `rlmkg.toml` in the store > the user config file
+//! (`$RLMKG_CONFIG`, else `$XDG_CONFIG_HOME/rlmkg/config.toml`, else
+//! `~/.config/rlmkg/config.toml`) > built-in default. Config files use the flag names
+//! with underscores as top-level keys, e.g.
+//!
+//! ```toml
+//! base_url = "http://127.0.0.1:8000/v1"
+//! model = "mit-oasys/rlm-qwen3-8b-v0.1"
+//! sub_model = "Qwen/Qwen3-8B"
+//! temperature = 0.6
+//! top_k = 20
+//! ```
+//!
+//! Backend choice ([`build_backends`]): an explicit base URL and model select the
+//! OpenAI-compatible HTTP backend; else `--model-path` or an installed default model
+//! selects the embedded model (as the sub-model; as the root model too only with
+//! `--embedded-root`); else there is no model and the caller says so.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use rlm_core::{Budgets, LanguageModel, OpenAiConfig, OpenAiModel, Profile, RlmConfig, Sampling};
+
+/// Model and run settings (flags). Every flag can also come from the environment
+/// or a config file; see the module documentation.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ModelArgs {
+    /// Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1).
+    #[arg(long, help_heading = "Model")]
+    pub base_url: Option<String>,
+    /// Model name on that server (root model).
+    #[arg(long, help_heading = "Model")]
+    pub model: Option<String>,
+    /// API key (or RLMKG_API_KEY, then OPENAI_API_KEY).
+    #[arg(long, help_heading = "Model")]
+    pub api_key: Option<String>,
+    /// Model for sub-calls (default: the root model).
+    #[arg(long, help_heading = "Model")]
+    pub sub_model: Option<String>,
+    /// Base URL for sub-calls (default: the root base URL).
+    #[arg(long, help_heading = "Model")]
+    pub sub_base_url: Option<String>,
+    /// API key for sub-calls (default: the root key).
+    #[arg(long, help_heading = "Model")]
+    pub sub_api_key: Option<String>,
+    /// Sampling temperature.
+    #[arg(long, help_heading = "Model")]
+    pub temperature: Option<f32>,
+    /// Nucleus sampling mass.
+    #[arg(long, help_heading = "Model")]
+    pub top_p: Option<f32>,
+    /// Top-k (sent as an extra body field).
+    #[arg(long, help_heading = "Model")]
+    pub top_k: Option<u32>,
+    /// Maximum tokens per reply.
+    #[arg(long, help_heading = "Model")]
+    pub max_tokens: Option<u32>,
+    /// Sampling seed.
+    #[arg(long, help_heading = "Model")]
+    pub seed: Option<u64>,
+    /// Context window of the root model in tokens (when the server does not say).
+    #[arg(long, help_heading = "Model")]
+    pub context_window: Option<usize>,
+    /// Context window of the sub-model in tokens.
+    #[arg(long, help_heading = "Model")]
+    pub sub_context_window: Option<usize>,
+    /// HTTP request timeout in seconds.
+    #[arg(long, help_heading = "Model")]
+    pub timeout: Option<f64>,
+    /// A GGUF file for the embedded model.
+    #[arg(long, help_heading = "Embedded model")]
+    pub model_path: Option<PathBuf>,
+    /// CPU threads for the embedded model.
+    #[arg(long, help_heading = "Embedded model")]
+    pub threads: Option<usize>,
+    /// Context window of the embedded model in tokens.
+    #[arg(long, help_heading = "Embedded model")]
+    pub ctx: Option<usize>,
+    /// Use the embedded model as the root model too (it is the sub-model by default).
+    #[arg(long, help_heading = "Embedded model")]
+    pub embedded_root: bool,
+    /// Concurrent sub-calls per backend.
+    #[arg(long, help_heading = "Run")]
+    pub concurrency: Option<usize>,
+    /// Do not read or write the model-call cache.
+    #[arg(long, help_heading = "Run")]
+    pub no_cache: bool,
+    /// Prompt profile: kg, paper or dict.
+    #[arg(long, help_heading = "Run")]
+    pub profile: Option<String>,
+    /// A file whose text replaces the profile's system prompt.
+    #[arg(long, help_heading = "Run")]
+    pub system_prompt: Option<PathBuf>,
+    /// Maximum root turns.
+    #[arg(long, help_heading = "Budgets")]
+    pub max_iterations: Option<u32>,
+    /// Maximum rlm_query depth.
+    #[arg(long, help_heading = "Budgets")]
+    pub max_depth: Option<u32>,
+    /// Maximum sub-calls.
+    #[arg(long, help_heading = "Budgets")]
+    pub max_sub_calls: Option<u64>,
+    /// Maximum total tokens (prompt + completion).
+    #[arg(long, help_heading = "Budgets")]
+    pub max_total_tokens: Option<u64>,
+    /// Maximum wall time in seconds.
+    #[arg(long, help_heading = "Budgets")]
+    pub max_seconds: Option<f64>,
+    /// Maximum cost (needs prices).
+    #[arg(long, help_heading = "Budgets")]
+    pub max_cost: Option<f64>,
+}
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A command-line flag.
+    Flag,
+    /// An environment variable.
+    Env(String),
+    /// `rlmkg.toml` in the store.
+    StoreFile(PathBuf),
+    /// The user config file.
+    UserFile(PathBuf),
+    /// Built in.
+    Default,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Flag => write!(f, "flag"),
+            Self::Env(v) => write!(f, "env {v}"),
+            Self::StoreFile(p) | Self::UserFile(p) => write!(f, "{}", p.display()),
+            Self::Default => write!(f, "default"),
+        }
+    }
+}
+
+/// Every setting key, in display order.
+pub const KEYS: &[&str] = &[
+    "base_url",
+    "model",
+    "api_key",
+    "sub_model",
+    "sub_base_url",
+    "sub_api_key",
+    "temperature",
+    "top_p",
+    "top_k",
+    "max_tokens",
+    "seed",
+    "context_window",
+    "sub_context_window",
+    "timeout",
+    "model_path",
+    "threads",
+    "ctx",
+    "embedded_root",
+    "concurrency",
+    "no_cache",
+    "profile",
+    "system_prompt",
+    "max_iterations",
+    "max_depth",
+    "max_sub_calls",
+    "max_total_tokens",
+    "max_seconds",
+    "max_cost",
+];
+
+fn is_secret(key: &str) -> bool {
+    key.ends_with("api_key")
+}
+
+/// Settings after resolution: each key's value (as text) and its source.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    values: BTreeMap<String, (String, Source)>,
+}
+
+impl Settings {
+    /// The value of `key`, if set anywhere.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(|(v, _)| v.as_str())
+    }
+
+    /// The source of `key`.
+    pub fn source(&self, key: &str) -> Option<&Source> {
+        self.values.get(key).map(|(_, s)| s)
+    }
+
+    fn parse<T: std::str::FromStr>(&self, key: &str) -> anyhow::Result<Option<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        match self.values.get(key) {
+            None => Ok(None),
+            Some((v, src)) => v
+                .parse::<T>()
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("setting {key} = {v:?} (from {src}): {e}")),
+        }
+    }
+
+    fn flag(&self, key: &str) -> bool {
+        self.get(key)
+            .is_some_and(|v| matches!(v, "true" | "1" | "yes"))
+    }
+
+    /// Rows for `rlmkg config show`: (key, value with secrets masked, source).
+    pub fn rows(&self) -> Vec<(String, String, String)> {
+        KEYS.iter()
+            .map(|k| match self.values.get(*k) {
+                Some((v, src)) => {
+                    let shown = if is_secret(k) { mask(v) } else { v.clone() };
+                    (k.to_string(), shown, src.to_string())
+                }
+                None => (k.to_string(), "-".to_string(), "unset".to_string()),
+            })
+            .collect()
+    }
+}
+
+/// Mask a secret, keeping only its last four characters when it is long enough.
+pub fn mask(secret: &str) -> String {
+    let n = secret.chars().count();
+    if n <= 8 {
+        "****".to_string()
+    } else {
+        let tail: String = secret.chars().skip(n - 4).collect();
+        format!("****{tail}")
+    }
+}
+
+/// The user config file path.
+pub fn user_config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RLMKG_CONFIG") {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+        return Some(PathBuf::from(x).join("rlmkg").join("config.toml"));
+    }
+    std::env::var_os("HOME").map(|h| {
+        PathBuf::from(h)
+            .join(".config")
+            .join("rlmkg")
+            .join("config.toml")
+    })
+}
+
+fn toml_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn read_file_layer(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let table: toml::Table = text
+        .parse()
+        .with_context(|| format!("parsing {}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for (k, v) in table {
+        // A [model] table is accepted too, its keys read as top-level ones.
+        if let toml::Value::Table(inner) = &v {
+            for (ik, iv) in inner {
+                out.insert(ik.replace('-', "_"), toml_text(iv));
+            }
+            continue;
+        }
+        let key = k.replace('-', "_");
+        anyhow::ensure!(
+            KEYS.contains(&key.as_str()),
+            "{}: unknown setting {k:?} (known: {})",
+            path.display(),
+            KEYS.join(", ")
+        );
+        out.insert(key, toml_text(&v));
+    }
+    Ok(out)
+}
+
+fn flag_values(a: &ModelArgs) -> BTreeMap<&'static str, String> {
+    let mut m = BTreeMap::new();
+    let mut put = |k: &'static str, v: Option<String>| {
+        if let Some(v) = v {
+            m.insert(k, v);
+        }
+    };
+    put("base_url", a.base_url.clone());
+    put("model", a.model.clone());
+    put("api_key", a.api_key.clone());
+    put("sub_model", a.sub_model.clone());
+    put("sub_base_url", a.sub_base_url.clone());
+    put("sub_api_key", a.sub_api_key.clone());
+    put("temperature", a.temperature.map(|v| v.to_string()));
+    put("top_p", a.top_p.map(|v| v.to_string()));
+    put("top_k", a.top_k.map(|v| v.to_string()));
+    put("max_tokens", a.max_tokens.map(|v| v.to_string()));
+    put("seed", a.seed.map(|v| v.to_string()));
+    put("context_window", a.context_window.map(|v| v.to_string()));
+    put(
+        "sub_context_window",
+        a.sub_context_window.map(|v| v.to_string()),
+    );
+    put("timeout", a.timeout.map(|v| v.to_string()));
+    put(
+        "model_path",
+        a.model_path.as_ref().map(|p| p.display().to_string()),
+    );
+    put("threads", a.threads.map(|v| v.to_string()));
+    put("ctx", a.ctx.map(|v| v.to_string()));
+    put("embedded_root", a.embedded_root.then(|| "true".to_string()));
+    put("concurrency", a.concurrency.map(|v| v.to_string()));
+    put("no_cache", a.no_cache.then(|| "true".to_string()));
+    put("profile", a.profile.clone());
+    put(
+        "system_prompt",
+        a.system_prompt.as_ref().map(|p| p.display().to_string()),
+    );
+    put("max_iterations", a.max_iterations.map(|v| v.to_string()));
+    put("max_depth", a.max_depth.map(|v| v.to_string()));
+    put("max_sub_calls", a.max_sub_calls.map(|v| v.to_string()));
+    put(
+        "max_total_tokens",
+        a.max_total_tokens.map(|v| v.to_string()),
+    );
+    put("max_seconds", a.max_seconds.map(|v| v.to_string()));
+    put("max_cost", a.max_cost.map(|v| v.to_string()));
+    m
+}
+
+/// Resolve settings: flags > environment > `<store>/rlmkg.toml` > user config file.
+pub fn resolve(args: &ModelArgs, store: &Path) -> anyhow::Result<Settings> {
+    resolve_with(args, store, |k| std::env::var(k).ok(), user_config_path())
+}
+
+/// [`resolve`] with the environment and user file given (for tests).
+pub fn resolve_with(
+    args: &ModelArgs,
+    store: &Path,
+    env: impl Fn(&str) -> Option<String>,
+    user_file: Option<PathBuf>,
+) -> anyhow::Result<Settings> {
+    let flags = flag_values(args);
+    let store_file = store.join("rlmkg.toml");
+    let store_layer = read_file_layer(&store_file)?;
+    let user_layer = match &user_file {
+        Some(p) => read_file_layer(p)?,
+        None => BTreeMap::new(),
+    };
+    let mut s = Settings::default();
+    for key in KEYS {
+        let var = format!("RLMKG_{}", key.to_ascii_uppercase());
+        let env_val = env(&var)
+            .filter(|v| !v.is_empty())
+            .map(|v| (v, Source::Env(var.clone())))
+            .or_else(|| {
+                (*key == "api_key")
+                    .then(|| env("OPENAI_API_KEY").filter(|v| !v.is_empty()))
+                    .flatten()
+                    .map(|v| (v, Source::Env("OPENAI_API_KEY".into())))
+            });
+        let found = flags
+            .get(key)
+            .map(|v| (v.clone(), Source::Flag))
+            .or(env_val)
+            .or_else(|| {
+                store_layer
+                    .get(*key)
+                    .map(|v| (v.clone(), Source::StoreFile(store_file.clone())))
+            })
+            .or_else(|| {
+                user_layer
+                    .get(*key)
+                    .zip(user_file.clone())
+                    .map(|(v, p)| (v.clone(), Source::UserFile(p)))
+            });
+        if let Some(v) = found {
+            s.values.insert(key.to_string(), v);
+        }
+    }
+    Ok(s)
+}
+
+/// The models a run uses.
+pub struct Backends {
+    /// The root model, if one is configured.
+    pub root: Option<Arc<dyn LanguageModel>>,
+    /// The sub-call model, if one is configured.
+    pub sub: Option<Arc<dyn LanguageModel>>,
+    /// What was chosen, in words (for logs and `config show`).
+    pub description: String,
+}
+
+impl std::fmt::Debug for Backends {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backends")
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
+fn sampling(s: &Settings) -> anyhow::Result<Sampling> {
+    Ok(Sampling {
+        temperature: s.parse("temperature")?,
+        top_p: s.parse("top_p")?,
+        top_k: s.parse("top_k")?,
+        max_tokens: s.parse("max_tokens")?,
+        seed: s.parse("seed")?,
+        stop: Vec::new(),
+    })
+}
+
+/// Build the backends the settings select (see the module documentation).
+pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
+    let timeout = s.parse::<f64>("timeout")?.map(Duration::from_secs_f64);
+    let http = |base: &str,
+                model: &str,
+                key: Option<&str>,
+                window: Option<usize>|
+     -> anyhow::Result<Arc<dyn LanguageModel>> {
+        let mut cfg = OpenAiConfig::new(base, model);
+        cfg.api_key = key.map(str::to_string);
+        cfg.sampling = sampling(s)?;
+        cfg.context_window = window;
+        if let Some(t) = timeout {
+            cfg.timeout = t;
+        }
+        let m = OpenAiModel::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Arc::new(m))
+    };
+    let root_window = s.parse("context_window")?;
+    let sub_window = s.parse("sub_context_window")?.or(root_window);
+    if let (Some(base), Some(model)) = (s.get("base_url"), s.get("model")) {
+        let root = http(base, model, s.get("api_key"), root_window)?;
+        let sub_base = s.get("sub_base_url").unwrap_or(base);
+        let sub_model = s.get("sub_model").unwrap_or(model);
+        let sub_key = s.get("sub_api_key").or(s.get("api_key"));
+        let same = sub_base == base && sub_model == model;
+        let sub = if same && sub_window == root_window {
+            root.clone()
+        } else {
+            http(sub_base, sub_model, sub_key, sub_window)?
+        };
+        return Ok(Backends {
+            description: format!("HTTP root {}, sub {}", root.id(), sub.id()),
+            root: Some(root),
+            sub: Some(sub),
+        });
+    }
+    if s.get("base_url").is_some() != s.get("model").is_some() {
+        anyhow::bail!("an HTTP model needs both --base-url and --model");
+    }
+    let path = match s.get("model_path") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => rlm_core::embedded::installed_default(),
+    };
+    if let Some(path) = path {
+        let mut opts = rlm_core::embedded::EmbeddedOptions {
+            threads: s.parse("threads")?,
+            ctx: s.parse("ctx")?,
+            ..Default::default()
+        };
+        let sm = sampling(s)?;
+        if let Some(t) = sm.temperature {
+            opts.temperature = t;
+        }
+        if let Some(t) = sm.top_p {
+            opts.top_p = t;
+        }
+        if let Some(t) = sm.top_k {
+            opts.top_k = t;
+        }
+        if let Some(t) = sm.max_tokens {
+            opts.max_tokens = t;
+        }
+        if let Some(t) = sm.seed {
+            opts.seed = t;
+        }
+        let m = rlm_core::embedded::EmbeddedModel::load(&path, opts)
+            .map_err(|e| anyhow::anyhow!("loading embedded model {}: {e}", path.display()))?;
+        let m: Arc<dyn LanguageModel> = Arc::new(m);
+        let root = s.flag("embedded_root").then(|| m.clone());
+        let description = if root.is_some() {
+            format!("embedded {} as root and sub model", path.display())
+        } else {
+            format!("embedded {} as sub-model; no root model", path.display())
+        };
+        return Ok(Backends {
+            root,
+            sub: Some(m),
+            description,
+        });
+    }
+    Ok(Backends {
+        root: None,
+        sub: None,
+        description: "no model configured".to_string(),
+    })
+}
+
+/// The run configuration the settings give, with the cache in `<store>/cache/calls`
+/// and the trajectory at `trace_path`.
+pub fn rlm_config(
+    s: &Settings,
+    store: &Path,
+    trace_path: Option<PathBuf>,
+) -> anyhow::Result<RlmConfig> {
+    let mut cfg = RlmConfig::default();
+    if let Some(p) = s.get("profile") {
+        cfg.profile = p.parse::<Profile>().map_err(|e| anyhow::anyhow!(e))?;
+    }
+    if let Some(p) = s.get("system_prompt") {
+        cfg.system_prompt =
+            Some(std::fs::read_to_string(p).with_context(|| format!("reading system prompt {p}"))?);
+    }
+    let d = Budgets::default();
+    cfg.budgets = Budgets {
+        max_iterations: s.parse("max_iterations")?.unwrap_or(d.max_iterations),
+        max_depth: s.parse("max_depth")?.unwrap_or(d.max_depth),
+        max_sub_calls: s.parse("max_sub_calls")?.or(d.max_sub_calls),
+        max_total_tokens: s.parse("max_total_tokens")?,
+        max_wall_time: s.parse::<f64>("max_seconds")?.map(Duration::from_secs_f64),
+        max_cost: s.parse("max_cost")?,
+    };
+    let sm = sampling(s)?;
+    cfg.root_sampling = sm.clone();
+    cfg.sub_sampling = sm;
+    if let Some(c) = s.parse("concurrency")? {
+        cfg.concurrency = c;
+    }
+    cfg.cache_dir = (!s.flag("no_cache")).then(|| store.join("cache").join("calls"));
+    cfg.trace_path = trace_path;
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn precedence_flags_env_store_user() {
+        let dir = tempfile_dir();
+        std::fs::write(
+            dir.join("rlmkg.toml"),
+            "model = \"store-model\"\nbase_url = \"http://store/v1\"\ntop_k = 20\n",
+        )
+        .unwrap();
+        let user = dir.join("user.toml");
+        std::fs::write(
+            &user,
+            "model = \"user-model\"\nseed = 7\ntemperature = 0.1\n",
+        )
+        .unwrap();
+        let env = |k: &str| match k {
+            "RLMKG_TEMPERATURE" => Some("0.5".to_string()),
+            "OPENAI_API_KEY" => Some("sk-secret-123456".to_string()),
+            _ => None,
+        };
+        let args = ModelArgs {
+            base_url: Some("http://flag/v1".into()),
+            ..Default::default()
+        };
+        let s = resolve_with(&args, &dir, env, Some(user.clone())).unwrap();
+        assert_eq!(s.get("base_url"), Some("http://flag/v1"));
+        assert_eq!(s.source("base_url"), Some(&Source::Flag));
+        assert_eq!(s.get("temperature"), Some("0.5"));
+        assert_eq!(s.get("model"), Some("store-model"));
+        assert_eq!(s.get("top_k"), Some("20"));
+        assert_eq!(s.get("seed"), Some("7"));
+        assert_eq!(s.source("seed"), Some(&Source::UserFile(user)));
+        assert_eq!(
+            s.source("api_key"),
+            Some(&Source::Env("OPENAI_API_KEY".into()))
+        );
+        let rows = s.rows();
+        let key_row = rows.iter().find(|r| r.0 == "api_key").unwrap();
+        assert_eq!(key_row.1, "****3456");
+        assert!(!format!("{rows:?}").contains("secret"));
+        let cfg = rlm_config(&s, &dir, None).unwrap();
+        assert_eq!(cfg.root_sampling.top_k, Some(20));
+        assert!(cfg.cache_dir.is_some());
+        let b = build_backends(&s).unwrap();
+        assert_eq!(b.root.unwrap().id(), "openai:http://flag/v1:store-model");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        let dir = tempfile_dir();
+        std::fs::write(dir.join("rlmkg.toml"), "modle = \"x\"\n").unwrap();
+        assert!(resolve_with(&ModelArgs::default(), &dir, |_| None, None).is_err());
+        std::fs::write(dir.join("rlmkg.toml"), "top_k = \"many\"\n").unwrap();
+        let s = resolve_with(&ModelArgs::default(), &dir, |_| None, None).unwrap();
+        assert!(rlm_config(&s, &dir, None).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "rlmkg-model-args-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+}

@@ -83,7 +83,11 @@ fn schema() -> Schema {
 }
 
 fn fields(schema: &Schema) -> Result<Fields, IndexError> {
-    let f = |name: &str| schema.get_field(name).map_err(|e| IndexError::Schema(e.to_string()));
+    let f = |name: &str| {
+        schema
+            .get_field(name)
+            .map_err(|e| IndexError::Schema(e.to_string()))
+    };
     Ok(Fields {
         kind: f("kind")?,
         id: f("id")?,
@@ -115,7 +119,9 @@ pub struct ChunkIndex {
 
 impl std::fmt::Debug for ChunkIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChunkIndex").field("writable", &self.writer.is_some()).finish()
+        f.debug_struct("ChunkIndex")
+            .field("writable", &self.writer.is_some())
+            .finish()
     }
 }
 
@@ -130,7 +136,8 @@ impl ChunkIndex {
         } else {
             Index::create_in_dir(dir, schema())?
         };
-        let writer = index.writer_with_num_threads(threads.clamp(1, 8), WRITER_MEMORY * threads.clamp(1, 8))?;
+        let writer = index
+            .writer_with_num_threads(threads.clamp(1, 8), WRITER_MEMORY * threads.clamp(1, 8))?;
         Self::build(index, Some(writer))
     }
 
@@ -141,15 +148,20 @@ impl ChunkIndex {
     }
 
     fn build(index: Index, writer: Option<IndexWriter>) -> Result<Self, IndexError> {
-        let schema = index.schema();
-        if schema != self::schema() {
-            return Err(IndexError::Schema("fields differ".into()));
-        }
-        let f = fields(&schema)?;
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        let f = fields(&index.schema())?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
         let mut parser = QueryParser::for_index(&index, vec![f.title, f.text]);
         parser.set_field_boost(f.title, 1.5);
-        Ok(Self { index, reader, writer, f, parser })
+        Ok(Self {
+            index,
+            reader,
+            writer,
+            f,
+            parser,
+        })
     }
 
     fn writer(&self) -> Result<&IndexWriter, IndexError> {
@@ -196,13 +208,16 @@ impl ChunkIndex {
 
     /// Queue the deletion of every record of `file`.
     pub fn delete_file(&self, file: &str) -> Result<(), IndexError> {
-        self.writer()?.delete_term(Term::from_field_text(self.f.file, file));
+        self.writer()?
+            .delete_term(Term::from_field_text(self.f.file, file));
         Ok(())
     }
 
     /// Commit queued changes and make them visible to this handle's searches.
     pub fn commit(&mut self) -> Result<(), IndexError> {
-        let Some(w) = self.writer.as_mut() else { return Err(IndexError::ReadOnly) };
+        let Some(w) = self.writer.as_mut() else {
+            return Err(IndexError::ReadOnly);
+        };
         w.commit()?;
         self.reader.reload()?;
         Ok(())
@@ -223,7 +238,10 @@ impl ChunkIndex {
         }
         let (parsed, _errors) = self.parser.parse_query_lenient(query);
         let q = BooleanQuery::new(vec![
-            (Occur::Must, Box::new(self.kind_query("chunk")) as Box<dyn Query>),
+            (
+                Occur::Must,
+                Box::new(self.kind_query("chunk")) as Box<dyn Query>,
+            ),
             (Occur::Must, parsed),
         ]);
         let searcher = self.reader.searcher();
@@ -231,18 +249,27 @@ impl ChunkIndex {
         let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr)?;
-            out.push(SearchResult { score, chunk: self.to_chunk(&d) });
+            out.push(SearchResult {
+                score,
+                chunk: self.to_chunk(&d),
+            });
         }
         Ok(out)
     }
 
     fn kind_query(&self, kind: &str) -> TermQuery {
-        TermQuery::new(Term::from_field_text(self.f.kind, kind), IndexRecordOption::Basic)
+        TermQuery::new(
+            Term::from_field_text(self.f.kind, kind),
+            IndexRecordOption::Basic,
+        )
     }
 
     fn by_id(&self, id: &str) -> Result<Option<TantivyDocument>, IndexError> {
         let searcher = self.reader.searcher();
-        let q = TermQuery::new(Term::from_field_text(self.f.id, id), IndexRecordOption::Basic);
+        let q = TermQuery::new(
+            Term::from_field_text(self.f.id, id),
+            IndexRecordOption::Basic,
+        );
         let top = searcher.search(&q, &TopDocs::with_limit(1).order_by_score())?;
         match top.first() {
             Some((_, addr)) => Ok(Some(searcher.doc(*addr)?)),
@@ -286,7 +313,10 @@ impl ChunkIndex {
 
     /// Number of live chunk records.
     pub fn chunk_count(&self) -> Result<usize, IndexError> {
-        Ok(self.reader.searcher().search(&self.kind_query("chunk"), &Count)?)
+        Ok(self
+            .reader
+            .searcher()
+            .search(&self.kind_query("chunk"), &Count)?)
     }
 
     /// The file ids that have at least one live record.
@@ -302,7 +332,10 @@ impl ChunkIndex {
         }
         let mut out = BTreeSet::new();
         for file in candidates {
-            let q = TermQuery::new(Term::from_field_text(self.f.file, &file), IndexRecordOption::Basic);
+            let q = TermQuery::new(
+                Term::from_field_text(self.f.file, &file),
+                IndexRecordOption::Basic,
+            );
             if searcher.search(&q, &Count)? > 0 {
                 out.insert(file);
             }
@@ -311,7 +344,10 @@ impl ChunkIndex {
     }
 
     fn str_of(d: &TantivyDocument, f: Field) -> String {
-        d.get_first(f).and_then(|v| v.as_str()).unwrap_or_default().to_string()
+        d.get_first(f)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
     }
 
     fn u64_of(d: &TantivyDocument, f: Field) -> u64 {

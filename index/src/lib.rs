@@ -9,8 +9,8 @@
 //! This crate knows nothing of the graph or of the manifest; the store in
 //! `rlmkg-ingest` keeps them in step.
 
-mod records;
 mod index;
+mod records;
 
 pub use index::{ChunkIndex, IndexError, SearchResult, bare_index_throughput};
 pub use records::{ChunkRecord, DocRecord};

@@ -64,8 +64,12 @@ pub trait ContextHandle: Send + Sync {
     fn functions(&self) -> Vec<HandleFunction>;
 
     /// Call function `name` with positional and keyword arguments.
-    fn call(&self, name: &str, args: &[Value], kwargs: &Map<String, Value>)
-    -> Result<Value, HandleError>;
+    fn call(
+        &self,
+        name: &str,
+        args: &[Value],
+        kwargs: &Map<String, Value>,
+    ) -> Result<Value, HandleError>;
 
     /// Facts for the metadata message.
     fn metadata(&self) -> CorpusMetadata;

@@ -30,7 +30,10 @@ pub struct Message {
 impl Message {
     /// A message with the given role and content.
     pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Self { role, content: content.into() }
+        Self {
+            role,
+            content: content.into(),
+        }
     }
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
@@ -109,7 +112,7 @@ pub struct ChatResponse {
 }
 
 /// Errors of a model call, classified where the provider is called (SPEC §6.1).
-#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum ModelError {
     /// Worth retrying: 429, 5xx, connection failures, timeouts.
@@ -135,7 +138,9 @@ pub enum ModelError {
         limit: usize,
     },
     /// The server silently clipped the prompt (it reported far fewer prompt tokens than sent).
-    #[error("context truncated: sent about {sent_tokens} prompt tokens, server reported {reported_tokens}")]
+    #[error(
+        "context truncated: sent about {sent_tokens} prompt tokens, server reported {reported_tokens}"
+    )]
     Truncated {
         /// Tokens we estimate we sent.
         sent_tokens: usize,

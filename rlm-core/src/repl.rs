@@ -24,8 +24,8 @@ use async_trait::async_trait;
 use monty::{MontyRepl, ReplProgress, ReplStartError};
 use monty_types::{
     CompileOptions, DateTimeSource, ExcType, ExtFunctionResult, MontyException, MontyObject,
-    NameLookupResult, NamedValues, ObjectRef, OsFunctionCall, OsPolicy, PrintWriter,
-    RandomSeed, RandomStart, ResourceLimits, ResourceTracker, SleepMode,
+    NameLookupResult, NamedValues, ObjectRef, OsFunctionCall, OsPolicy, PrintWriter, RandomSeed,
+    RandomStart, ResourceLimits, ResourceTracker, SleepMode,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -74,7 +74,10 @@ pub struct HostError {
 impl HostError {
     /// A new error.
     pub fn new(kind: HostErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -120,8 +123,12 @@ pub trait ReplHost: Send + Sync {
     }
 
     /// Run host function `name`.
-    async fn call(&self, name: &str, args: Vec<Value>, kwargs: Map<String, Value>)
-    -> Result<Value, HostError>;
+    async fn call(
+        &self,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Map<String, Value>,
+    ) -> Result<Value, HostError>;
 }
 
 /// A host with no functions (plain Python).
@@ -133,8 +140,16 @@ impl ReplHost for NoHost {
     fn has_function(&self, _name: &str) -> bool {
         false
     }
-    async fn call(&self, name: &str, _: Vec<Value>, _: Map<String, Value>) -> Result<Value, HostError> {
-        Err(HostError::new(HostErrorKind::Runtime, format!("no host function {name}")))
+    async fn call(
+        &self,
+        name: &str,
+        _: Vec<Value>,
+        _: Map<String, Value>,
+    ) -> Result<Value, HostError> {
+        Err(HostError::new(
+            HostErrorKind::Runtime,
+            format!("no host function {name}"),
+        ))
     }
 }
 
@@ -196,7 +211,9 @@ pub struct Repl {
 
 impl std::fmt::Debug for Repl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Repl").field("limits", &self.limits).finish_non_exhaustive()
+        f.debug_struct("Repl")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
     }
 }
 
@@ -214,8 +231,12 @@ fn new_session(limits: &ReplLimits) -> MontyRepl {
         random_start: RandomStart::Seed(RandomSeed::Str("rlmkg".to_string())),
         ..OsPolicy::default()
     };
-    MontyRepl::new("repl.py", ResourceTracker::new(resource), CompileOptions::default())
-        .with_os_policy(policy)
+    MontyRepl::new(
+        "repl.py",
+        ResourceTracker::new(resource),
+        CompileOptions::default(),
+    )
+    .with_os_policy(policy)
 }
 
 impl Repl {
@@ -241,7 +262,11 @@ impl Repl {
         let code = code.to_string();
         let mut out = String::new();
         let mut step = blocking(out, move |buf| {
-            repl.feed_start(&code, NamedValues::new(), PrintWriter::CollectString(buf, Some(cap)))
+            repl.feed_start(
+                &code,
+                NamedValues::new(),
+                PrintWriter::CollectString(buf, Some(cap)),
+            )
         })
         .await;
         let mut host_calls = 0usize;
@@ -282,7 +307,6 @@ impl Repl {
                     );
                     limit = Some(LimitHit::HostCalls);
                     step = blocking(out, move |buf| abort(progress, exc, buf, cap)).await;
-                    out = String::new();
                     continue;
                 }
             }
@@ -297,7 +321,12 @@ impl Repl {
                     let kwargs: Map<String, Value> = call
                         .args
                         .kwargs()
-                        .map(|(k, v)| (k.as_str().map_or_else(|| k.py_repr(), str::to_string), to_json(v)))
+                        .map(|(k, v)| {
+                            (
+                                k.as_str().map_or_else(|| k.py_repr(), str::to_string),
+                                to_json(v),
+                            )
+                        })
                         .collect();
                     let result = if host.has_function(&name) {
                         match host.call(&name, args, kwargs).await {
@@ -332,13 +361,15 @@ impl Repl {
                 }
                 ReplProgress::OsCall(call) => {
                     let result = match &call.function_call {
-                        OsFunctionCall::Import(module) => ExtFunctionResult::Error(MontyException::new(
-                            ExcType::ModuleNotFoundError,
-                            Some(format!(
-                                "No module named '{module}' (this sandbox provides only its built-in \
+                        OsFunctionCall::Import(module) => {
+                            ExtFunctionResult::Error(MontyException::new(
+                                ExcType::ModuleNotFoundError,
+                                Some(format!(
+                                    "No module named '{module}' (this sandbox provides only its built-in \
                                  modules such as re, json, math, collections)"
-                            )),
-                        )),
+                                )),
+                            ))
+                        }
                         other => ExtFunctionResult::Error(MontyException::new(
                             ExcType::PermissionError,
                             Some(format!(
@@ -359,7 +390,6 @@ impl Repl {
                         Some("async code is not supported in this REPL".to_string()),
                     );
                     step = blocking(out, move |buf| abort(progress, exc, buf, cap)).await;
-                    out = String::new();
                 }
             }
         }
@@ -367,18 +397,32 @@ impl Repl {
             limit = Some(LimitHit::Output);
         }
         let (output, cut_chars) = truncate_middle(&out, self.limits.max_output_chars);
-        BlockResult { output, cut_chars, error, limit, elapsed: started.elapsed(), host_calls }
+        BlockResult {
+            output,
+            cut_chars,
+            error,
+            limit,
+            elapsed: started.elapsed(),
+            host_calls,
+        }
     }
 
     /// Evaluate an expression in the session and return its value as JSON
     /// (`None` if it raised). Host calls are not answered (they fail).
     pub async fn eval(&mut self, expr: &str) -> Option<Value> {
-        let repl = self.inner.take().unwrap_or_else(|| new_session(&self.limits));
+        let repl = self
+            .inner
+            .take()
+            .unwrap_or_else(|| new_session(&self.limits));
         let expr = expr.to_string();
         let joined = tokio::task::spawn_blocking(move || {
             let mut repl = repl;
             let mut sink = String::new();
-            let r = repl.feed_run(&expr, NamedValues::new(), PrintWriter::CollectString(&mut sink, Some(1 << 20)));
+            let r = repl.feed_run(
+                &expr,
+                NamedValues::new(),
+                PrintWriter::CollectString(&mut sink, Some(1 << 20)),
+            );
             (repl, r)
         })
         .await;
@@ -442,10 +486,12 @@ fn classify_limit(exc: &MontyException) -> Option<LimitHit> {
 fn render_exception(exc: &MontyException) -> String {
     let mut s = exc.to_string();
     match classify_limit(exc) {
-        Some(LimitHit::Time) => {
-            s.push_str("\n(the block ran out of time; variables assigned before this point are kept)")
+        Some(LimitHit::Time) => s.push_str(
+            "\n(the block ran out of time; variables assigned before this point are kept)",
+        ),
+        Some(LimitHit::Memory) => {
+            s.push_str("\n(the block hit the memory limit; work on smaller pieces)")
         }
-        Some(LimitHit::Memory) => s.push_str("\n(the block hit the memory limit; work on smaller pieces)"),
         _ => {}
     }
     s
@@ -517,9 +563,10 @@ pub fn from_json(v: &Value) -> MontyObject {
         }
         Value::String(s) => MontyObject::string(s.clone()),
         Value::Array(items) => MontyObject::list(items.iter().map(from_json)),
-        Value::Object(m) => {
-            MontyObject::dict(m.iter().map(|(k, v)| (MontyObject::string(k.clone()), from_json(v))))
-        }
+        Value::Object(m) => MontyObject::dict(
+            m.iter()
+                .map(|(k, v)| (MontyObject::string(k.clone()), from_json(v))),
+        ),
     }
 }
 

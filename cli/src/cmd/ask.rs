@@ -1,14 +1,104 @@
-//! `rlmkg ask`.
+//! `rlmkg ask`: answer a question with citations and verdicts (SPEC §5, §7.3, §8).
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
 use clap::Args;
 
-use crate::cli::GlobalArgs;
+use crate::ask::{self, AskError, AskOptions, Method, Models, Strategy};
+use crate::cli::{GlobalArgs, exit};
+use crate::cmd::ExitError;
+use crate::model_args::{self, ModelArgs};
 
 /// Arguments of `rlmkg ask`.
 #[derive(Debug, Args)]
-pub struct AskArgs {}
+pub struct AskArgs {
+    /// The question.
+    pub question: String,
+    /// Strategy: the RLM, the built-in heuristic, or auto (RLM when a root model is configured).
+    #[arg(long, value_enum, default_value_t = Strategy::Auto)]
+    pub strategy: Strategy,
+    /// Give the root model one repair turn for failing claims; exit 1 if claims still fail.
+    #[arg(long)]
+    pub strict: bool,
+    /// Write the trajectory here (default: inside the store).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Model and run settings.
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
 
 /// Run `rlmkg ask`.
-pub fn run(_args: AskArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg ask` is not built yet")
+pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    if args.question.trim().is_empty() {
+        anyhow::bail!("the question is empty");
+    }
+    let store = crate::open_store_read(&global.store)?;
+    let settings = model_args::resolve(&args.model, &global.store)?;
+    let backends = model_args::build_backends(&settings)
+        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let trace = args.trace.clone().or_else(|| default_trace_path(&global.store));
+    let rlm = model_args::rlm_config(&settings, &global.store, trace)?;
+    if global.verbose > 0 {
+        eprintln!("models: {}", backends.description);
+    }
+    let models = Models { root: backends.root, sub: backends.sub };
+    let opts = AskOptions { strategy: args.strategy, rlm, strict: args.strict, ..Default::default() };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let quiet = global.quiet;
+    let mut note = move |msg: &str| {
+        if !quiet {
+            eprintln!("note: {msg}");
+        }
+    };
+    let answer = runtime
+        .block_on(ask::ask(Arc::new(store), &args.question, &models, &opts, &mut note))
+        .map_err(|e| match e {
+            AskError::Model(_) | AskError::Rlm(_) | AskError::NoRootModel => {
+                ExitError::backend(e.to_string())
+            }
+            other => anyhow::Error::new(other),
+        })?;
+
+    if global.json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+    } else {
+        if answer.method == Method::Extractive && !global.quiet {
+            eprintln!("note: no model composed this answer; it is extractive (evidence sentences)");
+        }
+        print!("{}", rlmkg_citation::render_text(&answer.verification));
+        if !global.quiet {
+            if let Some(t) = &answer.trajectory {
+                eprintln!("trajectory: {}", t.display());
+            }
+            eprintln!(
+                "{} calls, {} tokens; {}",
+                answer.usage.calls,
+                answer.usage.tokens(),
+                answer.stop_reason
+            );
+        }
+    }
+    if answer.text.trim().is_empty() {
+        return Err(ExitError::backend(format!(
+            "the run ended without an answer: {}",
+            answer.stop_reason
+        )));
+    }
+    if args.strict && !answer.verified {
+        return Ok(exit::VERIFY_FAILED);
+    }
+    Ok(exit::OK)
+}
+
+/// `<store>/traces/<timestamp>.jsonl`.
+fn default_trace_path(store: &std::path::Path) -> Option<PathBuf> {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(store.join("traces").join(format!("ask-{}-{}.jsonl", secs.as_secs(), std::process::id())))
 }

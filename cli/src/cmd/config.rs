@@ -1,14 +1,63 @@
-//! `rlmkg config`.
+//! `rlmkg config show`: the effective model and run settings, each with its source
+//! (flag, environment variable, store or user config file), secrets masked.
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
 use crate::cli::GlobalArgs;
+use crate::model_args::{ModelArgs, resolve, user_config_path};
 
 /// Arguments of `rlmkg config`.
 #[derive(Debug, Args)]
-pub struct ConfigArgs {}
+pub struct ConfigArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ConfigAction,
+}
+
+/// `rlmkg config` actions.
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Print the effective settings with their sources.
+    Show(ShowArgs),
+}
+
+/// Arguments of `rlmkg config show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The flags, as `ask` would take them.
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
 
 /// Run `rlmkg config`.
-pub fn run(_args: ConfigArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg config` is not built yet")
+pub fn run(args: ConfigArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let ConfigAction::Show(show) = args.action;
+    let settings = resolve(&show.model, &global.store)?;
+    let rows = settings.rows();
+    let store_file = global.store.join("rlmkg.toml");
+    let user_file = user_config_path();
+    if global.json {
+        let settings: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(k, v, s)| serde_json::json!({"key": k, "value": if v == "-" { None } else { Some(v) }, "source": s}))
+            .collect();
+        let out = serde_json::json!({
+            "store_file": store_file,
+            "user_file": user_file,
+            "settings": settings,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(0);
+    }
+    println!("store config: {}", store_file.display());
+    match &user_file {
+        Some(p) => println!("user config:  {}", p.display()),
+        None => println!("user config:  (none: HOME is not set)"),
+    }
+    println!();
+    println!("{:<20} {:<40} source", "setting", "value");
+    for (k, v, s) in rows {
+        println!("{k:<20} {v:<40} {s}");
+    }
+    Ok(0)
 }

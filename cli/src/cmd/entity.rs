@@ -1,4 +1,4 @@
-//! `rlmkg entity`.
+//! `rlmkg entity`: an entity, its aliases and its neighbors.
 
 use clap::Args;
 
@@ -6,9 +6,44 @@ use crate::cli::GlobalArgs;
 
 /// Arguments of `rlmkg entity`.
 #[derive(Debug, Args)]
-pub struct EntityArgs {}
+pub struct EntityArgs {
+    /// Entity id, name or alias.
+    #[arg(required = true)]
+    pub name: Vec<String>,
+    /// Number of neighbors.
+    #[arg(long, short = 'k', default_value_t = 15)]
+    pub k: usize,
+    /// Only neighbors across this relation label.
+    #[arg(long)]
+    pub relation: Option<String>,
+}
 
 /// Run `rlmkg entity`.
-pub fn run(_args: EntityArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg entity` is not built yet")
+pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let store = super::ingest::open_read(global)?;
+    let name = args.name.join(" ");
+    let Some(e) = store.entity(&name)? else {
+        let similar = store.entities(&name, 5)?;
+        let list = similar.iter().map(|e| format!("{} ({})", e.name, e.id)).collect::<Vec<_>>().join(", ");
+        if list.is_empty() {
+            anyhow::bail!("no entity named {name:?}");
+        }
+        anyhow::bail!("no entity named {name:?}; similar: {list}");
+    };
+    let neighbors = store.neighbors(&e.id, args.k, args.relation.as_deref())?;
+    let chunks = store.chunks_of_entity(&e.id)?;
+    if global.json {
+        let v = serde_json::json!({ "entity": e, "neighbors": neighbors, "chunks": chunks });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
+    println!("{} [{}] id={} mentions={}", e.name, e.kind, e.id, e.mentions);
+    if !e.aliases.is_empty() {
+        println!("aliases: {}", e.aliases.join(", "));
+    }
+    println!("chunks: {}", chunks.iter().take(20).cloned().collect::<Vec<_>>().join(" "));
+    for n in neighbors {
+        println!("  {:<24} {:<32} w={:<4} evidence: {}", n.relation, format!("{} [{}]", n.name, n.kind), n.weight, n.evidence.join(" "));
+    }
+    Ok(0)
 }

@@ -1,14 +1,319 @@
-//! `rlmkg eval`.
+//! `rlmkg eval`: score answers and retrieval on a multi-hop QA dataset (SPEC §9).
+//!
+//! The dataset is converted, its pooled corpus written once to `OUT/corpus.json`
+//! and ingested into `OUT/store` (incremental: a rerun skips it), then each
+//! question is scored and appended to `OUT/results-<mode>.jsonl`. A rerun skips
+//! the ids already in that file, so a killed evaluation continues where it stopped.
 
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::GlobalArgs;
+use crate::eval::dataset::{self, DatasetFormat};
+use crate::eval::score::{
+    GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
+};
+use crate::eval::store::{StoreRetrieval, open_and_ingest};
 
 /// Arguments of `rlmkg eval`.
 #[derive(Debug, Args)]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// The dataset: HotpotQA or MuSiQue (JSON array or JSONL), or plain JSONL
+    /// `{question, answer, answer_aliases?, gold_titles}` (then pass `--corpus`).
+    pub dataset: PathBuf,
+    /// The dataset shape (default: detected from the first record).
+    #[arg(long, value_enum)]
+    pub format: Option<DatasetFormat>,
+    /// Files or directories to ingest as the corpus instead of the dataset's pooled
+    /// passages (required for plain JSONL; gold titles then match document titles,
+    /// file names or `file#record`).
+    #[arg(long, value_name = "PATH")]
+    pub corpus: Vec<PathBuf>,
+    /// Working directory for the pooled corpus, the store and the per-question
+    /// results [default: eval-<dataset file stem>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Evaluate only the first N questions.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Rank passages only (BM25 search and graph `related`); needs no model.
+    #[arg(long)]
+    pub retrieval_only: bool,
+    /// Discard earlier per-question results in the working directory and start over.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+/// What `--json` prints.
+#[derive(Debug, serde::Serialize)]
+struct Report<'a> {
+    dataset: &'a Path,
+    format: DatasetFormat,
+    mode: &'a str,
+    store: &'a Path,
+    results: &'a Path,
+    documents: usize,
+    resumed: usize,
+    new: usize,
+    summary: &'a Summary,
+}
 
 /// Run `rlmkg eval`.
-pub fn run(_args: EvalArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg eval` is not built yet")
+pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let started = Instant::now();
+    let (format, ds) = dataset::load(&args.dataset, args.format)
+        .with_context(|| format!("cannot read {}", args.dataset.display()))?
+        .with_context(|| format!("cannot convert {}", args.dataset.display()))?;
+    if format == DatasetFormat::Jsonl && args.corpus.is_empty() {
+        bail!(
+            "a plain JSONL dataset has no passages of its own: pass the documents with --corpus PATH"
+        );
+    }
+    let runner: Option<Box<dyn QuestionRunner>> = if args.retrieval_only {
+        None
+    } else {
+        bail!(
+            "answer runs need the `ask` engine, which `eval` cannot drive yet; use --retrieval-only"
+        );
+    };
+    let mode = if runner.is_some() { "run" } else { "retrieval" };
+
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = args
+            .dataset
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "dataset".into());
+        PathBuf::from(format!("eval-{stem}"))
+    });
+    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+
+    // The corpus: the pooled passages, written once (unchanged bytes keep the store's hash).
+    let inputs: Vec<PathBuf> = if args.corpus.is_empty() {
+        let path = out.join("corpus.json");
+        let json = ds
+            .corpus_json()
+            .context("cannot serialize the pooled corpus")?;
+        let same = fs::read(&path).is_ok_and(|old| old == json.as_bytes());
+        if !same {
+            fs::write(&path, json.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        vec![path]
+    } else {
+        args.corpus.clone()
+    };
+    let store_dir = out.join("store");
+    if !global.quiet {
+        let what = if args.corpus.is_empty() {
+            format!("{} pooled passages", ds.passages.len())
+        } else {
+            "the corpus".into()
+        };
+        eprintln!(
+            "eval: {} {format} questions; ingesting {what} into {}",
+            ds.questions.len(),
+            store_dir.display()
+        );
+    }
+    let store = open_and_ingest(&store_dir, &inputs, global.quiet)?;
+    let documents = store.document_count()?;
+
+    // Resume.
+    let results = out.join(format!("results-{mode}.jsonl"));
+    if args.fresh && results.exists() {
+        fs::remove_file(&results)
+            .with_context(|| format!("cannot remove {}", results.display()))?;
+    }
+    let (mut records, skipped_lines) = read_records(&results)?;
+    if skipped_lines > 0 && !global.quiet {
+        eprintln!(
+            "warning: {skipped_lines} unreadable line(s) in {} ignored (they will be redone)",
+            results.display()
+        );
+    }
+    let questions: Vec<_> = ds
+        .questions
+        .iter()
+        .take(args.limit.unwrap_or(usize::MAX))
+        .collect();
+    let wanted: HashSet<&str> = questions.iter().map(|q| q.id.as_str()).collect();
+    records.retain(|r| wanted.contains(r.id.as_str()));
+    let done: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    let todo: Vec<_> = questions.iter().filter(|q| !done.contains(&q.id)).collect();
+    let resumed = records.len();
+
+    let mut file = open_append(&results)?;
+    let bar = if global.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(todo.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} {pos}/{len} questions [{elapsed_precise}] {wide_bar} {msg}",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    };
+    let resolver = GoldResolver::new(&ds);
+    for q in &todo {
+        bar.set_message(q.id.clone());
+        let record = evaluate_question(q, &ds, &resolver, &store, runner.as_deref())
+            .with_context(|| format!("question {}", q.id))?;
+        let mut line = serde_json::to_string(&record).context("cannot serialize a result")?;
+        line.push('\n');
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot append to {}", results.display()))?;
+        records.push(record);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    // Keep dataset order in the summary.
+    let order: std::collections::HashMap<&str, usize> = questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.id.as_str(), i))
+        .collect();
+    records.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+    let summary = Summary::of(&records);
+    let mut stdout = std::io::stdout().lock();
+    if global.json {
+        let report = Report {
+            dataset: &args.dataset,
+            format,
+            mode,
+            store: &store_dir,
+            results: &results,
+            documents,
+            resumed,
+            new: todo.len(),
+            summary: &summary,
+        };
+        serde_json::to_writer_pretty(&mut stdout, &report)?;
+        writeln!(stdout)?;
+    } else {
+        write_table(&mut stdout, &summary)?;
+        if !global.quiet {
+            eprintln!(
+                "{} questions ({} new, {} resumed) over {documents} documents in {:.1} s; per-question results: {}",
+                summary.questions,
+                todo.len(),
+                resumed,
+                started.elapsed().as_secs_f64(),
+                results.display()
+            );
+        }
+    }
+    Ok(crate::cli::exit::OK)
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
+}
+
+fn recall_row(out: &mut dyn Write, name: &str, r: &RecallAtK) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{name:<22} {:>6} {:>6} {:>6}",
+        fmt_opt(r.r2),
+        fmt_opt(r.r5),
+        fmt_opt(r.r10)
+    )
+}
+
+/// The human summary table.
+fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<22} {:>6} {:>6} {:>6}",
+        format!("recall ({} q)", s.questions),
+        "@2",
+        "@5",
+        "@10"
+    )?;
+    recall_row(out, "bm25 search", &s.bm25)?;
+    recall_row(out, "graph related", &s.graph)?;
+    if let Some(read) = &s.read {
+        recall_row(out, "run read", read)?;
+    }
+    if s.graph_errors > 0 {
+        writeln!(
+            out,
+            "graph ranking failed on {} question(s); see the per-question results",
+            s.graph_errors
+        )?;
+    }
+    if s.em.is_some() {
+        writeln!(out, "answer EM {}  F1 {}", fmt_opt(s.em), fmt_opt(s.f1))?;
+        writeln!(
+            out,
+            "citations precision {}  recall {}",
+            fmt_opt(s.citation_precision),
+            fmt_opt(s.citation_recall)
+        )?;
+        writeln!(
+            out,
+            "calls {}  tokens {}  seconds {:.1}",
+            s.calls, s.tokens, s.seconds
+        )?;
+    }
+    Ok(())
+}
+
+/// Records already written, and the number of lines that could not be read.
+fn read_records(path: &Path) -> anyhow::Result<(Vec<QuestionRecord>, usize)> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut records = Vec::new();
+    let mut bad = 0;
+    let mut seen = HashSet::new();
+    for line in BufReader::new(file).lines() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<QuestionRecord>(&line) {
+            Ok(r) => {
+                if seen.insert(r.id.clone()) {
+                    records.push(r);
+                }
+            }
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((records, bad))
+}
+
+/// Open the results file for appending, first ending a line cut short by a kill.
+fn open_append(path: &Path) -> anyhow::Result<File> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.seek(SeekFrom::Start(len - 1))
+            .and_then(|_| file.read_exact(&mut last))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n")
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(file)
 }

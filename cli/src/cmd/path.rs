@@ -1,4 +1,4 @@
-//! `rlmkg path`.
+//! `rlmkg path A B`: shortest connecting paths between two entities.
 
 use clap::Args;
 
@@ -6,9 +6,37 @@ use crate::cli::GlobalArgs;
 
 /// Arguments of `rlmkg path`.
 #[derive(Debug, Args)]
-pub struct PathArgs {}
+pub struct PathArgs {
+    /// First entity (id, name or alias).
+    pub a: String,
+    /// Second entity.
+    pub b: String,
+    /// Longest path, in relation steps.
+    #[arg(long, default_value_t = 4)]
+    pub max_hops: usize,
+}
 
 /// Run `rlmkg path`.
-pub fn run(_args: PathArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg path` is not built yet")
+pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let store = super::ingest::open_read(global)?;
+    for n in [&args.a, &args.b] {
+        if store.entity(n)?.is_none() {
+            anyhow::bail!("no entity named {n:?}");
+        }
+    }
+    let paths = store.path(&args.a, &args.b, args.max_hops)?;
+    if global.json {
+        println!("{}", serde_json::to_string_pretty(&paths)?);
+        return Ok(0);
+    }
+    if paths.is_empty() && !global.quiet {
+        eprintln!("no path within {} hops", args.max_hops);
+    }
+    for (i, p) in paths.iter().enumerate() {
+        println!("path {} ({} hops): {}", i + 1, p.steps.len(), p.names.join(" → "));
+        for s in &p.steps {
+            println!("  {} —{}→ {}   evidence: {}", s.from, s.relation, s.to, s.evidence.join(" "));
+        }
+    }
+    Ok(0)
 }

@@ -1,4 +1,4 @@
-//! `rlmkg search`.
+//! `rlmkg search`: BM25 over chunk titles and texts.
 
 use clap::Args;
 
@@ -6,9 +6,40 @@ use crate::cli::GlobalArgs;
 
 /// Arguments of `rlmkg search`.
 #[derive(Debug, Args)]
-pub struct SearchArgs {}
+pub struct SearchArgs {
+    /// The query (words are joined).
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Number of results.
+    #[arg(long, short = 'k', default_value_t = 10)]
+    pub k: usize,
+}
+
+/// One line of a chunk text, shortened for display.
+pub(crate) fn snippet(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
 
 /// Run `rlmkg search`.
-pub fn run(_args: SearchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg search` is not built yet")
+pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let store = super::ingest::open_read(global)?;
+    let hits = store.search(&args.query.join(" "), args.k)?;
+    if global.json {
+        println!("{}", serde_json::to_string_pretty(&hits)?);
+        return Ok(0);
+    }
+    if hits.is_empty() && !global.quiet {
+        eprintln!("no results");
+    }
+    for h in hits {
+        println!("{:<8} {:>7.3}  {} ({}, {})", h.id, h.score, h.title, h.doc, h.path);
+        println!("         {}", snippet(&h.text, 160));
+    }
+    Ok(0)
 }

@@ -1,14 +1,176 @@
-//! `rlmkg verify`.
+//! `rlmkg verify FILE`: check the citations of an answer (from rlmkg or any other
+//! system using the SPEC §7.1 syntax) against the store, print the answer with
+//! footnotes and verdict marks, or the full report with `--json`.
 
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
 use clap::Args;
+use rlm_core::{
+    CallCache, ChatRequest, LanguageModel, Message, RetryPolicy, Sampling, chat_with_retry,
+};
+use rlmkg_citation::{
+    CheckOptions, Judge, JudgeAnswer, JudgeError, JudgeRequest, Report, check, parse_reply,
+    render_answer, render_text, to_json,
+};
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, exit};
+use crate::cmd::ExitError;
+use crate::model_args::{self, ModelArgs};
 
 /// Arguments of `rlmkg verify`.
 #[derive(Debug, Args)]
-pub struct VerifyArgs {}
+pub struct VerifyArgs {
+    /// The answer to check (`-` reads standard input).
+    pub file: PathBuf,
+    /// Exit with status 1 unless every factual claim is supported.
+    #[arg(long)]
+    pub strict: bool,
+    /// Ask the configured model about claims the lexical check leaves `partial` (cached).
+    #[arg(long)]
+    pub judge: bool,
+    /// Score at or above which a claim without problems is `supported`.
+    #[arg(long, default_value_t = CheckOptions::default().support_threshold)]
+    pub support_threshold: f64,
+    /// Score below which a claim is `unsupported`.
+    #[arg(long, default_value_t = CheckOptions::default().partial_threshold)]
+    pub partial_threshold: f64,
+    /// Model settings (used with `--judge`).
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
 
 /// Run `rlmkg verify`.
-pub fn run(_args: VerifyArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("`rlmkg verify` is not built yet")
+pub fn run(args: VerifyArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let answer = read_answer(&args.file)?;
+    let spans = crate::spans::StoreSpans::open(&global.store)?;
+    let opts = CheckOptions {
+        support_threshold: args.support_threshold,
+        partial_threshold: args.partial_threshold,
+        ..CheckOptions::default()
+    };
+    let mut report = check(&answer, &spans, &opts).context("resolving citations in the store")?;
+    if args.judge {
+        judge(&mut report, &args.model, &global.store, global.quiet)?;
+    }
+    print_report(&report, global)?;
+    Ok(if args.strict && !report.all_supported() {
+        exit::VERIFY_FAILED
+    } else {
+        exit::OK
+    })
+}
+
+/// Print a report the way `verify` and `ask` do: JSON with `--json`, the answer
+/// with marks only with `--quiet`, else the full text report.
+pub fn print_report(report: &Report, global: &GlobalArgs) -> std::io::Result<()> {
+    let text = if global.json {
+        format!("{}\n", to_json(report))
+    } else if global.quiet {
+        format!("{}\n", render_answer(report))
+    } else {
+        render_text(report)
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+fn read_answer(file: &Path) -> anyhow::Result<String> {
+    if file.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading the answer from standard input")?;
+        return Ok(s);
+    }
+    std::fs::read_to_string(file).with_context(|| format!("reading the answer {}", file.display()))
+}
+
+/// Run the model judge over the report's `partial` claims.
+fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> anyhow::Result<()> {
+    if report.judge_requests().is_empty() {
+        return Ok(()); // nothing left partial: no model needed
+    }
+    let settings = model_args::resolve(model, store)?;
+    let backends =
+        model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let Some(lm) = backends.sub.or(backends.root) else {
+        return Err(ExitError::backend(
+            "--judge needs a model: set --base-url and --model, or install one with `rlmkg model pull`",
+        ));
+    };
+    let no_cache = settings
+        .get("no_cache")
+        .is_some_and(|v| matches!(v, "true" | "1" | "yes"));
+    let cache = (!no_cache).then(|| CallCache::new(store.join("cache").join("calls")));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let judge = ModelJudge {
+        model: lm,
+        cache,
+        runtime,
+    };
+    let n = report
+        .judge_partials(&judge)
+        .map_err(|e| ExitError::backend(e.to_string()))?;
+    if !quiet {
+        eprintln!("judge {}: {n} partial claim(s) reviewed", judge.id());
+    }
+    Ok(())
+}
+
+/// The judge over a [`LanguageModel`], with calls cached like every other model call.
+struct ModelJudge {
+    model: Arc<dyn LanguageModel>,
+    cache: Option<CallCache>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Judge for ModelJudge {
+    fn id(&self) -> String {
+        self.model.id()
+    }
+
+    fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, JudgeError> {
+        let (system, user) = request.prompt();
+        let chat = ChatRequest {
+            messages: vec![Message::system(system), Message::user(user)],
+            sampling: Sampling {
+                temperature: Some(0.0),
+                max_tokens: Some(256),
+                ..Sampling::default()
+            },
+        };
+        let key = CallCache::key(&self.model.id(), &chat);
+        if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
+            if let Some(verdict) = parse_reply(&hit.content) {
+                return Ok(JudgeAnswer {
+                    verdict,
+                    cached: true,
+                });
+            }
+        }
+        let (result, _notes) = self.runtime.block_on(chat_with_retry(
+            self.model.as_ref(),
+            &chat,
+            &RetryPolicy::default(),
+        ));
+        let response = result.map_err(|e| JudgeError::new(e.to_string()))?;
+        let verdict = parse_reply(&response.content).ok_or_else(|| {
+            JudgeError::new(format!("unreadable judge reply: {:?}", response.content))
+        })?;
+        if let Some(c) = &self.cache {
+            // A cache write failure only costs a repeated call later.
+            let _ = c.put(&key, &response);
+        }
+        Ok(JudgeAnswer {
+            verdict,
+            cached: false,
+        })
+    }
 }

@@ -86,7 +86,11 @@ impl Dataset {
     /// The display name of a gold passage (its title, or the name given).
     pub fn gold_name(&self, gold: &GoldRef) -> String {
         match gold {
-            GoldRef::Passage(i) => self.passages.get(*i).map(|p| p.title.clone()).unwrap_or_default(),
+            GoldRef::Passage(i) => self
+                .passages
+                .get(*i)
+                .map(|p| p.title.clone())
+                .unwrap_or_default(),
             GoldRef::Name(n) => n.clone(),
         }
     }
@@ -128,8 +132,8 @@ pub enum DatasetError {
 pub fn parse_records(text: &str) -> Result<Vec<Value>, DatasetError> {
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with('[') {
-        let v: Vec<Value> =
-            serde_json::from_str(trimmed).map_err(|source| DatasetError::Json { line: 1, source })?;
+        let v: Vec<Value> = serde_json::from_str(trimmed)
+            .map_err(|source| DatasetError::Json { line: 1, source })?;
         return Ok(v);
     }
     let mut out = Vec::new();
@@ -137,7 +141,10 @@ pub fn parse_records(text: &str) -> Result<Vec<Value>, DatasetError> {
         if line.trim().is_empty() {
             continue;
         }
-        let v = serde_json::from_str(line).map_err(|source| DatasetError::Json { line: i + 1, source })?;
+        let v = serde_json::from_str(line).map_err(|source| DatasetError::Json {
+            line: i + 1,
+            source,
+        })?;
         out.push(v);
     }
     Ok(out)
@@ -162,14 +169,20 @@ pub fn detect_format(first: &Value) -> Result<DatasetFormat, DatasetError> {
 }
 
 /// Read and convert a dataset file; `format` `None` detects it.
-pub fn load(path: &Path, format: Option<DatasetFormat>) -> std::io::Result<Result<(DatasetFormat, Dataset), DatasetError>> {
+pub fn load(
+    path: &Path,
+    format: Option<DatasetFormat>,
+) -> std::io::Result<Result<(DatasetFormat, Dataset), DatasetError>> {
     let bytes = std::fs::read(path)?;
     let text = String::from_utf8_lossy(&bytes);
     Ok(convert_text(&text, format))
 }
 
 /// Convert the text of a dataset file; `format` `None` detects it.
-pub fn convert_text(text: &str, format: Option<DatasetFormat>) -> Result<(DatasetFormat, Dataset), DatasetError> {
+pub fn convert_text(
+    text: &str,
+    format: Option<DatasetFormat>,
+) -> Result<(DatasetFormat, Dataset), DatasetError> {
     let records = parse_records(text)?;
     let first = records.first().ok_or(DatasetError::Empty)?;
     let format = match format {
@@ -198,7 +211,10 @@ impl Pool {
             return *i;
         }
         let i = self.passages.len();
-        self.passages.push(CorpusPassage { title: key.0.clone(), text: key.1.clone() });
+        self.passages.push(CorpusPassage {
+            title: key.0.clone(),
+            text: key.1.clone(),
+        });
         self.index.insert(key, i);
         i
     }
@@ -214,12 +230,18 @@ fn field_str(v: &Value, keys: &[&str]) -> Option<String> {
 }
 
 fn required_str(v: &Value, key: &str, record: usize) -> Result<String, DatasetError> {
-    field_str(v, &[key]).ok_or_else(|| DatasetError::Record { record, message: format!("missing string field `{key}`") })
+    field_str(v, &[key]).ok_or_else(|| DatasetError::Record {
+        record,
+        message: format!("missing string field `{key}`"),
+    })
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {
     match v {
-        Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
         Some(Value::String(s)) => vec![s.clone()],
         _ => Vec::new(),
     }
@@ -241,27 +263,46 @@ pub fn from_hotpotqa(records: &[Value]) -> Result<Dataset, DatasetError> {
     let mut questions = Vec::with_capacity(records.len());
     for (n, r) in records.iter().enumerate() {
         let record = n + 1;
-        let bad = |message: &str| DatasetError::Record { record, message: message.to_string() };
+        let bad = |message: &str| DatasetError::Record {
+            record,
+            message: message.to_string(),
+        };
         let id = field_str(r, &["_id", "id"]).unwrap_or_else(|| record.to_string());
         let question = required_str(r, "question", record)?;
         let answer = required_str(r, "answer", record)?;
-        let context = r.get("context").and_then(Value::as_array).ok_or_else(|| bad("`context` is not a list"))?;
+        let context = r
+            .get("context")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("`context` is not a list"))?;
         // title -> (passage index, sentences)
         let mut by_title: HashMap<String, (usize, Vec<String>)> = HashMap::new();
         for entry in context {
-            let pair = entry.as_array().ok_or_else(|| bad("a `context` entry is not [title, sentences]"))?;
-            let title = pair.first().and_then(Value::as_str).ok_or_else(|| bad("a `context` title is not a string"))?;
+            let pair = entry
+                .as_array()
+                .ok_or_else(|| bad("a `context` entry is not [title, sentences]"))?;
+            let title = pair
+                .first()
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("a `context` title is not a string"))?;
             let sentences = string_list(pair.get(1));
             let text = sentences.concat();
             let idx = pool.add(title, &text);
             by_title.insert(title.trim().to_string(), (idx, sentences));
         }
-        let facts = r.get("supporting_facts").and_then(Value::as_array).ok_or_else(|| bad("`supporting_facts` is not a list"))?;
+        let facts = r
+            .get("supporting_facts")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("`supporting_facts` is not a list"))?;
         let mut gold = Vec::new();
         let mut gold_sentences = Vec::new();
         for f in facts {
-            let pair = f.as_array().ok_or_else(|| bad("a supporting fact is not [title, sentence]"))?;
-            let title = pair.first().and_then(Value::as_str).ok_or_else(|| bad("a supporting fact title is not a string"))?;
+            let pair = f
+                .as_array()
+                .ok_or_else(|| bad("a supporting fact is not [title, sentence]"))?;
+            let title = pair
+                .first()
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("a supporting fact title is not a string"))?;
             let sent = pair.get(1).and_then(Value::as_u64);
             let Some((idx, sentences)) = by_title.get(title.trim()) else {
                 // A fact about a passage missing from the context: keep it by name.
@@ -275,13 +316,28 @@ pub fn from_hotpotqa(records: &[Value]) -> Result<Dataset, DatasetError> {
             if !gold.contains(&g) {
                 gold.push(g);
             }
-            if let Some(text) = sent.and_then(|s| usize::try_from(s).ok()).and_then(|s| sentences.get(s)) {
-                gold_sentences.push(GoldSentence { title: title.trim().to_string(), text: text.trim().to_string() });
+            if let Some(text) = sent
+                .and_then(|s| usize::try_from(s).ok())
+                .and_then(|s| sentences.get(s))
+            {
+                gold_sentences.push(GoldSentence {
+                    title: title.trim().to_string(),
+                    text: text.trim().to_string(),
+                });
             }
         }
-        questions.push(EvalQuestion { id, question, answers: answers(answer, Vec::new()), gold, gold_sentences });
+        questions.push(EvalQuestion {
+            id,
+            question,
+            answers: answers(answer, Vec::new()),
+            gold,
+            gold_sentences,
+        });
     }
-    Ok(Dataset { questions, passages: pool.passages })
+    Ok(Dataset {
+        questions,
+        passages: pool.passages,
+    })
 }
 
 /// Convert MuSiQue records (paragraphs flagged `is_supporting`).
@@ -294,17 +350,21 @@ pub fn from_musique(records: &[Value]) -> Result<Dataset, DatasetError> {
         let question = required_str(r, "question", record)?;
         let answer = required_str(r, "answer", record)?;
         let aliases = string_list(r.get("answer_aliases"));
-        let paragraphs = r.get("paragraphs").and_then(Value::as_array).ok_or_else(|| DatasetError::Record {
-            record,
-            message: "`paragraphs` is not a list".into(),
-        })?;
+        let paragraphs = r
+            .get("paragraphs")
+            .and_then(Value::as_array)
+            .ok_or_else(|| DatasetError::Record {
+                record,
+                message: "`paragraphs` is not a list".into(),
+            })?;
         let mut gold = Vec::new();
         for p in paragraphs {
             let title = field_str(p, &["title"]).unwrap_or_default();
-            let text = field_str(p, &["paragraph_text", "text"]).ok_or_else(|| DatasetError::Record {
-                record,
-                message: "a paragraph has no `paragraph_text`".into(),
-            })?;
+            let text =
+                field_str(p, &["paragraph_text", "text"]).ok_or_else(|| DatasetError::Record {
+                    record,
+                    message: "a paragraph has no `paragraph_text`".into(),
+                })?;
             let idx = pool.add(&title, &text);
             let supporting = match p.get("is_supporting") {
                 Some(Value::Bool(b)) => *b,
@@ -323,7 +383,10 @@ pub fn from_musique(records: &[Value]) -> Result<Dataset, DatasetError> {
             gold_sentences: Vec::new(),
         });
     }
-    Ok(Dataset { questions, passages: pool.passages })
+    Ok(Dataset {
+        questions,
+        passages: pool.passages,
+    })
 }
 
 /// Convert plain JSONL records `{id?, question, answer, answer_aliases?, gold_titles}`.
@@ -346,9 +409,18 @@ pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
                 gold.push(g);
             }
         }
-        questions.push(EvalQuestion { id, question, answers: answers(answer, aliases), gold, gold_sentences: Vec::new() });
+        questions.push(EvalQuestion {
+            id,
+            question,
+            answers: answers(answer, aliases),
+            gold,
+            gold_sentences: Vec::new(),
+        });
     }
-    Ok(Dataset { questions, passages: Vec::new() })
+    Ok(Dataset {
+        questions,
+        passages: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -372,29 +444,51 @@ mod tests {
         let (fmt, ds) = convert_text(HOTPOT, None).unwrap();
         assert_eq!(fmt, DatasetFormat::Hotpotqa);
         assert_eq!(ds.passages.len(), 3, "X is shared between questions");
-        assert_eq!(ds.passages[0], CorpusPassage { title: "X".into(), text: "X is a book by Ann Lee. It has 3 pages.".into() });
+        assert_eq!(
+            ds.passages[0],
+            CorpusPassage {
+                title: "X".into(),
+                text: "X is a book by Ann Lee. It has 3 pages.".into()
+            }
+        );
         let q1 = &ds.questions[0];
         assert_eq!(q1.id, "h1");
         assert_eq!(q1.gold, vec![GoldRef::Passage(0), GoldRef::Passage(1)]);
         assert_eq!(q1.gold_sentences.len(), 3);
         assert_eq!(q1.gold_sentences[1].text, "She was born in Oslo.");
         let q2 = &ds.questions[1];
-        assert_eq!(q2.gold, vec![GoldRef::Passage(0), GoldRef::Name("Missing".into())]);
+        assert_eq!(
+            q2.gold,
+            vec![GoldRef::Passage(0), GoldRef::Name("Missing".into())]
+        );
         assert_eq!(ds.gold_name(&q2.gold[1]), "Missing");
     }
 
     #[test]
     fn musique_uses_is_supporting_and_aliases() {
-        let text = r#"{"id": "2hop__1", "question": "Who?", "answer": "G. Stanley Hall", "answer_aliases": ["Stanley Hall"],
-          "paragraphs": [{"idx": 0, "title": "A", "paragraph_text": "first", "is_supporting": false},
-                         {"idx": 1, "title": "B", "paragraph_text": "second", "is_supporting": true},
-                         {"idx": 2, "title": "B", "paragraph_text": "other B", "is_supporting": true}]}
-{"id": "2hop__2", "question": "Where?", "answer": "Here", "paragraphs": [{"title": "B", "paragraph_text": "second", "is_supporting": true}]}"#;
+        let text = concat!(
+            r#"{"id": "2hop__1", "question": "Who?", "answer": "G. Stanley Hall", "answer_aliases": ["Stanley Hall"], "#,
+            r#""paragraphs": [{"idx": 0, "title": "A", "paragraph_text": "first", "is_supporting": false}, "#,
+            r#"{"idx": 1, "title": "B", "paragraph_text": "second", "is_supporting": true}, "#,
+            r#"{"idx": 2, "title": "B", "paragraph_text": "other B", "is_supporting": true}]}"#,
+            "\n",
+            r#"{"id": "2hop__2", "question": "Where?", "answer": "Here", "paragraphs": [{"title": "B", "paragraph_text": "second", "is_supporting": true}]}"#,
+        );
         let (fmt, ds) = convert_text(text, None).unwrap();
         assert_eq!(fmt, DatasetFormat::Musique);
-        assert_eq!(ds.passages.len(), 3, "same title, different text: two passages");
-        assert_eq!(ds.questions[0].answers, vec!["G. Stanley Hall".to_string(), "Stanley Hall".to_string()]);
-        assert_eq!(ds.questions[0].gold, vec![GoldRef::Passage(1), GoldRef::Passage(2)]);
+        assert_eq!(
+            ds.passages.len(),
+            3,
+            "same title, different text: two passages"
+        );
+        assert_eq!(
+            ds.questions[0].answers,
+            vec!["G. Stanley Hall".to_string(), "Stanley Hall".to_string()]
+        );
+        assert_eq!(
+            ds.questions[0].gold,
+            vec![GoldRef::Passage(1), GoldRef::Passage(2)]
+        );
         assert_eq!(ds.questions[1].gold, vec![GoldRef::Passage(1)]);
     }
 
@@ -406,17 +500,28 @@ mod tests {
         assert!(ds.passages.is_empty());
         assert_eq!(ds.questions[0].id, "1");
         assert_eq!(ds.questions[0].answers, vec!["1941".to_string()]);
-        assert_eq!(ds.questions[0].gold, vec![GoldRef::Name("a.md".into()), GoldRef::Name("b.pdf".into())]);
+        assert_eq!(
+            ds.questions[0].gold,
+            vec![GoldRef::Name("a.md".into()), GoldRef::Name("b.pdf".into())]
+        );
         assert_eq!(ds.questions[1].gold, vec![GoldRef::Name("c.txt".into())]);
     }
 
     #[test]
     fn bad_input_is_an_error_with_a_location() {
-        let err = convert_text("{\"question\": \"q\", \"answer\": \"a\"}\n{oops\n", None).unwrap_err();
+        let err =
+            convert_text("{\"question\": \"q\", \"answer\": \"a\"}\n{oops\n", None).unwrap_err();
         assert!(err.to_string().starts_with("line 2:"), "{err}");
         assert!(matches!(convert_text("", None), Err(DatasetError::Empty)));
-        assert!(matches!(convert_text("[{\"foo\": 1}]", None), Err(DatasetError::UnknownFormat(_))));
-        let err = convert_text("[{\"question\": \"q\", \"answer\": \"a\", \"context\": 3, \"supporting_facts\": []}]", None).unwrap_err();
+        assert!(matches!(
+            convert_text("[{\"foo\": 1}]", None),
+            Err(DatasetError::UnknownFormat(_))
+        ));
+        let err = convert_text(
+            "[{\"question\": \"q\", \"answer\": \"a\", \"context\": 3, \"supporting_facts\": []}]",
+            None,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("record 1"), "{err}");
     }
 }

@@ -7,7 +7,10 @@ use std::collections::{BTreeSet, HashMap};
 /// articles "a", "an", "the", and collapse white space.
 pub fn normalize_answer(s: &str) -> String {
     let lower = s.to_lowercase();
-    let no_punct: String = lower.chars().filter(|c| !c.is_ascii_punctuation()).collect();
+    let no_punct: String = lower
+        .chars()
+        .filter(|c| !c.is_ascii_punctuation())
+        .collect();
     no_punct
         .split_whitespace()
         .filter(|w| !matches!(*w, "a" | "an" | "the"))
@@ -17,7 +20,11 @@ pub fn normalize_answer(s: &str) -> String {
 
 /// 1.0 when the normalized prediction equals the normalized gold answer, else 0.0.
 pub fn exact_match(prediction: &str, gold: &str) -> f64 {
-    if normalize_answer(prediction) == normalize_answer(gold) { 1.0 } else { 0.0 }
+    if normalize_answer(prediction) == normalize_answer(gold) {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// SQuAD token-level F1 between a prediction and one gold answer.
@@ -56,7 +63,10 @@ pub fn f1_score(prediction: &str, gold: &str) -> f64 {
 /// (the answer and its aliases). `(0.0, 0.0)` when there are none.
 pub fn best_em_f1(prediction: &str, answers: &[String]) -> (f64, f64) {
     answers.iter().fold((0.0f64, 0.0f64), |(em, f1), a| {
-        (em.max(exact_match(prediction, a)), f1.max(f1_score(prediction, a)))
+        (
+            em.max(exact_match(prediction, a)),
+            f1.max(f1_score(prediction, a)),
+        )
     })
 }
 
@@ -70,8 +80,13 @@ pub fn recall_at_k(ranked: &[Vec<usize>], n_gold: usize, k: usize) -> Option<f64
     if n_gold == 0 {
         return None;
     }
-    let found: BTreeSet<usize> =
-        ranked.iter().take(k).flatten().copied().filter(|g| *g < n_gold).collect();
+    let found: BTreeSet<usize> = ranked
+        .iter()
+        .take(k)
+        .flatten()
+        .copied()
+        .filter(|g| *g < n_gold)
+        .collect();
     Some(found.len() as f64 / n_gold as f64)
 }
 
@@ -86,7 +101,11 @@ pub fn same_sentence(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
     short.split_whitespace().count() >= 4 && long.contains(short.as_str())
 }
 
@@ -96,8 +115,14 @@ pub fn same_sentence(a: &str, b: &str) -> bool {
 /// of gold sentences matched by some cited sentence. Each is `None` when its
 /// denominator is zero.
 pub fn citation_precision_recall(cited: &[String], gold: &[String]) -> (Option<f64>, Option<f64>) {
-    let hit_cited = cited.iter().filter(|c| gold.iter().any(|g| same_sentence(c, g))).count();
-    let hit_gold = gold.iter().filter(|g| cited.iter().any(|c| same_sentence(c, g))).count();
+    let hit_cited = cited
+        .iter()
+        .filter(|c| gold.iter().any(|g| same_sentence(c, g)))
+        .count();
+    let hit_gold = gold
+        .iter()
+        .filter(|g| cited.iter().any(|c| same_sentence(c, g)))
+        .count();
     let p = (!cited.is_empty()).then(|| hit_cited as f64 / cited.len() as f64);
     let r = (!gold.is_empty()).then(|| hit_gold as f64 / gold.len() as f64);
     (p, r)
@@ -135,7 +160,10 @@ mod tests {
         ];
         for (pred, gold, em, f1) in cases {
             assert_eq!(exact_match(pred, gold), em, "EM {pred:?} vs {gold:?}");
-            assert!((f1_score(pred, gold) - f1).abs() < 1e-9, "F1 {pred:?} vs {gold:?}");
+            assert!(
+                (f1_score(pred, gold) - f1).abs() < 1e-9,
+                "F1 {pred:?} vs {gold:?}"
+            );
         }
     }
 
@@ -173,7 +201,10 @@ mod tests {
             "The Kestrel Institute is in Tromsø, Norway".to_string(),
             "Visitors are welcome on weekdays.".to_string(),
         ];
-        assert_eq!(citation_precision_recall(&cited, &gold), (Some(0.5), Some(0.5)));
+        assert_eq!(
+            citation_precision_recall(&cited, &gold),
+            (Some(0.5), Some(0.5))
+        );
         assert_eq!(citation_precision_recall(&[], &gold), (None, Some(0.0)));
         assert!(same_sentence("founded in 1998 by Ivar Lindqvist", &gold[1]));
         assert!(!same_sentence("in 1998", &gold[1]));

@@ -6,6 +6,3 @@ pub mod metrics;
 pub mod score;
 pub mod seeds;
 pub mod store;
-
-pub use dataset::{Dataset, DatasetFormat, EvalQuestion, GoldRef};
-pub use score::{QuestionRecord, QuestionRun, QuestionRunner, Retrieval, Summary};

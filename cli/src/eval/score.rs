@@ -195,7 +195,14 @@ pub fn name_matches(doc: &RetrievedDoc, name: &str) -> bool {
         return true;
     }
     if let Some((file, record)) = name.split_once('#') {
-        let file_part = path.split_once('#').map_or(path, |(f, _)| f);
+        let mut file_part = path.split_once('#').map_or(path, |(f, _)| f);
+        // "file.jsonl:3" (record number) names the file too.
+        if let Some((f, n)) = file_part.rsplit_once(':')
+            && !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
+        {
+            file_part = f;
+        }
         let file_ok = basename(file_part) == file || file_part.ends_with(&format!("/{file}"));
         let rec_ok = doc.title.trim().eq_ignore_ascii_case(record)
             || doc.id == record
@@ -213,21 +220,36 @@ impl<'a> GoldResolver<'a> {
         for (i, p) in dataset.passages.iter().enumerate() {
             by_title.entry(p.title.to_lowercase()).or_default().push(i);
         }
-        Self { dataset, by_title, cache: RefCell::new(HashMap::new()) }
+        Self {
+            dataset,
+            by_title,
+            cache: RefCell::new(HashMap::new()),
+        }
     }
 
     /// The pooled passage a document is, if any. Titles decide; when several
     /// passages share a title the document text decides.
-    pub fn passage_of(&self, doc: &RetrievedDoc, retrieval: &dyn Retrieval) -> anyhow::Result<Option<usize>> {
+    pub fn passage_of(
+        &self,
+        doc: &RetrievedDoc,
+        retrieval: &dyn Retrieval,
+    ) -> anyhow::Result<Option<usize>> {
         if let Some(hit) = self.cache.borrow().get(&doc.id) {
             return Ok(*hit);
         }
-        let found = match self.by_title.get(&doc.title.trim().to_lowercase()).map(Vec::as_slice) {
+        let found = match self
+            .by_title
+            .get(&doc.title.trim().to_lowercase())
+            .map(Vec::as_slice)
+        {
             None | Some([]) => None,
             Some([one]) => Some(*one),
             Some(many) => {
                 let text = squash(&retrieval.doc_text(&doc.id)?);
-                let exact = many.iter().copied().find(|i| squash(&self.dataset.passages[*i].text) == text);
+                let exact = many
+                    .iter()
+                    .copied()
+                    .find(|i| squash(&self.dataset.passages[*i].text) == text);
                 exact.or_else(|| {
                     many.iter().copied().find(|i| {
                         let p = squash(&self.dataset.passages[*i].text);
@@ -242,7 +264,12 @@ impl<'a> GoldResolver<'a> {
     }
 
     /// The positions in `gold` that `doc` matches.
-    pub fn matches(&self, doc: &RetrievedDoc, gold: &[GoldRef], retrieval: &dyn Retrieval) -> anyhow::Result<Vec<usize>> {
+    pub fn matches(
+        &self,
+        doc: &RetrievedDoc,
+        gold: &[GoldRef],
+        retrieval: &dyn Retrieval,
+    ) -> anyhow::Result<Vec<usize>> {
         let mut passage = None;
         let mut looked = false;
         let mut out = Vec::new();
@@ -264,7 +291,12 @@ impl<'a> GoldResolver<'a> {
         Ok(out)
     }
 
-    fn ranking(&self, docs: &[RetrievedDoc], gold: &[GoldRef], retrieval: &dyn Retrieval) -> anyhow::Result<Ranking> {
+    fn ranking(
+        &self,
+        docs: &[RetrievedDoc],
+        gold: &[GoldRef],
+        retrieval: &dyn Retrieval,
+    ) -> anyhow::Result<Ranking> {
         let mut matches = Vec::with_capacity(docs.len());
         for d in docs {
             matches.push(self.matches(d, gold, retrieval)?);
@@ -280,13 +312,19 @@ impl<'a> GoldResolver<'a> {
 }
 
 fn failed(err: &anyhow::Error, n_gold: usize) -> Ranking {
-    Ranking { recall: RecallAtK::of(&[], n_gold), error: Some(format!("{err:#}")), ..Ranking::default() }
+    Ranking {
+        recall: RecallAtK::of(&[], n_gold),
+        error: Some(format!("{err:#}")),
+        ..Ranking::default()
+    }
 }
 
 /// Distinct documents in first-seen order.
 pub fn distinct_docs(docs: impl IntoIterator<Item = RetrievedDoc>) -> Vec<RetrievedDoc> {
     let mut seen = std::collections::HashSet::new();
-    docs.into_iter().filter(|d| seen.insert(d.id.clone())).collect()
+    docs.into_iter()
+        .filter(|d| seen.insert(d.id.clone()))
+        .collect()
 }
 
 /// Score one question: both rankings always, the run when a runner is given.
@@ -307,13 +345,19 @@ pub fn evaluate_question(
         Err(e) => failed(&e, n_gold),
     };
     let graph = match retrieval.graph(&q.question, RANK_DEPTH) {
-        Ok((docs, seeds)) => Ranking { seeds, ..resolver.ranking(&docs, &q.gold, retrieval)? },
+        Ok((docs, seeds)) => Ranking {
+            seeds,
+            ..resolver.ranking(&docs, &q.gold, retrieval)?
+        },
         Err(e) => failed(&e, n_gold),
     };
     let run = match runner {
         None => None,
         Some(r) => {
-            let run = r.run(&q.question).unwrap_or_else(|e| QuestionRun { error: Some(format!("{e:#}")), ..QuestionRun::default() });
+            let run = r.run(&q.question).unwrap_or_else(|e| QuestionRun {
+                error: Some(format!("{e:#}")),
+                ..QuestionRun::default()
+            });
             Some(score_run(run, q, resolver, retrieval)?)
         }
     };
@@ -330,7 +374,12 @@ pub fn evaluate_question(
 }
 
 /// Score a finished run against a question's gold.
-pub fn score_run(run: QuestionRun, q: &EvalQuestion, resolver: &GoldResolver<'_>, retrieval: &dyn Retrieval) -> anyhow::Result<RunScore> {
+pub fn score_run(
+    run: QuestionRun,
+    q: &EvalQuestion,
+    resolver: &GoldResolver<'_>,
+    retrieval: &dyn Retrieval,
+) -> anyhow::Result<RunScore> {
     let (em, f1) = best_em_f1(&run.answer, &q.answers);
     let mut docs = Vec::new();
     for id in &run.read_ids {
@@ -395,13 +444,20 @@ pub struct Summary {
 }
 
 fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let (sum, n) = values.into_iter().flatten().fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    let (sum, n) = values
+        .into_iter()
+        .flatten()
+        .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     (n > 0).then(|| sum / n as f64)
 }
 
 fn mean_recall<'r>(rs: impl Iterator<Item = &'r RecallAtK> + Clone) -> RecallAtK {
     let at = |i: usize| mean(rs.clone().map(|r| r.get(i)));
-    RecallAtK { r2: at(0), r5: at(1), r10: at(2) }
+    RecallAtK {
+        r2: at(0),
+        r5: at(1),
+        r10: at(2),
+    }
 }
 
 impl Summary {
@@ -420,7 +476,10 @@ impl Summary {
             citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
             citation_recall: mean(runs.iter().map(|r| r.citation_recall)),
             calls: runs.iter().map(|r| r.run.calls).sum(),
-            tokens: runs.iter().map(|r| r.run.input_tokens + r.run.output_tokens).sum(),
+            tokens: runs
+                .iter()
+                .map(|r| r.run.input_tokens + r.run.output_tokens)
+                .sum(),
             seconds: records.iter().map(|r| r.seconds).sum(),
         }
     }
@@ -440,7 +499,11 @@ mod tests {
     }
 
     fn doc(id: &str, title: &str) -> RetrievedDoc {
-        RetrievedDoc { id: id.into(), title: title.into(), path: "corpus.json".into() }
+        RetrievedDoc {
+            id: id.into(),
+            title: title.into(),
+            path: "corpus.json".into(),
+        }
     }
 
     impl Retrieval for Fixed {
@@ -451,14 +514,27 @@ mod tests {
             if self.graph.is_empty() {
                 anyhow::bail!("no graph");
             }
-            Ok((self.graph.iter().take(k).map(|(i, t)| doc(i, t)).collect(), vec!["Ann Lee".into()]))
+            Ok((
+                self.graph.iter().take(k).map(|(i, t)| doc(i, t)).collect(),
+                vec!["Ann Lee".into()],
+            ))
         }
         fn doc_of(&self, id: &str) -> anyhow::Result<Option<RetrievedDoc>> {
             let chunk = id.split('.').next().unwrap_or(id);
-            Ok(self.bm25.iter().chain(&self.graph).find(|(i, _)| *i == chunk).map(|(i, t)| doc(i, t)))
+            Ok(self
+                .bm25
+                .iter()
+                .chain(&self.graph)
+                .find(|(i, _)| *i == chunk)
+                .map(|(i, t)| doc(i, t)))
         }
         fn doc_text(&self, doc_id: &str) -> anyhow::Result<String> {
-            Ok(self.texts.get(doc_id).copied().unwrap_or_default().to_string())
+            Ok(self
+                .texts
+                .get(doc_id)
+                .copied()
+                .unwrap_or_default()
+                .to_string())
         }
     }
 
@@ -473,7 +549,14 @@ mod tests {
     struct Answers(&'static str);
     impl QuestionRunner for Answers {
         fn run(&self, _: &str) -> anyhow::Result<QuestionRun> {
-            Ok(QuestionRun { answer: self.0.into(), read_ids: vec!["d3.s1".into(), "d0".into(), "d9".into()], calls: 2, input_tokens: 10, output_tokens: 5, ..QuestionRun::default() })
+            Ok(QuestionRun {
+                answer: self.0.into(),
+                read_ids: vec!["d3.s1".into(), "d0".into(), "d9".into()],
+                calls: 2,
+                input_tokens: 10,
+                output_tokens: 5,
+                ..QuestionRun::default()
+            })
         }
     }
 
@@ -481,21 +564,57 @@ mod tests {
     fn duplicate_titles_are_told_apart_by_text() {
         let (_, ds) = convert_text(DATA, None).unwrap();
         let fixed = Fixed {
-            bm25: vec![("d2", "Ann Lee"), ("d3", "Noise"), ("d1", "Ann Lee"), ("d0", "X")],
+            bm25: vec![
+                ("d2", "Ann Lee"),
+                ("d3", "Noise"),
+                ("d1", "Ann Lee"),
+                ("d0", "X"),
+            ],
             graph: vec![("d0", "X"), ("d1", "ann lee")],
-            texts: HashMap::from([("d1", "Ann Lee was born\nin Oslo."), ("d2", "Ann Lee (painter) was born in Rome.")]),
+            texts: HashMap::from([
+                ("d1", "Ann Lee was born\nin Oslo."),
+                ("d2", "Ann Lee (painter) was born in Rome."),
+            ]),
         };
         let resolver = GoldResolver::new(&ds);
-        let rec = evaluate_question(&ds.questions[0], &ds, &resolver, &fixed, Some(&Answers("oslo"))).unwrap();
+        let rec = evaluate_question(
+            &ds.questions[0],
+            &ds,
+            &resolver,
+            &fixed,
+            Some(&Answers("oslo")),
+        )
+        .unwrap();
         assert_eq!(rec.gold, vec!["X".to_string(), "Ann Lee".to_string()]);
         assert_eq!(rec.bm25.matches, vec![vec![], vec![], vec![1], vec![0]]);
-        assert_eq!(rec.bm25.recall, RecallAtK { r2: Some(0.0), r5: Some(1.0), r10: Some(1.0) });
-        assert_eq!(rec.graph.recall, RecallAtK { r2: Some(1.0), r5: Some(1.0), r10: Some(1.0) });
+        assert_eq!(
+            rec.bm25.recall,
+            RecallAtK {
+                r2: Some(0.0),
+                r5: Some(1.0),
+                r10: Some(1.0)
+            }
+        );
+        assert_eq!(
+            rec.graph.recall,
+            RecallAtK {
+                r2: Some(1.0),
+                r5: Some(1.0),
+                r10: Some(1.0)
+            }
+        );
         assert_eq!(rec.graph.seeds, vec!["Ann Lee".to_string()]);
         let run = rec.run.as_ref().unwrap();
         assert_eq!((run.em, run.f1), (1.0, 1.0));
         // read d3 (noise) then d0 (X); d9 is unknown
-        assert_eq!(run.read_recall, RecallAtK { r2: Some(0.5), r5: Some(0.5), r10: Some(0.5) });
+        assert_eq!(
+            run.read_recall,
+            RecallAtK {
+                r2: Some(0.5),
+                r5: Some(0.5),
+                r10: Some(0.5)
+            }
+        );
         assert_eq!(run.read_recall_all, Some(0.5));
 
         let summary = Summary::of(&[rec.clone(), QuestionRecord { run: None, ..rec }]);
@@ -509,7 +628,11 @@ mod tests {
     #[test]
     fn a_failing_ranking_is_recorded_and_scores_zero() {
         let (_, ds) = convert_text(DATA, None).unwrap();
-        let fixed = Fixed { bm25: vec![("d0", "X")], graph: vec![], texts: HashMap::new() };
+        let fixed = Fixed {
+            bm25: vec![("d0", "X")],
+            graph: vec![],
+            texts: HashMap::new(),
+        };
         let resolver = GoldResolver::new(&ds);
         let rec = evaluate_question(&ds.questions[0], &ds, &resolver, &fixed, None).unwrap();
         assert_eq!(rec.graph.error.as_deref(), Some("no graph"));
@@ -523,15 +646,53 @@ mod tests {
 
     #[test]
     fn gold_names_match_titles_files_and_records() {
-        let d = |title: &str, path: &str| RetrievedDoc { id: "d1".into(), title: title.into(), path: path.into() };
+        let d = |title: &str, path: &str| RetrievedDoc {
+            id: "d1".into(),
+            title: title.into(),
+            path: path.into(),
+        };
         let cases = [
-            (d("About KICS", "/x/examples/corpus/kestrel_institute.html"), "kestrel_institute.html", true),
-            (d("About KICS", "/x/examples/corpus/kestrel_institute.html"), "corpus/kestrel_institute.html", true),
-            (d("About KICS", "/x/examples/corpus/kestrel_institute.html"), "about kics", true),
-            (d("About KICS", "/x/examples/corpus/kestrel_institute.html"), "institute.html", false),
-            (d("Halvorsen Medal 2018", "/x/corpus/awards.jsonl#award-halvorsen-2018"), "awards.jsonl#award-halvorsen-2018", true),
-            (d("Halvorsen Medal 2018", "/x/corpus/awards.jsonl:1"), "awards.jsonl#Halvorsen Medal 2018", true),
-            (d("Coastal Science Prize 2022", "/x/corpus/awards.jsonl#award-coastal-prize-2022"), "awards.jsonl#award-halvorsen-2018", false),
+            (
+                d("About KICS", "/x/examples/corpus/kestrel_institute.html"),
+                "kestrel_institute.html",
+                true,
+            ),
+            (
+                d("About KICS", "/x/examples/corpus/kestrel_institute.html"),
+                "corpus/kestrel_institute.html",
+                true,
+            ),
+            (
+                d("About KICS", "/x/examples/corpus/kestrel_institute.html"),
+                "about kics",
+                true,
+            ),
+            (
+                d("About KICS", "/x/examples/corpus/kestrel_institute.html"),
+                "institute.html",
+                false,
+            ),
+            (
+                d(
+                    "Halvorsen Medal 2018",
+                    "/x/corpus/awards.jsonl#award-halvorsen-2018",
+                ),
+                "awards.jsonl#award-halvorsen-2018",
+                true,
+            ),
+            (
+                d("Halvorsen Medal 2018", "/x/corpus/awards.jsonl:1"),
+                "awards.jsonl#Halvorsen Medal 2018",
+                true,
+            ),
+            (
+                d(
+                    "Coastal Science Prize 2022",
+                    "/x/corpus/awards.jsonl#award-coastal-prize-2022",
+                ),
+                "awards.jsonl#award-halvorsen-2018",
+                false,
+            ),
             (d("", ""), "", false),
         ];
         for (doc, name, want) in cases {

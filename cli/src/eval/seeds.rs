@@ -3,18 +3,24 @@
 //! and years. Lookup in the store happens elsewhere; this is pure text work.
 
 /// Lower-case words allowed inside a capitalized name ("Bank of England").
-const CONNECTORS: &[&str] = &["of", "the", "de", "von", "van", "der", "den", "and", "for", "la", "le", "du", "des", "del", "da", "di", "y", "&", "on", "upon"];
+const CONNECTORS: &[&str] = &[
+    "of", "the", "de", "von", "van", "der", "den", "and", "for", "la", "le", "du", "des", "del",
+    "da", "di", "y", "&", "on", "upon",
+];
 
 /// Capitalized words that start questions and are not names.
 const QUESTION_WORDS: &[&str] = &[
-    "who", "whom", "whose", "what", "which", "where", "when", "why", "how", "in", "on", "at", "of", "the", "a", "an", "is",
-    "was", "were", "are", "did", "does", "do", "has", "have", "had", "can", "could", "would", "will", "for", "from", "by",
-    "to", "and", "or", "if", "name", "this", "that", "these", "those", "after", "before", "during", "since", "between",
-    "as", "both", "give", "list", "find", "tell", "there", "it", "its",
+    "who", "whom", "whose", "what", "which", "where", "when", "why", "how", "in", "on", "at", "of",
+    "the", "a", "an", "is", "was", "were", "are", "did", "does", "do", "has", "have", "had", "can",
+    "could", "would", "will", "for", "from", "by", "to", "and", "or", "if", "name", "this", "that",
+    "these", "those", "after", "before", "during", "since", "between", "as", "both", "give",
+    "list", "find", "tell", "there", "it", "its",
 ];
 
 fn is_capitalized(word: &str) -> bool {
-    word.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    word.chars()
+        .next()
+        .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
 }
 
 fn is_year(word: &str) -> bool {
@@ -22,9 +28,11 @@ fn is_year(word: &str) -> bool {
 }
 
 fn trim_word(w: &str) -> &str {
-    w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '&' || c == '.' || c == '-' || c == '\''))
-        .trim_end_matches(['.', '\''])
-        .trim_end_matches("'s")
+    w.trim_matches(|c: char| {
+        !(c.is_alphanumeric() || c == '&' || c == '.' || c == '-' || c == '\'')
+    })
+    .trim_end_matches(['.', '\''])
+    .trim_end_matches("'s")
 }
 
 fn push(out: &mut Vec<String>, s: &str) {
@@ -55,7 +63,8 @@ pub fn candidates(question: &str) -> Vec<String> {
     while i < words.len() {
         let w = trim_word(words[i]);
         let starts_sentence = i == 0 || words[i - 1].ends_with(['.', '?', '!', ':']);
-        let skip = !is_capitalized(w) || (starts_sentence && QUESTION_WORDS.contains(&w.to_lowercase().as_str()));
+        let skip = !is_capitalized(w)
+            || (starts_sentence && QUESTION_WORDS.contains(&w.to_lowercase().as_str()));
         if skip || w.is_empty() {
             i += 1;
             continue;
@@ -72,7 +81,11 @@ pub fn candidates(question: &str) -> Vec<String> {
             if is_capitalized(next) && !is_year(next) {
                 run.push(next);
                 j += 1;
-            } else if CONNECTORS.contains(&next) && j + 1 < words.len() && is_capitalized(trim_word(words[j + 1])) && !words[j].ends_with(',') {
+            } else if CONNECTORS.contains(&next)
+                && j + 1 < words.len()
+                && is_capitalized(trim_word(words[j + 1]))
+                && !words[j].ends_with(',')
+            {
                 run.push(next);
                 j += 1;
             } else {
@@ -88,6 +101,12 @@ pub fn candidates(question: &str) -> Vec<String> {
             for article in ["the ", "a ", "an "] {
                 if lower.starts_with(article) {
                     push(&mut out, &phrase[article.len()..]);
+                }
+            }
+            // "A and B" usually names two things: each side too.
+            if run.contains(&"and") {
+                for side in run.split(|w| *w == "and") {
+                    push(&mut out, &side.join(" "));
                 }
             }
             // The part after the last connector ("University of Oslo" -> "Oslo").
@@ -110,18 +129,38 @@ mod tests {
     #[test]
     fn names_in_questions() {
         let cases: &[(&str, &[&str])] = &[
-            ("Which institute did the author of The Salt Atlas join in 2019?", &["The Salt Atlas", "Salt Atlas", "2019"]),
+            (
+                "Which institute did the author of The Salt Atlas join in 2019?",
+                &["The Salt Atlas", "Salt Atlas", "2019"],
+            ),
             (
                 "In which city is the institute that organised the Skarvik Expedition located?",
                 &["Skarvik Expedition"],
             ),
             (
                 "Who was the first president of the association which published Journal of Psychotherapy Integration?",
-                &["Journal of Psychotherapy Integration", "Psychotherapy Integration"],
+                &[
+                    "Journal of Psychotherapy Integration",
+                    "Psychotherapy Integration",
+                ],
             ),
-            ("What year was KICS founded by Ivar Lindqvist's father?", &["KICS", "Ivar Lindqvist"]),
-            ("Is \"Tides of Iron\" older than Paris, France?", &["Tides of Iron", "Iron", "Paris", "France"]),
+            (
+                "What year was KICS founded by Ivar Lindqvist's father?",
+                &["KICS", "Ivar Lindqvist"],
+            ),
+            (
+                "Is \"Tides of Iron\" older than Paris, France?",
+                &["Tides of Iron", "Iron", "Paris", "France"],
+            ),
             ("who wrote it?", &[]),
+            (
+                "Are Christopher Nolan and Sathish Kalathil both film directors?",
+                &[
+                    "Christopher Nolan and Sathish Kalathil",
+                    "Christopher Nolan",
+                    "Sathish Kalathil",
+                ],
+            ),
         ];
         for (q, want) in cases {
             let got = candidates(q);

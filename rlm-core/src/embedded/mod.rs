@@ -22,8 +22,8 @@ use candle_core::quantized::gguf_file;
 use candle_transformers::generation::{LogitsProcessor, Sampling as CandleSampling};
 
 pub use pull::{
-    DEFAULT_MODEL_FILE, DEFAULT_MODEL_NAME, InstalledModel, PullError, PullSource, installed_default,
-    list_installed, model_cache_dir, pull,
+    DEFAULT_MODEL_FILE, DEFAULT_MODEL_NAME, InstalledModel, PullError, PullSource,
+    installed_default, list_installed, model_cache_dir, pull,
 };
 use tokenizer::ChatTemplate;
 use transformer::{Hyper, KvCache, Transformer};
@@ -129,12 +129,17 @@ pub struct EmbeddedModel {
 
 impl std::fmt::Debug for EmbeddedModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmbeddedModel").field("name", &self.inner.name).field("ctx", &self.inner.ctx).finish()
+        f.debug_struct("EmbeddedModel")
+            .field("name", &self.inner.name)
+            .field("ctx", &self.inner.ctx)
+            .finish()
     }
 }
 
 fn permanent(message: impl Into<String>) -> ModelError {
-    ModelError::Permanent { message: message.into() }
+    ModelError::Permanent {
+        message: message.into(),
+    }
 }
 
 /// Size candle's CPU pool before it starts (it reads `CANDLE_NUM_THREADS` once).
@@ -159,29 +164,55 @@ impl EmbeddedModel {
     /// Load a GGUF file.
     pub fn load(path: &Path, opts: EmbeddedOptions) -> Result<Self, ModelError> {
         configure_threads(opts.threads);
-        let file = File::open(path).map_err(|e| permanent(format!("cannot open model {}: {e}", path.display())))?;
+        let file = File::open(path)
+            .map_err(|e| permanent(format!("cannot open model {}: {e}", path.display())))?;
         let mut reader = BufReader::new(file);
-        let content = gguf_file::Content::read(&mut reader)
-            .map_err(|e| permanent(format!("{} is not a readable GGUF file: {e}", path.display())))?;
-        let hyper = Hyper::read(&content.metadata).map_err(|e| permanent(format!("{}: {e}", path.display())))?;
+        let content = gguf_file::Content::read(&mut reader).map_err(|e| {
+            permanent(format!(
+                "{} is not a readable GGUF file: {e}",
+                path.display()
+            ))
+        })?;
+        let hyper = Hyper::read(&content.metadata)
+            .map_err(|e| permanent(format!("{}: {e}", path.display())))?;
         let tokenizer = tokenizer::from_gguf_metadata(&content.metadata)
             .map_err(|e| permanent(format!("{}: {e}", path.display())))?;
-        let template_src =
-            content.metadata.get("tokenizer.chat_template").and_then(|v| v.to_string().ok()).map(String::as_str);
-        let template = ChatTemplate::detect(template_src, &tokenizer)
-            .ok_or_else(|| permanent(format!("{}: no supported chat template (ChatML or Llama 3)", path.display())))?;
-        let mut end_ids: Vec<u32> =
-            template.end_tokens().iter().filter_map(|t| tokenizer.token_to_id(t)).collect();
-        if let Some(eos) = content.metadata.get("tokenizer.ggml.eos_token_id").and_then(|v| v.to_u32().ok()) {
+        let template_src = content
+            .metadata
+            .get("tokenizer.chat_template")
+            .and_then(|v| v.to_string().ok())
+            .map(String::as_str);
+        let template = ChatTemplate::detect(template_src, &tokenizer).ok_or_else(|| {
+            permanent(format!(
+                "{}: no supported chat template (ChatML or Llama 3)",
+                path.display()
+            ))
+        })?;
+        let mut end_ids: Vec<u32> = template
+            .end_tokens()
+            .iter()
+            .filter_map(|t| tokenizer.token_to_id(t))
+            .collect();
+        if let Some(eos) = content
+            .metadata
+            .get("tokenizer.ggml.eos_token_id")
+            .and_then(|v| v.to_u32().ok())
+        {
             end_ids.push(eos);
         }
         end_ids.sort_unstable();
         end_ids.dedup();
         let trained = hyper.trained_ctx.max(1);
-        let ctx = opts.ctx.unwrap_or(DEFAULT_CTX.min(trained)).clamp(16, trained.max(16));
+        let ctx = opts
+            .ctx
+            .unwrap_or(DEFAULT_CTX.min(trained))
+            .clamp(16, trained.max(16));
         let transformer = Transformer::load(&content, &mut reader, hyper, ctx, opts.requantize)
             .map_err(|e| permanent(format!("loading {}: {e}", path.display())))?;
-        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         Ok(Self {
             inner: Arc::new(Inner {
                 transformer,
@@ -210,7 +241,10 @@ impl EmbeddedModel {
 
     /// Text of `ids`, special tokens kept.
     pub fn decode(&self, ids: &[u32]) -> Result<String, ModelError> {
-        self.inner.tokenizer.decode(ids, false).map_err(|e| permanent(format!("decode: {e}")))
+        self.inner
+            .tokenizer
+            .decode(ids, false)
+            .map_err(|e| permanent(format!("decode: {e}")))
     }
 
     /// The id of a token, if it is in the vocabulary.
@@ -235,6 +269,51 @@ impl EmbeddedModel {
         }
     }
 
+    /// Benchmark: compute `prompt` over an empty cache, then decode `decode` tokens
+    /// greedily without stopping at end-of-turn (like llama.cpp's `llama-bench`).
+    pub fn measure(&self, prompt: &[u32], decode: usize) -> Result<GenerationStats, ModelError> {
+        let inner = &self.inner;
+        let _busy = inner
+            .busy
+            .lock()
+            .map_err(|_| permanent("embedded model lock poisoned"))?;
+        if prompt.is_empty() || prompt.len() + decode > inner.ctx {
+            return Err(ModelError::ContextLength {
+                prompt_tokens: prompt.len() + decode,
+                limit: inner.ctx,
+            });
+        }
+        let fail = |e: candle_core::Error| permanent(format!("forward: {e}"));
+        let t0 = Instant::now();
+        let mut cache = inner
+            .transformer
+            .new_cache(prompt.len() + decode, None)
+            .map_err(fail)?;
+        let mut logits = inner
+            .transformer
+            .forward(prompt, &mut cache)
+            .map_err(fail)?;
+        let prompt_secs = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        for _ in 0..decode {
+            let next = logits
+                .argmax(0)
+                .and_then(|t| t.to_scalar::<u32>())
+                .map_err(fail)?;
+            logits = inner
+                .transformer
+                .forward(&[next], &mut cache)
+                .map_err(fail)?;
+        }
+        Ok(GenerationStats {
+            prompt_tokens: prompt.len(),
+            reused_tokens: 0,
+            prompt_secs,
+            generated_tokens: decode,
+            generate_secs: t1.elapsed().as_secs_f64(),
+        })
+    }
+
     /// Run one chat completion on the current thread (blocking).
     pub fn chat_blocking(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         self.inner.generate(request)
@@ -255,9 +334,19 @@ impl Inner {
         prefixes
             .iter()
             .map(|p| {
-                let common = p.tokens.iter().zip(prompt).take_while(|(a, b)| a == b).count();
+                let common = p
+                    .tokens
+                    .iter()
+                    .zip(prompt)
+                    .take_while(|(a, b)| a == b)
+                    .count();
                 // At least one prompt token must be computed to get logits.
-                (p, common.min(prompt.len().saturating_sub(1)).min(p.cache.len()))
+                (
+                    p,
+                    common
+                        .min(prompt.len().saturating_sub(1))
+                        .min(p.cache.len()),
+                )
             })
             .filter(|(_, n)| *n > 0)
             .max_by_key(|(_, n)| *n)
@@ -277,7 +366,10 @@ impl Inner {
     }
 
     fn generate(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let _busy = self.busy.lock().map_err(|_| permanent("embedded model lock poisoned"))?;
+        let _busy = self
+            .busy
+            .lock()
+            .map_err(|_| permanent("embedded model lock poisoned"))?;
         let s = &request.sampling;
         let prompt_text = self.template.render(&request.messages);
         let prompt = self.encode(&prompt_text)?;
@@ -285,12 +377,18 @@ impl Inner {
             return Err(permanent("empty prompt"));
         }
         if prompt.len() >= self.ctx {
-            return Err(ModelError::ContextLength { prompt_tokens: prompt.len(), limit: self.ctx });
+            return Err(ModelError::ContextLength {
+                prompt_tokens: prompt.len(),
+                limit: self.ctx,
+            });
         }
         let room = self.ctx - prompt.len();
         let wanted = s.max_tokens.unwrap_or(self.opts.max_tokens) as usize;
         let max_new = wanted.min(room);
-        let mut stats = GenerationStats { prompt_tokens: prompt.len(), ..Default::default() };
+        let mut stats = GenerationStats {
+            prompt_tokens: prompt.len(),
+            ..Default::default()
+        };
 
         let t0 = Instant::now();
         let capacity = (prompt.len() + max_new).min(self.transformer.max_seq());
@@ -320,7 +418,8 @@ impl Inner {
                 (false, false) => CandleSampling::All { temperature },
             }
         };
-        let mut sampler = LogitsProcessor::from_sampling(s.seed.unwrap_or(self.opts.seed), sampling);
+        let mut sampler =
+            LogitsProcessor::from_sampling(s.seed.unwrap_or(self.opts.seed), sampling);
 
         let t1 = Instant::now();
         let mut generated: Vec<u32> = Vec::new();
@@ -330,20 +429,35 @@ impl Inner {
         while generated.len() < max_new {
             let penalised = if self.opts.repeat_penalty != 1.0 {
                 let start = history.len().saturating_sub(self.opts.repeat_last_n);
-                candle_transformers::utils::apply_repeat_penalty(&logits, self.opts.repeat_penalty, &history[start..])
-                    .map_err(|e| permanent(format!("sampling: {e}")))?
+                candle_transformers::utils::apply_repeat_penalty(
+                    &logits,
+                    self.opts.repeat_penalty,
+                    &history[start..],
+                )
+                .map_err(|e| permanent(format!("sampling: {e}")))?
             } else {
                 logits.clone()
             };
-            let next = sampler.sample(&penalised).map_err(|e| permanent(format!("sampling: {e}")))?;
+            let next = sampler
+                .sample(&penalised)
+                .map_err(|e| permanent(format!("sampling: {e}")))?;
             if self.end_ids.contains(&next) {
                 finish = FinishReason::Stop;
                 break;
             }
             generated.push(next);
             history.push(next);
-            text = self.tokenizer.decode(&generated, true).map_err(|e| permanent(format!("decode: {e}")))?;
-            if let Some(cut) = s.stop.iter().filter(|x| !x.is_empty()).filter_map(|x| text.find(x.as_str())).min() {
+            text = self
+                .tokenizer
+                .decode(&generated, true)
+                .map_err(|e| permanent(format!("decode: {e}")))?;
+            if let Some(cut) = s
+                .stop
+                .iter()
+                .filter(|x| !x.is_empty())
+                .filter_map(|x| text.find(x.as_str()))
+                .min()
+            {
                 text.truncate(cut);
                 finish = FinishReason::Stop;
                 break;
@@ -365,7 +479,10 @@ impl Inner {
         Ok(ChatResponse {
             content,
             reasoning,
-            usage: Usage { prompt_tokens: prompt.len() as u64, completion_tokens: generated.len() as u64 },
+            usage: Usage {
+                prompt_tokens: prompt.len() as u64,
+                completion_tokens: generated.len() as u64,
+            },
             finish,
             model: self.name.clone(),
         })
@@ -396,7 +513,9 @@ impl LanguageModel for EmbeddedModel {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        self.inner.encode(text).map_or_else(|_| text.len().div_ceil(4), |ids| ids.len())
+        self.inner
+            .encode(text)
+            .map_or_else(|_| text.len().div_ceil(4), |ids| ids.len())
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
@@ -428,9 +547,15 @@ mod tests {
     #[test]
     fn pull_source_parses() {
         assert_eq!(PullSource::parse(None).ok(), Some(PullSource::Default));
-        assert_eq!(PullSource::parse(Some("smollm2")).ok(), Some(PullSource::Default));
         assert_eq!(
-            PullSource::parse(Some("hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q8_0.gguf")).ok(),
+            PullSource::parse(Some("smollm2")).ok(),
+            Some(PullSource::Default)
+        );
+        assert_eq!(
+            PullSource::parse(Some(
+                "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q8_0.gguf"
+            ))
+            .ok(),
             Some(PullSource::HuggingFace {
                 repo: "Qwen/Qwen2.5-0.5B-Instruct-GGUF".into(),
                 file: "qwen2.5-0.5b-instruct-q8_0.gguf".into()

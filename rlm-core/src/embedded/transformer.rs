@@ -48,7 +48,9 @@ impl Hyper {
             .cloned()
             .unwrap_or_else(|| "llama".to_owned());
         if !matches!(arch.as_str(), "llama" | "qwen2") {
-            candle_core::bail!("unsupported GGUF architecture {arch:?} (llama and qwen2 are supported)")
+            candle_core::bail!(
+                "unsupported GGUF architecture {arch:?} (llama and qwen2 are supported)"
+            )
         }
         let p = |k: &str| format!("{arch}.{k}");
         let n_head = md_u(md, &p("attention.head_count"))?;
@@ -65,7 +67,10 @@ impl Hyper {
             n_kv_head,
             head_dim,
             rope_dim: md_u(md, &p("rope.dimension_count")).unwrap_or(head_dim),
-            rope_base: md.get(&p("rope.freq_base")).and_then(|v| v.to_f32().ok()).unwrap_or(10_000.0),
+            rope_base: md
+                .get(&p("rope.freq_base"))
+                .and_then(|v| v.to_f32().ok())
+                .unwrap_or(10_000.0),
             eps: md
                 .get(&p("attention.layer_norm_rms_epsilon"))
                 .and_then(|v| v.to_f32().ok())
@@ -139,7 +144,10 @@ impl<R: Read + Seek> Loader<'_, R> {
     /// A weight for matrix products, re-quantized to Q8_0 when it is a slow type.
     fn matmul(&mut self, name: &str) -> Result<QMatMul> {
         let t = self.raw(name)?;
-        let slow = matches!(t.dtype(), GgmlDType::Q4_0 | GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1);
+        let slow = matches!(
+            t.dtype(),
+            GgmlDType::Q4_0 | GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1
+        );
         let divisible = t.shape().dims().last().is_some_and(|d| d % 32 == 0);
         if self.requantize && slow && divisible {
             let f = t.dequantize(self.device)?;
@@ -153,7 +161,11 @@ impl<R: Read + Seek> Loader<'_, R> {
     }
 
     fn bias(&mut self, name: &str) -> Result<Option<Tensor>> {
-        if self.has(name) { Ok(Some(self.raw(name)?.dequantize(self.device)?)) } else { Ok(None) }
+        if self.has(name) {
+            Ok(Some(self.raw(name)?.dequantize(self.device)?))
+        } else {
+            Ok(None)
+        }
     }
 }
 
@@ -167,12 +179,20 @@ impl Transformer {
         requantize: bool,
     ) -> Result<Self> {
         let device = Device::Cpu;
-        let mut l = Loader { ct, reader, device: &device, requantize };
+        let mut l = Loader {
+            ct,
+            reader,
+            device: &device,
+            requantize,
+        };
         let embed_q = l.raw("token_embd.weight")?;
         let embed = embed_q.dequantize(&device)?;
         let output = if l.has("output.weight") {
             l.matmul("output.weight")?
-        } else if requantize && embed_q.dtype() != GgmlDType::Q8_0 && embed_q.dtype() != GgmlDType::F32 {
+        } else if requantize
+            && embed_q.dtype() != GgmlDType::Q8_0
+            && embed_q.dtype() != GgmlDType::F32
+        {
             QMatMul::from_qtensor(QTensor::quantize(&embed, GgmlDType::Q8_0)?)?
         } else {
             QMatMul::from_qtensor(embed_q)?
@@ -199,7 +219,18 @@ impl Transformer {
         let (cos, sin) = rope_tables(hyper.rope_dim, hyper.rope_base, max_seq, &device)?;
         // llama GGUFs have q/k permuted for interleaved rotary; qwen2 keeps the halves layout.
         let neox = hyper.arch == "qwen2";
-        Ok(Self { hyper, embed, layers, norm, output, cos, sin, neox, max_seq, device })
+        Ok(Self {
+            hyper,
+            embed,
+            layers,
+            norm,
+            output,
+            cos,
+            sin,
+            neox,
+            max_seq,
+            device,
+        })
     }
 
     /// The largest number of positions this instance supports.
@@ -208,7 +239,11 @@ impl Transformer {
     }
 
     /// An empty cache for `capacity` positions, seeded with the first `keep` positions of `from`.
-    pub(crate) fn new_cache(&self, capacity: usize, from: Option<(&KvCache, usize)>) -> Result<KvCache> {
+    pub(crate) fn new_cache(
+        &self,
+        capacity: usize,
+        from: Option<(&KvCache, usize)>,
+    ) -> Result<KvCache> {
         let capacity = capacity.min(self.max_seq);
         let shape = (1, self.hyper.n_kv_head, capacity, self.hyper.head_dim);
         let mut k = Vec::with_capacity(self.layers.len());
@@ -228,7 +263,12 @@ impl Transformer {
             k.push(kb);
             v.push(vb);
         }
-        Ok(KvCache { k, v, len, capacity })
+        Ok(KvCache {
+            k,
+            v,
+            len,
+            capacity,
+        })
     }
 
     /// Feed `tokens` after the cached positions; returns the logits of the last token.
@@ -237,7 +277,12 @@ impl Transformer {
             candle_core::bail!("forward with no tokens")
         }
         if cache.len + tokens.len() > cache.capacity {
-            candle_core::bail!("KV cache overflow: {} + {} > {}", cache.len, tokens.len(), cache.capacity)
+            candle_core::bail!(
+                "KV cache overflow: {} + {} > {}",
+                cache.len,
+                tokens.len(),
+                cache.capacity
+            )
         }
         let mut logits = None;
         for chunk in tokens.chunks(PREFILL_CHUNK) {
@@ -272,13 +317,28 @@ impl Transformer {
             let q = add_bias(layer.wq.forward(&xn)?, layer.bq.as_ref())?;
             let k = add_bias(layer.wk.forward(&xn)?, layer.bk.as_ref())?;
             let v = add_bias(layer.wv.forward(&xn)?, layer.bv.as_ref())?;
-            let q = q.reshape((1, seq, h.n_head, h.head_dim))?.transpose(1, 2)?.contiguous()?;
-            let k = k.reshape((1, seq, h.n_kv_head, h.head_dim))?.transpose(1, 2)?.contiguous()?;
-            let v = v.reshape((1, seq, h.n_kv_head, h.head_dim))?.transpose(1, 2)?.contiguous()?;
+            let q = q
+                .reshape((1, seq, h.n_head, h.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()?;
+            let k = k
+                .reshape((1, seq, h.n_kv_head, h.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()?;
+            let v = v
+                .reshape((1, seq, h.n_kv_head, h.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()?;
             let (q, k) = if self.neox {
-                (candle_nn::rotary_emb::rope(&q, &cos, &sin)?, candle_nn::rotary_emb::rope(&k, &cos, &sin)?)
+                (
+                    candle_nn::rotary_emb::rope(&q, &cos, &sin)?,
+                    candle_nn::rotary_emb::rope(&k, &cos, &sin)?,
+                )
             } else {
-                (candle_nn::rotary_emb::rope_i(&q, &cos, &sin)?, candle_nn::rotary_emb::rope_i(&k, &cos, &sin)?)
+                (
+                    candle_nn::rotary_emb::rope_i(&q, &cos, &sin)?,
+                    candle_nn::rotary_emb::rope_i(&k, &cos, &sin)?,
+                )
             };
             cache.k[i].slice_set(&k, 2, pos)?;
             cache.v[i].slice_set(&v, 2, pos)?;
@@ -291,7 +351,8 @@ impl Transformer {
             let att = match &mask {
                 Some(m) => {
                     let m = m.broadcast_as(att.shape())?;
-                    let neg = Tensor::new(f32::NEG_INFINITY, &self.device)?.broadcast_as(att.shape())?;
+                    let neg =
+                        Tensor::new(f32::NEG_INFINITY, &self.device)?.broadcast_as(att.shape())?;
                     m.where_cond(&neg, &att)?
                 }
                 None => att,
@@ -311,7 +372,11 @@ impl Transformer {
         cache.len = pos + seq;
         let last = x.i((.., seq - 1, ..))?;
         let last = self.norm.forward(&last)?;
-        self.output.forward(&last)?.squeeze(0)?.to_dtype(DType::F32)?.flatten_all()
+        self.output
+            .forward(&last)?
+            .squeeze(0)?
+            .to_dtype(DType::F32)?
+            .flatten_all()
     }
 }
 
@@ -323,10 +388,15 @@ fn add_bias(x: Tensor, b: Option<&Tensor>) -> Result<Tensor> {
 }
 
 fn rope_tables(dim: usize, base: f32, max_seq: usize, device: &Device) -> Result<(Tensor, Tensor)> {
-    let inv: Vec<f32> = (0..dim).step_by(2).map(|i| 1.0 / base.powf(i as f32 / dim as f32)).collect();
+    let inv: Vec<f32> = (0..dim)
+        .step_by(2)
+        .map(|i| 1.0 / base.powf(i as f32 / dim as f32))
+        .collect();
     let n = inv.len();
     let inv = Tensor::from_vec(inv, (1, n), device)?;
-    let t = Tensor::arange(0u32, max_seq as u32, device)?.to_dtype(DType::F32)?.reshape((max_seq, 1))?;
+    let t = Tensor::arange(0u32, max_seq as u32, device)?
+        .to_dtype(DType::F32)?
+        .reshape((max_seq, 1))?;
     let freqs = t.matmul(&inv)?;
     Ok((freqs.cos()?, freqs.sin()?))
 }

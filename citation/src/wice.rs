@@ -1,0 +1,279 @@
+//! Agreement with human labels on WiCE (SPEC §10): each claim cites the sentences
+//! of the web page it was written from; the checker's verdict is compared with the
+//! label. `overreach` and `unsupported` count as `not_supported`, `partial` as
+//! `partially_supported`. A claim split into several clauses is `supported` when
+//! every clause is, `not_supported` when none is even partly, else partial.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::{CheckOptions, Verdict, check};
+use crate::source::{MemoryChunk, MemorySource};
+
+/// The three WiCE labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WiceLabel {
+    /// Fully supported.
+    Supported,
+    /// Partially supported.
+    PartiallySupported,
+    /// Not supported.
+    NotSupported,
+}
+
+impl WiceLabel {
+    const ALL: [WiceLabel; 3] = [
+        Self::Supported,
+        Self::PartiallySupported,
+        Self::NotSupported,
+    ];
+
+    fn index(self) -> usize {
+        match self {
+            Self::Supported => 0,
+            Self::PartiallySupported => 1,
+            Self::NotSupported => 2,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Supported => "supported",
+            Self::PartiallySupported => "partially_supported",
+            Self::NotSupported => "not_supported",
+        }
+    }
+}
+
+/// Errors reading the WiCE file.
+#[derive(Debug, thiserror::Error)]
+pub enum WiceError {
+    /// The file could not be read.
+    #[error("reading {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line is not a WiCE record.
+    #[error("line {line}: {message}")]
+    Parse {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The span source failed.
+    #[error(transparent)]
+    Source(#[from] crate::source::SourceError),
+}
+
+#[derive(Deserialize)]
+struct Record {
+    label: WiceLabel,
+    claim: String,
+    evidence: Vec<String>,
+}
+
+/// Confusion matrix and macro-F1 of the checker against WiCE labels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WiceReport {
+    /// Claims evaluated.
+    pub claims: usize,
+    /// `confusion[gold][predicted]` in the order supported, partially_supported, not_supported.
+    pub confusion: [[usize; 3]; 3],
+    /// F1 per label, same order.
+    pub f1: [f64; 3],
+    /// Mean of the three F1s.
+    pub macro_f1: f64,
+    /// Share of claims with the gold label.
+    pub accuracy: f64,
+}
+
+/// The label the checker gives one claim citing `evidence`.
+pub fn predict(
+    claim: &str,
+    evidence: &[String],
+    opts: &CheckOptions,
+) -> Result<WiceLabel, WiceError> {
+    let mut source = MemorySource::new();
+    source.chunks.insert(
+        1,
+        MemoryChunk {
+            path: "evidence".into(),
+            title: None,
+            first_line: 1,
+            page: None,
+            sentences: evidence.to_vec(),
+        },
+    );
+    // The claim cites the whole page; citation groups inside the claim text are not expected.
+    let answer = format!("{} [c1]", claim.trim());
+    let report = check(&answer, &source, opts)?;
+    let verdicts: Vec<Verdict> = report
+        .claims
+        .iter()
+        .map(|c| c.verdict)
+        .filter(|v| !matches!(v, Verdict::Exempt | Verdict::Uncited))
+        .collect();
+    let all = |f: fn(&Verdict) -> bool| !verdicts.is_empty() && verdicts.iter().all(f);
+    Ok(if all(|v| *v == Verdict::Supported) {
+        WiceLabel::Supported
+    } else if verdicts.is_empty()
+        || all(|v| {
+            matches!(
+                v,
+                Verdict::Overreach | Verdict::Unsupported | Verdict::Broken
+            )
+        })
+    {
+        WiceLabel::NotSupported
+    } else {
+        WiceLabel::PartiallySupported
+    })
+}
+
+/// Evaluate the default checker on a WiCE JSONL file.
+pub fn evaluate(path: &Path) -> Result<WiceReport, WiceError> {
+    evaluate_with(path, &CheckOptions::default())
+}
+
+/// Evaluate with explicit options.
+pub fn evaluate_with(path: &Path, opts: &CheckOptions) -> Result<WiceReport, WiceError> {
+    let text = std::fs::read_to_string(path).map_err(|source| WiceError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut pairs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: Record = serde_json::from_str(line).map_err(|e| WiceError::Parse {
+            line: i + 1,
+            message: e.to_string(),
+        })?;
+        pairs.push((r.label, predict(&r.claim, &r.evidence, opts)?));
+    }
+    Ok(score(&pairs))
+}
+
+/// Confusion matrix, F1s and accuracy of (gold, predicted) pairs.
+pub fn score(pairs: &[(WiceLabel, WiceLabel)]) -> WiceReport {
+    let mut confusion = [[0usize; 3]; 3];
+    for (g, p) in pairs {
+        confusion[g.index()][p.index()] += 1;
+    }
+    let mut f1 = [0.0; 3];
+    for k in 0..3 {
+        let tp = confusion[k][k] as f64;
+        let predicted: usize = (0..3).map(|g| confusion[g][k]).sum();
+        let gold: usize = confusion[k].iter().sum();
+        let p = if predicted > 0 {
+            tp / predicted as f64
+        } else {
+            0.0
+        };
+        let r = if gold > 0 { tp / gold as f64 } else { 0.0 };
+        f1[k] = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
+    }
+    let correct: usize = (0..3).map(|k| confusion[k][k]).sum();
+    WiceReport {
+        claims: pairs.len(),
+        confusion,
+        f1,
+        macro_f1: f1.iter().sum::<f64>() / 3.0,
+        accuracy: if pairs.is_empty() {
+            0.0
+        } else {
+            correct as f64 / pairs.len() as f64
+        },
+    }
+}
+
+impl fmt::Display for WiceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "WiCE: {} claims; rows = gold label, columns = checker",
+            self.claims
+        )?;
+        writeln!(
+            f,
+            "{:<22}{:>12}{:>12}{:>12}{:>8}",
+            "", "supported", "partial", "not_supp.", "F1"
+        )?;
+        for g in WiceLabel::ALL {
+            let row = self.confusion[g.index()];
+            writeln!(
+                f,
+                "{:<22}{:>12}{:>12}{:>12}{:>8.3}",
+                g.name(),
+                row[0],
+                row[1],
+                row[2],
+                self.f1[g.index()]
+            )?;
+        }
+        write!(
+            f,
+            "macro-F1 {:.3}, accuracy {:.3}",
+            self.macro_f1, self.accuracy
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn scores_a_confusion_matrix() {
+        use WiceLabel::*;
+        let r = score(&[
+            (Supported, Supported),
+            (NotSupported, PartiallySupported),
+            (PartiallySupported, PartiallySupported),
+        ]);
+        assert_eq!(r.confusion, [[1, 0, 0], [0, 1, 0], [0, 1, 0]]);
+        assert!((r.f1[0] - 1.0).abs() < 1e-9);
+        assert!((r.f1[1] - 2.0 / 3.0).abs() < 1e-9);
+        assert!((r.macro_f1 - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn predicts_on_a_tiny_page() {
+        let ev = vec![
+            "I live in Leicestershire with my wife and two children.".to_string(),
+            "I am a keen tennis player.".to_string(),
+        ];
+        let opts = CheckOptions::default();
+        assert_eq!(
+            predict(
+                "A keen tennis player, he lives in Leicestershire with his wife and two children.",
+                &ev,
+                &opts
+            )
+            .unwrap(),
+            WiceLabel::Supported
+        );
+        assert_eq!(
+            predict(
+                "He was born in Uruguay and studied law in Madrid in 1990.",
+                &ev,
+                &opts
+            )
+            .unwrap(),
+            WiceLabel::NotSupported
+        );
+    }
+}

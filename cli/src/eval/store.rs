@@ -1,0 +1,123 @@
+//! The evaluator's view of a real store: `rlmkg_ingest::Store` behind the
+//! [`Retrieval`] trait, plus opening the store and ingesting the corpus.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use rlmkg_ingest::{IngestOptions, Progress, Store};
+
+use super::score::{Retrieval, RetrievedDoc, distinct_docs};
+use super::seeds::candidates;
+
+/// A store opened for evaluation.
+pub struct StoreRetrieval {
+    store: Store,
+}
+
+/// Ingest progress on a terminal bar (hidden when quiet or not a terminal).
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn start(&self, total_files: u64) {
+        self.0.set_length(total_files);
+    }
+    fn file_done(&self, _path: &Path, _bytes: u64) {
+        self.0.inc(1);
+    }
+    fn warn(&self, msg: &str) {
+        self.0.suspend(|| eprintln!("warning: {msg}"));
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Open (or create) the store at `dir` and bring it up to date with `inputs`.
+/// Unchanged inputs are skipped by content hash, so a rerun costs little.
+pub fn open_and_ingest(
+    dir: &Path,
+    inputs: &[PathBuf],
+    quiet: bool,
+) -> anyhow::Result<StoreRetrieval> {
+    let mut store = Store::create_or_open(dir)
+        .with_context(|| format!("cannot open the store {}", dir.display()))?;
+    let bar = if quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(0);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} ingest {pos}/{len} files [{elapsed_precise}] {wide_bar}",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    };
+    store
+        .ingest(inputs, &IngestOptions::default(), &Bar(bar))
+        .with_context(|| format!("cannot ingest the corpus into {}", dir.display()))?;
+    Ok(StoreRetrieval { store })
+}
+
+impl StoreRetrieval {
+    /// Documents in the store.
+    pub fn document_count(&self) -> anyhow::Result<usize> {
+        Ok(self.store.stats()?.docs as usize)
+    }
+
+    /// Store entity ids for the names found in `question` (the graph seeds), with
+    /// their display names.
+    pub fn seeds(&self, question: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for name in candidates(question) {
+            if let Some(e) = self.store.entity(&name)?
+                && !out.iter().any(|(id, _)| *id == e.id)
+            {
+                out.push((e.id.clone(), e.name.clone()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Retrieval for StoreRetrieval {
+    fn bm25(&self, question: &str, k: usize) -> anyhow::Result<Vec<RetrievedDoc>> {
+        let hits = self.store.search(question, k.saturating_mul(4))?;
+        let docs = hits.into_iter().map(|h| RetrievedDoc {
+            id: h.doc,
+            title: h.title,
+            path: h.path,
+        });
+        Ok(distinct_docs(docs).into_iter().take(k).collect())
+    }
+
+    fn graph(&self, question: &str, k: usize) -> anyhow::Result<(Vec<RetrievedDoc>, Vec<String>)> {
+        let seeds = self.seeds(question)?;
+        let ids: Vec<String> = seeds.iter().map(|(id, _)| id.clone()).collect();
+        let ranked = self
+            .store
+            .related(&ids, Some(question), k.saturating_mul(4))?;
+        let docs = ranked.into_iter().map(|c| RetrievedDoc {
+            id: c.doc,
+            title: c.title,
+            path: c.path,
+        });
+        let docs: Vec<RetrievedDoc> = distinct_docs(docs).into_iter().take(k).collect();
+        Ok((docs, seeds.into_iter().map(|(_, name)| name).collect()))
+    }
+
+    fn doc_of(&self, id: &str) -> anyhow::Result<Option<RetrievedDoc>> {
+        match self.store.read(id) {
+            Ok(p) => Ok(Some(RetrievedDoc {
+                id: p.doc.id,
+                title: p.doc.title,
+                path: p.doc.path,
+            })),
+            Err(_) => Ok(None),
+        }
+    }
+
+    fn doc_text(&self, doc_id: &str) -> anyhow::Result<String> {
+        Ok(self.store.doc_text(doc_id, 0, usize::MAX)?)
+    }
+}

@@ -1,0 +1,349 @@
+//! The built-in "heuristics first" strategy (SPEC §5.5): answer without a root
+//! model by combining BM25, the entity graph and sentence scoring, then either
+//! let a sub-model compose a cited answer from the evidence in one call, or
+//! return an extractive answer made of the evidence sentences.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rlm_core::{ChatRequest, LanguageModel, Message, ModelError, Sampling};
+use rlmkg_ingest::{Passage, Store};
+use serde::Serialize;
+
+/// Tuning of [`explore`].
+#[derive(Debug, Clone)]
+pub struct ExploreOptions {
+    /// BM25 hits to consider.
+    pub search_k: usize,
+    /// Graph-ranked chunks to consider.
+    pub related_k: usize,
+    /// Evidence sentences to keep.
+    pub evidence: usize,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        Self { search_k: 8, related_k: 8, evidence: 3 }
+    }
+}
+
+/// One evidence sentence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    /// Sentence id (`c12.s3`), citable as `[c12.s3]`.
+    pub id: String,
+    /// Chunk id.
+    pub chunk: String,
+    /// Document title.
+    pub title: String,
+    /// Document path.
+    pub path: String,
+    /// Sentence text.
+    pub text: String,
+    /// Selection score.
+    pub score: f64,
+}
+
+/// What [`explore`] found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Exploration {
+    /// The question.
+    pub question: String,
+    /// Entities recognised in the question (names).
+    pub question_entities: Vec<String>,
+    /// Bridge entities reached from the first evidence (names).
+    pub bridges: Vec<String>,
+    /// Chunks considered, best first.
+    pub chunks: Vec<String>,
+    /// Chosen evidence sentences, in reasoning order.
+    pub evidence: Vec<Evidence>,
+}
+
+impl Exploration {
+    /// Keep only chunks (and evidence from chunks) that `keep` accepts.
+    pub fn restricted(mut self, keep: impl Fn(&str) -> bool) -> Self {
+        self.chunks.retain(|c| keep(c));
+        self.evidence.retain(|e| keep(&e.chunk));
+        self
+    }
+
+    /// The exploration as the REPL sees it, with a draft answer.
+    pub fn to_python(&self) -> serde_json::Value {
+        serde_json::json!({
+            "question": self.question,
+            "question_entities": self.question_entities,
+            "bridges": self.bridges,
+            "chunks": self.chunks,
+            "evidence": self.evidence,
+            "draft_answer": extractive_answer(self),
+        })
+    }
+}
+
+/// A chunk's text with each sentence prefixed by its `[id]`.
+pub fn mark_sentences(p: &Passage) -> String {
+    let mut out = String::new();
+    for s in &p.sentences {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push('[');
+        out.push_str(&s.id);
+        out.push_str("] ");
+        out.push_str(s.text.trim());
+    }
+    out
+}
+
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "an", "and", "are", "as", "at", "be", "been", "before", "by", "did",
+    "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "in", "into",
+    "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "they", "this",
+    "to", "was", "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why",
+    "with", "would", "year", "one", "there", "than", "then", "also", "not", "any", "all",
+];
+
+/// Lower-cased content words of `text`, with a crude plural/suffix fold.
+fn terms(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| fold(&w))
+        .collect()
+}
+
+fn fold(w: &str) -> String {
+    for suffix in ["ing", "ed", "es", "s"] {
+        if w.len() > suffix.len() + 3 {
+            if let Some(stem) = w.strip_suffix(suffix) {
+                return stem.to_owned();
+            }
+        }
+    }
+    w.to_owned()
+}
+
+/// Candidate sentence with what it mentions.
+#[derive(Debug, Clone)]
+struct Candidate {
+    ev: Evidence,
+    terms: HashSet<String>,
+    lower: String,
+    prior: f64,
+}
+
+/// Find evidence for `question` in the store: question entities and BM25 hits,
+/// graph expansion (neighbors, paths, personalized PageRank), then a greedy
+/// choice of sentences that cover the question and link through a bridge entity.
+pub fn explore(
+    store: &Store,
+    question: &str,
+    opts: &ExploreOptions,
+) -> Result<Exploration, rlmkg_ingest::StoreError> {
+    let qterms: HashSet<String> = terms(question).into_iter().collect();
+    let qlower = question.to_lowercase();
+
+    // Entities named in the question.
+    let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
+    for e in store.entities(question, 12)? {
+        let names: Vec<String> = std::iter::once(e.name.clone()).chain(e.aliases.clone()).collect();
+        if names.iter().any(|n| n.len() > 2 && qlower.contains(&n.to_lowercase())) {
+            q_entities.push((e.id.clone(), e.name.clone(), names));
+        }
+    }
+
+    // Chunks: BM25, graph-ranked, and evidence of paths between question entities.
+    let mut chunk_prior: BTreeMap<String, f64> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut add = |chunk: &str, prior: f64, order: &mut Vec<String>| {
+        let e = chunk_prior.entry(chunk.to_owned()).or_insert_with(|| {
+            order.push(chunk.to_owned());
+            0.0
+        });
+        *e = e.max(prior);
+    };
+    for (rank, hit) in store.search(question, opts.search_k)?.iter().enumerate() {
+        add(&hit.id, 1.0 / (1.0 + rank as f64), &mut order);
+    }
+    let seeds: Vec<String> = q_entities.iter().map(|(id, _, _)| id.clone()).collect();
+    for (rank, c) in store.related(&seeds, Some(question), opts.related_k)?.iter().enumerate() {
+        add(&c.id, 0.8 / (1.0 + rank as f64), &mut order);
+    }
+    for (i, a) in seeds.iter().enumerate() {
+        for b in seeds.iter().skip(i + 1) {
+            for path in store.path(a, b, 3).unwrap_or_default().iter().take(3) {
+                for step in &path.steps {
+                    for chunk in &step.evidence {
+                        add(chunk, 0.5, &mut order);
+                    }
+                }
+            }
+        }
+    }
+
+    let mut candidates = collect_sentences(store, &order, &chunk_prior)?;
+    let mut evidence: Vec<Evidence> = Vec::new();
+    let mut covered: HashSet<String> = HashSet::new();
+    let mut bridges: Vec<String> = Vec::new();
+
+    // Hop 1: the sentence that best covers the question.
+    let first = best(&candidates, |c| {
+        let overlap = c.terms.intersection(&qterms).count() as f64;
+        let ent = q_entities
+            .iter()
+            .filter(|(_, _, names)| names.iter().any(|n| c.lower.contains(&n.to_lowercase())))
+            .count() as f64;
+        overlap + 1.5 * ent + c.prior
+    });
+    let Some(first) = first else {
+        return Ok(Exploration {
+            question: question.to_owned(),
+            question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
+            bridges,
+            chunks: order,
+            evidence,
+        });
+    };
+    let mut chosen = candidates.remove(first);
+    loop {
+        covered.extend(chosen.terms.iter().filter(|t| qterms.contains(*t)).cloned());
+        // Bridge entities: named in the chosen sentence, not in the question.
+        let mut new_bridges: Vec<(String, Vec<String>)> = Vec::new();
+        for e in store.entities(&chosen.ev.text, 8)? {
+            let names: Vec<String> =
+                std::iter::once(e.name.clone()).chain(e.aliases.clone()).collect();
+            let in_sentence =
+                names.iter().any(|n| n.len() > 2 && chosen.lower.contains(&n.to_lowercase()));
+            let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
+            if in_sentence && !in_question && !bridges.contains(&e.name) {
+                new_bridges.push((e.name.clone(), names));
+            }
+        }
+        evidence.push(chosen.ev.clone());
+        if evidence.len() >= opts.evidence || new_bridges.is_empty() {
+            break;
+        }
+        // Pull in chunks about the bridges.
+        let mut more: Vec<String> = Vec::new();
+        for (name, _) in &new_bridges {
+            for hit in store.search(name, 5)? {
+                if !chunk_prior.contains_key(&hit.id) {
+                    chunk_prior.insert(hit.id.clone(), 0.3);
+                    more.push(hit.id);
+                }
+            }
+        }
+        candidates.extend(collect_sentences(store, &more, &chunk_prior)?);
+        bridges.extend(new_bridges.iter().map(|(n, _)| n.clone()));
+        let used_docs: HashSet<String> = evidence.iter().map(|e| e.path.clone()).collect();
+        // Next hop: mentions a bridge, covers what the question still asks.
+        let next = best(&candidates, |c| {
+            let bridge = new_bridges
+                .iter()
+                .any(|(_, names)| names.iter().any(|n| c.lower.contains(&n.to_lowercase())));
+            if !bridge {
+                return f64::NEG_INFINITY;
+            }
+            let fresh = c.terms.iter().filter(|t| qterms.contains(*t) && !covered.contains(*t));
+            let fresh = fresh.count() as f64;
+            let other_doc = if used_docs.contains(&c.ev.path) { 0.0 } else { 0.5 };
+            2.0 * fresh + c.terms.intersection(&qterms).count() as f64 * 0.5 + other_doc + c.prior
+        });
+        match next {
+            Some(i) => chosen = candidates.remove(i),
+            None => break,
+        }
+    }
+
+    Ok(Exploration {
+        question: question.to_owned(),
+        question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
+        bridges,
+        chunks: order,
+        evidence,
+    })
+}
+
+fn best(cands: &[Candidate], score: impl Fn(&Candidate) -> f64) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, c) in cands.iter().enumerate() {
+        let s = score(c);
+        if s.is_finite() && s > 0.0 && best.is_none_or(|(_, b)| s > b) {
+            best = Some((i, s));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+fn collect_sentences(
+    store: &Store,
+    chunks: &[String],
+    prior: &BTreeMap<String, f64>,
+) -> Result<Vec<Candidate>, rlmkg_ingest::StoreError> {
+    let mut out = Vec::new();
+    for chunk in chunks {
+        let Ok(p) = store.read(chunk) else { continue };
+        let prior = prior.get(chunk).copied().unwrap_or(0.0);
+        for s in &p.sentences {
+            out.push(Candidate {
+                terms: terms(&s.text).into_iter().collect(),
+                lower: s.text.to_lowercase(),
+                prior,
+                ev: Evidence {
+                    id: s.id.clone(),
+                    chunk: p.chunk.clone(),
+                    title: p.doc.title.clone(),
+                    path: p.doc.path.clone(),
+                    text: s.text.trim().to_owned(),
+                    score: prior,
+                },
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The extractive answer: the evidence sentences, each with its citation,
+/// labelled as extractive.
+pub fn extractive_answer(x: &Exploration) -> String {
+    if x.evidence.is_empty() {
+        return "Extractive answer (no model): the corpus has no evidence for this question."
+            .to_owned();
+    }
+    let body: Vec<String> = x
+        .evidence
+        .iter()
+        .map(|e| {
+            let text = e.text.trim_end_matches(['.', ' ']);
+            format!("{text} [{}].", e.id)
+        })
+        .collect();
+    format!("Extractive answer (no model): {}", body.join(" "))
+}
+
+/// Ask the sub-model once to compose a cited answer from the evidence.
+pub async fn compose(
+    model: &dyn LanguageModel,
+    x: &Exploration,
+) -> Result<(String, rlm_core::Usage), ModelError> {
+    let mut evidence = String::new();
+    for e in &x.evidence {
+        evidence.push_str(&format!("[{}] ({}) {}\n", e.id, e.title, e.text));
+    }
+    let system = "You answer questions using only the numbered evidence sentences you are given. \
+Write one to three short sentences. End every sentence with the ids of the evidence sentences \
+that support it, in square brackets, exactly as given, e.g. [c12.s3]. Do not add facts that \
+the evidence does not state.";
+    let user = format!("Evidence:\n{evidence}\nQuestion: {}\nAnswer:", x.question);
+    let request = ChatRequest {
+        messages: vec![Message::system(system), Message::user(user)],
+        sampling: Sampling {
+            temperature: Some(0.0),
+            max_tokens: Some(160),
+            seed: Some(0),
+            ..Sampling::default()
+        },
+    };
+    let reply = model.chat(&request).await?;
+    Ok((reply.content.trim().to_owned(), reply.usage))
+}

@@ -1,0 +1,60 @@
+//! The store as a citation [`SpanSource`]: resolves `c12`, `c12.s3` and
+//! `c12.s2-s4` to the exact sentences (with lines and pages) the checker compares
+//! claims against. An id the store does not know resolves to nothing (a broken
+//! citation); any other store failure is an error.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use rlmkg_citation::{CitationId, Source, SourceError, SourceSentence, SpanSource};
+use rlmkg_ingest::{Store, StoreError};
+
+/// A read-only store resolving citation ids.
+pub(crate) struct StoreSpans {
+    store: Arc<Store>,
+}
+
+impl StoreSpans {
+    /// Open the store at `dir` for reading.
+    pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
+        let store = Store::open_read(dir)
+            .with_context(|| format!("opening the store {}", dir.display()))?;
+        Ok(Self {
+            store: Arc::new(store),
+        })
+    }
+
+    /// Share an already open store (`ask` checks its answers in-process).
+    #[allow(dead_code)] // unused until `ask` is wired into the command line
+    pub(crate) fn new(store: Arc<Store>) -> Self {
+        Self { store }
+    }
+}
+
+impl SpanSource for StoreSpans {
+    fn resolve(&self, id: &CitationId) -> Result<Option<Source>, SourceError> {
+        let passage = match self.store.read(&id.to_string()) {
+            Ok(p) => p,
+            Err(StoreError::UnknownId(_) | StoreError::Invalid(_)) => return Ok(None),
+            Err(e) => return Err(SourceError::new(e.to_string())),
+        };
+        let title = (!passage.doc.title.is_empty()).then(|| passage.doc.title.clone());
+        Ok(Some(Source {
+            id: passage.id,
+            path: passage.doc.path,
+            title,
+            sentences: passage
+                .sentences
+                .into_iter()
+                .map(|s| SourceSentence {
+                    id: s.id,
+                    text: s.text,
+                    line_start: s.line_start,
+                    line_end: s.line_end,
+                    page: s.page,
+                })
+                .collect(),
+        }))
+    }
+}

@@ -1,0 +1,735 @@
+//! The in-memory petgraph view: entities, chunks, relation and mention edges,
+//! and the algorithms over them.
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+use petgraph::graph::{EdgeIndex, NodeIndex, UnGraph};
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+use unicode_normalization::UnicodeNormalization;
+
+/// The canonical key of an entity name: lowercase, diacritics and possessives
+/// removed, a leading "the" dropped, punctuation dropped, words joined by `_`.
+/// It is also the entity id.
+pub fn entity_key(name: &str) -> String {
+    let folded: String = name
+        .nfkd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .collect::<String>()
+        .to_lowercase();
+    let folded = folded.replace(['\u{2019}', '`'], "'");
+    let mut words: Vec<String> = Vec::new();
+    for raw in folded.split(|c: char| c.is_whitespace() || c == '-' || c == '/' || c == '_') {
+        let w = raw.strip_suffix("'s").unwrap_or(raw);
+        let w: String = w
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '&')
+            .collect();
+        if !w.is_empty() {
+            words.push(w);
+        }
+    }
+    if words.len() > 1 && words[0] == "the" {
+        words.remove(0);
+    }
+    words.join("_")
+}
+
+/// An entity with its aggregate facts.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EntityInfo {
+    /// Entity id (its canonical key).
+    pub id: String,
+    /// Display name (the most frequent declared name).
+    pub name: String,
+    /// Type guess.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Other names.
+    pub aliases: Vec<String>,
+    /// Number of mentions.
+    pub mentions: u64,
+}
+
+/// A neighbor of an entity across one relation.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Neighbor {
+    /// Entity id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Type guess.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Relation label (`co-occurs` or a verb phrase); `<-` prefix when the
+    /// neighbor is the subject.
+    pub relation: String,
+    /// Weight.
+    pub weight: f64,
+    /// Chunk ids of the evidence.
+    pub evidence: Vec<String>,
+}
+
+/// One step of a path.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PathStep {
+    /// Entity id.
+    pub from: String,
+    /// Entity id.
+    pub to: String,
+    /// Relation label.
+    pub relation: String,
+    /// Evidence chunk ids.
+    pub evidence: Vec<String>,
+}
+
+/// A path between two entities.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GraphPath {
+    /// Entity ids along the path, ends included.
+    pub entities: Vec<String>,
+    /// Their names.
+    pub names: Vec<String>,
+    /// The steps.
+    pub steps: Vec<PathStep>,
+}
+
+/// A chunk–entity edge (mention count in the chunk).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct MentionEdge {
+    /// Mentions of the entity in the chunk.
+    pub weight: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Node {
+    Entity(u32),
+    Chunk(u32),
+}
+
+#[derive(Debug, Clone)]
+enum Edge {
+    Relation {
+        label: u32,
+        weight: f64,
+        evidence: Vec<u32>,
+        subject: u32,
+    },
+    Mention(MentionEdge),
+}
+
+impl Edge {
+    fn weight(&self) -> f64 {
+        match self {
+            Edge::Relation { weight, .. } => *weight,
+            Edge::Mention(m) => m.weight,
+        }
+    }
+}
+
+/// A relation as read from the RDF, before aggregation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RawRelation {
+    pub subject: Option<String>,
+    pub object: Option<String>,
+    pub label: String,
+    pub weight: f64,
+    pub evidence: Vec<String>,
+}
+
+#[derive(Default)]
+struct EntityAcc {
+    names: HashMap<String, u32>,
+    kinds: HashMap<String, u32>,
+    aliases: BTreeSet<String>,
+    mentions: u64,
+}
+
+/// Collects the view while scanning the RDF.
+#[derive(Default)]
+pub(crate) struct ViewBuilder {
+    entities: HashMap<String, EntityAcc>,
+    chunk_mentions: HashMap<(String, String), u32>,
+    relations: Vec<RawRelation>,
+}
+
+impl ViewBuilder {
+    pub fn name(&mut self, e: &str, name: &str) {
+        *self
+            .entities
+            .entry(e.to_string())
+            .or_default()
+            .names
+            .entry(name.to_string())
+            .or_default() += 1;
+    }
+    pub fn kind(&mut self, e: &str, kind: &str) {
+        *self
+            .entities
+            .entry(e.to_string())
+            .or_default()
+            .kinds
+            .entry(kind.to_string())
+            .or_default() += 1;
+    }
+    pub fn alias(&mut self, e: &str, alias: &str) {
+        self.entities
+            .entry(e.to_string())
+            .or_default()
+            .aliases
+            .insert(alias.to_string());
+    }
+    pub fn mention(&mut self, e: &str) {
+        self.entities.entry(e.to_string()).or_default().mentions += 1;
+    }
+    pub fn chunk_mention(&mut self, chunk: &str, e: &str) {
+        *self
+            .chunk_mentions
+            .entry((chunk.to_string(), e.to_string()))
+            .or_default() += 1;
+    }
+    pub fn relation(&mut self, r: RawRelation) {
+        self.relations.push(r);
+    }
+
+    pub fn build(self) -> GraphView {
+        let mut v = GraphView::default();
+        let mut keys: Vec<String> = self.entities.keys().cloned().collect();
+        keys.sort();
+        let mut accs = self.entities;
+        for key in keys {
+            let Some(acc) = accs.remove(&key) else {
+                continue;
+            };
+            let name = best(&acc.names).unwrap_or_else(|| key.replace('_', " "));
+            let kind = best(&acc.kinds).unwrap_or_else(|| "other".to_string());
+            let mut aliases: Vec<String> =
+                acc.names.keys().filter(|n| **n != name).cloned().collect();
+            aliases.extend(acc.aliases.into_iter().filter(|a| *a != name));
+            aliases.sort();
+            aliases.dedup();
+            let idx = v.entities.len();
+            for a in std::iter::once(&name).chain(aliases.iter()) {
+                let k = entity_key(a);
+                if k != key {
+                    v.alias_idx.entry(k).or_default().push(idx);
+                }
+            }
+            v.entity_idx.insert(key.clone(), idx);
+            v.entities.push(EntityInfo {
+                id: key,
+                name,
+                kind,
+                aliases,
+                mentions: acc.mentions,
+            });
+            let n = v.graph.add_node(Node::Entity(idx as u32));
+            v.entity_node.push(n);
+        }
+        let mut cm: Vec<((String, String), u32)> = self.chunk_mentions.into_iter().collect();
+        cm.sort();
+        for ((chunk, e), w) in cm {
+            let Some(&ei) = v.entity_idx.get(&e) else {
+                continue;
+            };
+            let ci = v.chunk(&chunk);
+            v.graph.add_edge(
+                v.entity_node[ei],
+                v.chunk_node[ci],
+                Edge::Mention(MentionEdge {
+                    weight: f64::from(w),
+                }),
+            );
+        }
+        // Aggregate relations per (unordered pair, label).
+        let mut agg: HashMap<(usize, usize, String), (f64, BTreeSet<String>, usize)> =
+            HashMap::new();
+        for r in self.relations {
+            let (Some(s), Some(o)) = (r.subject, r.object) else {
+                continue;
+            };
+            let (Some(&si), Some(&oi)) = (v.entity_idx.get(&s), v.entity_idx.get(&o)) else {
+                continue;
+            };
+            if si == oi {
+                continue;
+            }
+            let key = if si < oi {
+                (si, oi, r.label)
+            } else {
+                (oi, si, r.label)
+            };
+            let entry = agg.entry(key).or_insert((0.0, BTreeSet::new(), si));
+            entry.0 += r.weight;
+            entry.1.extend(r.evidence);
+        }
+        let mut agg: Vec<_> = agg.into_iter().collect();
+        agg.sort_by(|a, b| a.0.cmp(&b.0));
+        for ((a, b, label), (weight, evidence, subject)) in agg {
+            let label_id = v.label(&label);
+            let evidence: Vec<u32> = evidence
+                .iter()
+                .take(32)
+                .map(|c| v.chunk(c) as u32)
+                .collect();
+            let e = v.graph.add_edge(
+                v.entity_node[a],
+                v.entity_node[b],
+                Edge::Relation {
+                    label: label_id,
+                    weight,
+                    evidence,
+                    subject: subject as u32,
+                },
+            );
+            v.relation_edges.push(e);
+        }
+        v
+    }
+}
+
+fn best(counts: &HashMap<String, u32>) -> Option<String> {
+    counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(k, _)| k.clone())
+}
+
+/// The in-memory graph: entities and chunks as nodes; relation edges between
+/// entities and mention edges between entities and chunks.
+#[derive(Debug, Default)]
+pub struct GraphView {
+    entities: Vec<EntityInfo>,
+    entity_idx: HashMap<String, usize>,
+    alias_idx: HashMap<String, Vec<usize>>,
+    entity_node: Vec<NodeIndex>,
+    chunks: Vec<String>,
+    chunk_idx: HashMap<String, usize>,
+    chunk_node: Vec<NodeIndex>,
+    labels: Vec<String>,
+    label_idx: HashMap<String, u32>,
+    relation_edges: Vec<EdgeIndex>,
+    graph: UnGraph<Node, Edge>,
+}
+
+impl GraphView {
+    fn chunk(&mut self, id: &str) -> usize {
+        if let Some(&i) = self.chunk_idx.get(id) {
+            return i;
+        }
+        let i = self.chunks.len();
+        self.chunks.push(id.to_string());
+        self.chunk_idx.insert(id.to_string(), i);
+        let n = self.graph.add_node(Node::Chunk(i as u32));
+        self.chunk_node.push(n);
+        i
+    }
+
+    fn label(&mut self, l: &str) -> u32 {
+        if let Some(&i) = self.label_idx.get(l) {
+            return i;
+        }
+        let i = self.labels.len() as u32;
+        self.labels.push(l.to_string());
+        self.label_idx.insert(l.to_string(), i);
+        i
+    }
+
+    /// Number of entities.
+    pub fn entity_count(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Number of aggregated relation edges.
+    pub fn relation_count(&self) -> usize {
+        self.relation_edges.len()
+    }
+
+    /// Total mentions.
+    pub fn mention_count(&self) -> u64 {
+        self.entities.iter().map(|e| e.mentions).sum()
+    }
+
+    /// Entity counts per type guess.
+    pub fn type_counts(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut m = std::collections::BTreeMap::new();
+        for e in &self.entities {
+            *m.entry(e.kind.clone()).or_insert(0) += 1;
+        }
+        m
+    }
+
+    fn resolve(&self, id_or_name: &str) -> Option<usize> {
+        if let Some(&i) = self.entity_idx.get(id_or_name) {
+            return Some(i);
+        }
+        let key = entity_key(id_or_name);
+        if let Some(&i) = self.entity_idx.get(&key) {
+            return Some(i);
+        }
+        self.alias_idx
+            .get(&key)
+            .and_then(|v| v.iter().copied().max_by_key(|&i| self.entities[i].mentions))
+    }
+
+    /// The entity with this id, name or alias.
+    pub fn entity(&self, id_or_name: &str) -> Option<EntityInfo> {
+        self.resolve(id_or_name).map(|i| self.entities[i].clone())
+    }
+
+    /// Entities whose names match `query`, best first.
+    pub fn search_entities(&self, query: &str, k: usize) -> Vec<EntityInfo> {
+        let key = entity_key(query);
+        if key.is_empty() || k == 0 {
+            return Vec::new();
+        }
+        let qwords: Vec<&str> = key.split('_').collect();
+        let mut scored: Vec<(f64, usize)> = Vec::new();
+        for (i, e) in self.entities.iter().enumerate() {
+            let mut best = 0.0f64;
+            let names = std::iter::once(&e.id)
+                .cloned()
+                .chain(e.aliases.iter().map(|a| entity_key(a)));
+            for n in names {
+                let s = if n == key {
+                    100.0
+                } else if n.starts_with(&key) || n.ends_with(&key) {
+                    60.0
+                } else if n.contains(&key) {
+                    40.0
+                } else {
+                    let words: HashSet<&str> = n.split('_').collect();
+                    let hit = qwords.iter().filter(|w| words.contains(*w)).count();
+                    if hit == 0 {
+                        0.0
+                    } else {
+                        30.0 * hit as f64 / qwords.len().max(words.len()) as f64
+                    }
+                };
+                best = best.max(s);
+            }
+            if best > 0.0 {
+                scored.push((best + (e.mentions as f64).ln_1p(), i));
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored
+            .into_iter()
+            .take(k)
+            .map(|(_, i)| self.entities[i].clone())
+            .collect()
+    }
+
+    fn relation_neighbors(&self, ei: usize) -> Vec<(usize, &Edge)> {
+        let node = self.entity_node[ei];
+        let mut out = Vec::new();
+        for e in self.graph.edges(node) {
+            if let Edge::Relation { .. } = e.weight() {
+                let other = if e.source() == node {
+                    e.target()
+                } else {
+                    e.source()
+                };
+                if let Node::Entity(j) = self.graph[other] {
+                    out.push((j as usize, e.weight()));
+                }
+            }
+        }
+        out
+    }
+
+    fn label_of(&self, edge: &Edge, from: usize) -> String {
+        match edge {
+            Edge::Relation { label, subject, .. } => {
+                let l = self
+                    .labels
+                    .get(*label as usize)
+                    .cloned()
+                    .unwrap_or_default();
+                if *subject as usize == from || l == "co-occurs" {
+                    l
+                } else {
+                    format!("<-{l}")
+                }
+            }
+            Edge::Mention(_) => "mentions".into(),
+        }
+    }
+
+    fn evidence_of(&self, edge: &Edge) -> Vec<String> {
+        match edge {
+            Edge::Relation { evidence, .. } => evidence
+                .iter()
+                .filter_map(|&c| self.chunks.get(c as usize).cloned())
+                .collect(),
+            Edge::Mention(_) => Vec::new(),
+        }
+    }
+
+    /// Neighbors of an entity, strongest first; optionally only across `relation`.
+    pub fn neighbors(&self, entity: &str, k: usize, relation: Option<&str>) -> Vec<Neighbor> {
+        let Some(ei) = self.resolve(entity) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Neighbor> = self
+            .relation_neighbors(ei)
+            .into_iter()
+            .filter_map(|(j, edge)| {
+                let rel = self.label_of(edge, ei);
+                if let Some(want) = relation
+                    && rel.trim_start_matches("<-") != want.trim_start_matches("<-")
+                {
+                    return None;
+                }
+                let e = &self.entities[j];
+                Some(Neighbor {
+                    id: e.id.clone(),
+                    name: e.name.clone(),
+                    kind: e.kind.clone(),
+                    relation: rel,
+                    weight: edge.weight(),
+                    evidence: self.evidence_of(edge),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.id.cmp(&b.id)));
+        out.truncate(k);
+        out
+    }
+
+    /// Entities within `hops` relation steps of `entity` (with their distance).
+    pub fn k_hop(&self, entity: &str, hops: usize) -> Vec<(EntityInfo, usize)> {
+        let Some(start) = self.resolve(entity) else {
+            return Vec::new();
+        };
+        let mut dist: HashMap<usize, usize> = HashMap::from([(start, 0)]);
+        let mut queue = VecDeque::from([start]);
+        while let Some(u) = queue.pop_front() {
+            let d = dist[&u];
+            if d >= hops {
+                continue;
+            }
+            for (v, _) in self.relation_neighbors(u) {
+                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(v) {
+                    e.insert(d + 1);
+                    queue.push_back(v);
+                }
+            }
+        }
+        let mut out: Vec<(EntityInfo, usize)> = dist
+            .into_iter()
+            .filter(|(i, _)| *i != start)
+            .map(|(i, d)| (self.entities[i].clone(), d))
+            .collect();
+        out.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.mentions.cmp(&a.0.mentions)));
+        out
+    }
+
+    /// Shortest connecting paths (up to `limit`) of at most `max_hops` relation steps.
+    pub fn paths(&self, a: &str, b: &str, max_hops: usize, limit: usize) -> Vec<GraphPath> {
+        let (Some(s), Some(t)) = (self.resolve(a), self.resolve(b)) else {
+            return Vec::new();
+        };
+        if s == t {
+            return vec![GraphPath {
+                entities: vec![self.entities[s].id.clone()],
+                names: vec![self.entities[s].name.clone()],
+                steps: Vec::new(),
+            }];
+        }
+        // BFS keeping every shortest-path predecessor.
+        let mut dist: HashMap<usize, usize> = HashMap::from([(s, 0)]);
+        let mut preds: HashMap<usize, Vec<(usize, &Edge)>> = HashMap::new();
+        let mut frontier = vec![s];
+        let mut depth = 0;
+        while !frontier.is_empty() && depth < max_hops && !dist.contains_key(&t) {
+            depth += 1;
+            let mut next = Vec::new();
+            for &u in &frontier {
+                for (v, edge) in self.relation_neighbors(u) {
+                    match dist.get(&v) {
+                        None => {
+                            dist.insert(v, depth);
+                            preds.entry(v).or_default().push((u, edge));
+                            next.push(v);
+                        }
+                        Some(&dv) if dv == depth => preds.entry(v).or_default().push((u, edge)),
+                        _ => {}
+                    }
+                }
+            }
+            frontier = next;
+        }
+        if !dist.contains_key(&t) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut stack: Vec<(usize, Vec<(usize, usize, &Edge)>)> = vec![(t, Vec::new())];
+        while let Some((node, rev)) = stack.pop() {
+            if out.len() >= limit {
+                break;
+            }
+            if node == s {
+                let mut steps_rev = rev.clone();
+                steps_rev.reverse();
+                let mut entities = vec![self.entities[s].id.clone()];
+                let mut names = vec![self.entities[s].name.clone()];
+                let mut steps = Vec::new();
+                for (from, to, edge) in steps_rev {
+                    entities.push(self.entities[to].id.clone());
+                    names.push(self.entities[to].name.clone());
+                    steps.push(PathStep {
+                        from: self.entities[from].id.clone(),
+                        to: self.entities[to].id.clone(),
+                        relation: self.label_of(edge, from),
+                        evidence: self.evidence_of(edge),
+                    });
+                }
+                out.push(GraphPath {
+                    entities,
+                    names,
+                    steps,
+                });
+                continue;
+            }
+            let mut ps = preds.get(&node).cloned().unwrap_or_default();
+            ps.sort_by(|a, b| a.1.weight().total_cmp(&b.1.weight()));
+            for (p, edge) in ps {
+                let mut r = rev.clone();
+                r.push((p, node, edge));
+                stack.push((p, r));
+            }
+        }
+        out
+    }
+
+    /// Chunk ids mentioning an entity.
+    pub fn chunks_of_entity(&self, entity: &str) -> Vec<String> {
+        let Some(ei) = self.resolve(entity) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = self
+            .graph
+            .edges(self.entity_node[ei])
+            .filter_map(|e| {
+                let other = if e.source() == self.entity_node[ei] {
+                    e.target()
+                } else {
+                    e.source()
+                };
+                match self.graph[other] {
+                    Node::Chunk(c) => self.chunks.get(c as usize).cloned(),
+                    Node::Entity(_) => None,
+                }
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Entity ids mentioned in a chunk.
+    pub fn entities_of_chunk(&self, chunk: &str) -> Vec<String> {
+        let Some(&ci) = self.chunk_idx.get(chunk) else {
+            return Vec::new();
+        };
+        let n = self.chunk_node[ci];
+        self.graph
+            .neighbors(n)
+            .filter_map(|o| match self.graph[o] {
+                Node::Entity(e) => Some(self.entities[e as usize].id.clone()),
+                Node::Chunk(_) => None,
+            })
+            .collect()
+    }
+
+    /// Resolve entity ids or names to ids (unknown ones are dropped).
+    pub fn resolve_ids(&self, names: &[String]) -> Vec<String> {
+        names
+            .iter()
+            .filter_map(|n| self.resolve(n))
+            .map(|i| self.entities[i].id.clone())
+            .collect()
+    }
+
+    /// Personalized PageRank (forward push) from seed entities and seed chunks over
+    /// the entity–chunk–relation graph; returns chunk ids with scores, best first.
+    pub fn rank_chunks(
+        &self,
+        seed_entities: &[(String, f64)],
+        seed_chunks: &[(String, f64)],
+        k: usize,
+    ) -> Vec<(String, f64)> {
+        let mut residual: HashMap<NodeIndex, f64> = HashMap::new();
+        for (e, w) in seed_entities {
+            if let Some(i) = self.resolve(e) {
+                *residual.entry(self.entity_node[i]).or_default() += w.max(0.0);
+            }
+        }
+        for (c, w) in seed_chunks {
+            if let Some(&i) = self.chunk_idx.get(c) {
+                *residual.entry(self.chunk_node[i]).or_default() += w.max(0.0);
+            }
+        }
+        let total: f64 = residual.values().sum();
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        for v in residual.values_mut() {
+            *v /= total;
+        }
+        let alpha = 0.2;
+        let eps = 1e-6;
+        let mut p: HashMap<NodeIndex, f64> = HashMap::new();
+        let mut queue: VecDeque<NodeIndex> = residual.keys().copied().collect();
+        let mut queued: HashSet<NodeIndex> = queue.iter().copied().collect();
+        let mut pushes = 0usize;
+        let mut wdeg_cache: HashMap<NodeIndex, f64> = HashMap::new();
+        while let Some(u) = queue.pop_front() {
+            queued.remove(&u);
+            pushes += 1;
+            if pushes > 200_000 {
+                break;
+            }
+            let r = residual.remove(&u).unwrap_or(0.0);
+            if r <= 0.0 {
+                continue;
+            }
+            *p.entry(u).or_default() += alpha * r;
+            let wdeg = *wdeg_cache.entry(u).or_insert_with(|| {
+                self.graph
+                    .edges(u)
+                    .map(|e| e.weight().weight())
+                    .sum::<f64>()
+            });
+            if wdeg <= 0.0 {
+                *p.entry(u).or_default() += (1.0 - alpha) * r;
+                continue;
+            }
+            let spread = (1.0 - alpha) * r;
+            for e in self.graph.edges(u) {
+                let v = if e.source() == u {
+                    e.target()
+                } else {
+                    e.source()
+                };
+                let add = spread * e.weight().weight() / wdeg;
+                let rv = residual.entry(v).or_default();
+                *rv += add;
+                let deg = self.graph.edges(v).count().max(1) as f64;
+                if *rv > eps * deg && queued.insert(v) {
+                    queue.push_back(v);
+                }
+            }
+        }
+        let mut out: Vec<(String, f64)> = p
+            .into_iter()
+            .filter_map(|(n, s)| match self.graph[n] {
+                Node::Chunk(c) => self.chunks.get(c as usize).map(|id| (id.clone(), s)),
+                Node::Entity(_) => None,
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out.truncate(k);
+        out
+    }
+}

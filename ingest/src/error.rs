@@ -1,0 +1,71 @@
+//! The store's error type.
+
+use std::path::PathBuf;
+
+/// Errors of the store and the ingest pipeline.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store was written by another, incompatible format version.
+    #[error(
+        "the store at {dir} has format version {found}, but this rlmkg reads version {expected}; \
+         re-create it (delete the directory and ingest again) or use a matching rlmkg"
+    )]
+    FormatVersion {
+        /// Store directory.
+        dir: PathBuf,
+        /// Version on disk.
+        found: u32,
+        /// Version this build reads.
+        expected: u32,
+    },
+    /// Another process holds the writer lock.
+    #[error("the store at {dir} is locked by another writer ({holder}); wait for it to finish")]
+    Locked {
+        /// Store directory.
+        dir: PathBuf,
+        /// Who holds it (pid and command, as recorded in the lock file).
+        holder: String,
+    },
+    /// No store at this path.
+    #[error("no rlmkg store at {0} (run `rlmkg ingest PATH` first)")]
+    NotFound(PathBuf),
+    /// The manifest cannot be parsed.
+    #[error("the store manifest {path} is unreadable: {message}")]
+    Manifest {
+        /// Manifest path.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A write method was called on a read-only store.
+    #[error("the store is open read-only")]
+    ReadOnly,
+    /// An id that does not name anything in the store.
+    #[error("not found: {0}")]
+    UnknownId(String),
+    /// A malformed id or argument.
+    #[error("invalid argument: {0}")]
+    Invalid(String),
+    /// Index error.
+    #[error(transparent)]
+    Index(#[from] rlmkg_index::IndexError),
+    /// Graph error.
+    #[error(transparent)]
+    Graph(#[from] rlmkg_graph::GraphError),
+    /// I/O error with the path involved.
+    #[error("{path}: {source}")]
+    Io {
+        /// Path.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
+        let path = path.into();
+        move |source| StoreError::Io { path, source }
+    }
+}

@@ -1,0 +1,867 @@
+//! Rule-based entities and relations (no LLM): candidate mentions from
+//! capitalized spans, acronyms, quoted terms, dates and the document title;
+//! normalization and alias merging; a type guess; sentence co-occurrence and
+//! simple verb-phrase pattern relations, each with its evidence span.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rlmkg_graph::{EntityDecl, EvidenceSpan, MentionDecl, RelationDecl, entity_key};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// One sentence to extract from, with its byte span in the document.
+#[derive(Debug, Clone, Copy)]
+pub struct SentenceRef<'a> {
+    /// The chunk id holding the sentence.
+    pub chunk: &'a str,
+    /// Byte start in the document.
+    pub start: usize,
+    /// Byte end.
+    pub end: usize,
+}
+
+/// What the rules found in one document.
+#[derive(Debug, Default)]
+pub struct Extraction {
+    /// Entities (merged).
+    pub entities: Vec<EntityDecl>,
+    /// Mentions.
+    pub mentions: Vec<MentionDecl>,
+    /// Relations.
+    pub relations: Vec<RelationDecl>,
+}
+
+const STOP_STARTERS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "in",
+    "on",
+    "at",
+    "it",
+    "its",
+    "he",
+    "she",
+    "they",
+    "we",
+    "i",
+    "you",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "here",
+    "his",
+    "her",
+    "their",
+    "our",
+    "my",
+    "your",
+    "after",
+    "before",
+    "during",
+    "when",
+    "while",
+    "however",
+    "but",
+    "and",
+    "or",
+    "so",
+    "if",
+    "as",
+    "for",
+    "from",
+    "with",
+    "by",
+    "of",
+    "to",
+    "also",
+    "although",
+    "because",
+    "since",
+    "then",
+    "thus",
+    "yet",
+    "what",
+    "which",
+    "who",
+    "whom",
+    "where",
+    "why",
+    "how",
+    "all",
+    "some",
+    "many",
+    "most",
+    "each",
+    "every",
+    "both",
+    "one",
+    "two",
+    "three",
+    "first",
+    "later",
+    "today",
+    "now",
+    "once",
+    "not",
+    "no",
+    "yes",
+    "many",
+    "several",
+    "such",
+    "other",
+    "another",
+    "born",
+    "following",
+    "despite",
+    "unlike",
+    "like",
+    "according",
+    "until",
+    "among",
+    "between",
+    "over",
+    "under",
+    "about",
+    "into",
+    "is",
+    "was",
+    "are",
+    "were",
+    "be",
+    "been",
+    "has",
+    "had",
+    "have",
+    "do",
+    "does",
+    "did",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "may",
+    "might",
+    "must",
+    "let",
+    "please",
+    "note",
+    "see",
+    "chapter",
+    "section",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "sir",
+    "st",
+    "mt",
+    "de",
+    "la",
+    "le",
+    "von",
+    "van",
+    "der",
+    "den",
+    "du",
+    "del",
+];
+
+const CONNECTORS: &[&str] = &[
+    "of", "the", "de", "da", "van", "von", "der", "del", "la", "le", "du", "for", "and", "y", "di",
+    "bin",
+];
+
+const ORG_WORDS: &[&str] = &[
+    "inc",
+    "corp",
+    "corporation",
+    "company",
+    "co",
+    "ltd",
+    "llc",
+    "university",
+    "college",
+    "institute",
+    "school",
+    "party",
+    "association",
+    "society",
+    "bank",
+    "group",
+    "agency",
+    "council",
+    "committee",
+    "club",
+    "fc",
+    "museum",
+    "foundation",
+    "department",
+    "ministry",
+    "office",
+    "commission",
+    "union",
+    "league",
+    "federation",
+    "army",
+    "navy",
+    "church",
+    "records",
+    "press",
+    "studios",
+    "academy",
+    "labs",
+    "laboratory",
+    "hospital",
+    "court",
+    "parliament",
+    "senate",
+    "congress",
+    "band",
+    "orchestra",
+    "team",
+    "airlines",
+    "railway",
+    "trust",
+    "board",
+    "guild",
+    "collective",
+    "cooperative",
+    "network",
+    "service",
+    "authority",
+    "organization",
+    "organisation",
+];
+
+const PLACE_WORDS: &[&str] = &[
+    "city",
+    "river",
+    "mountain",
+    "mountains",
+    "county",
+    "state",
+    "island",
+    "islands",
+    "lake",
+    "street",
+    "road",
+    "valley",
+    "bay",
+    "sea",
+    "ocean",
+    "province",
+    "region",
+    "district",
+    "village",
+    "town",
+    "kingdom",
+    "republic",
+    "park",
+    "bridge",
+    "harbor",
+    "harbour",
+    "coast",
+    "forest",
+    "desert",
+    "peninsula",
+    "fjord",
+    "square",
+    "avenue",
+    "station",
+    "airport",
+    "port",
+    "hill",
+    "hills",
+    "castle",
+    "abbey",
+    "cathedral",
+    "palace",
+    "tower",
+];
+
+const PERSON_TITLES: &[&str] = &[
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "professor",
+    "sir",
+    "lady",
+    "lord",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "president",
+    "senator",
+    "governor",
+    "mayor",
+    "bishop",
+    "pope",
+    "saint",
+    "general",
+    "captain",
+    "judge",
+    "chancellor",
+    "minister",
+    "emperor",
+    "duke",
+    "duchess",
+    "count",
+    "countess",
+    "director",
+    "dean",
+];
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+const VERB_HINTS: &[&str] = &[
+    "is",
+    "was",
+    "are",
+    "were",
+    "has",
+    "had",
+    "born",
+    "married",
+    "founded",
+    "joined",
+    "led",
+    "leads",
+    "won",
+    "wrote",
+    "directed",
+    "produced",
+    "became",
+    "created",
+    "built",
+    "owns",
+    "owned",
+    "acquired",
+    "succeeded",
+    "replaced",
+    "met",
+    "studied",
+    "taught",
+    "works",
+    "worked",
+    "lives",
+    "lived",
+    "died",
+    "moved",
+    "visited",
+    "signed",
+    "played",
+    "plays",
+    "released",
+    "published",
+    "received",
+    "awarded",
+    "funded",
+    "hosted",
+    "chairs",
+    "chaired",
+    "manages",
+    "managed",
+    "heads",
+    "headed",
+    "employs",
+    "employed",
+    "discovered",
+    "designed",
+    "invented",
+    "composed",
+    "painted",
+    "starred",
+    "represents",
+    "represented",
+    "attended",
+    "graduated",
+];
+
+#[derive(Debug, Clone)]
+struct Cand {
+    start: usize,
+    end: usize,
+    name: String,
+    kind: &'static str,
+}
+
+fn lower(s: &str) -> String {
+    s.to_lowercase()
+}
+
+fn is_cap(w: &str) -> bool {
+    w.chars().next().is_some_and(char::is_uppercase)
+}
+
+fn is_acronym(w: &str) -> bool {
+    let n = w.chars().count();
+    (2..=6).contains(&n)
+        && w.chars().all(|c| c.is_uppercase() || c.is_ascii_digit())
+        && w.chars().filter(|c| c.is_uppercase()).count() >= 2
+}
+
+fn is_year(w: &str) -> bool {
+    w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y))
+}
+
+/// Candidate mentions in one sentence; offsets relative to the sentence.
+fn candidates(s: &str) -> Vec<Cand> {
+    let words: Vec<(usize, &str)> = s
+        .split_word_bound_indices()
+        .filter(|(_, w)| w.chars().any(char::is_alphanumeric))
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (ws, w) = words[i];
+        let lw = lower(w);
+        // Dates: Month [D,] YYYY | D Month YYYY | YYYY.
+        if MONTHS.contains(&lw.as_str()) && is_cap(w) {
+            let mut j = i + 1;
+            let mut end = ws + w.len();
+            let mut has_year = false;
+            while j < words.len() && j <= i + 2 {
+                let (js, jw) = words[j];
+                let gap = &s[end..js];
+                if gap.len() > 2 || !gap.chars().all(|c| c == ' ' || c == ',') {
+                    break;
+                }
+                if jw.chars().all(|c| c.is_ascii_digit()) && jw.len() <= 4 {
+                    end = js + jw.len();
+                    has_year |= is_year(jw);
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            if has_year {
+                out.push(Cand {
+                    start: ws,
+                    end,
+                    name: s[ws..end].to_string(),
+                    kind: "date",
+                });
+                i = j;
+                continue;
+            }
+        }
+        if is_year(w) {
+            out.push(Cand {
+                start: ws,
+                end: ws + w.len(),
+                name: w.to_string(),
+                kind: "date",
+            });
+            i += 1;
+            continue;
+        }
+        if is_acronym(w) {
+            out.push(Cand {
+                start: ws,
+                end: ws + w.len(),
+                name: w.to_string(),
+                kind: "organization",
+            });
+            i += 1;
+            continue;
+        }
+        if !is_cap(w) {
+            i += 1;
+            continue;
+        }
+        // A run of capitalized words, connectors allowed inside.
+        let mut j = i;
+        let mut last_cap = i;
+        while j + 1 < words.len() {
+            let (ps, pw) = words[j];
+            let (ns, nw) = words[j + 1];
+            let gap = &s[ps + pw.len()..ns];
+            let initial_gap = pw.chars().count() == 1 && (gap == ". " || gap == ".");
+            if gap != " " && !initial_gap {
+                break;
+            }
+            if is_cap(nw) {
+                j += 1;
+                last_cap = j;
+            } else if CONNECTORS.contains(&lower(nw).as_str()) && j + 2 < words.len() {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        let j = last_cap;
+        let run = &words[i..=j];
+        let mut first = 0;
+        // Drop a sentence-initial stop word ("The", "In", …) unless the run is a name with "The".
+        while first < run.len() && STOP_STARTERS.contains(&lower(run[first].1).as_str()) {
+            if run[first].1 == "The" && run.len() - first > 1 && first == 0 {
+                break;
+            }
+            first += 1;
+        }
+        let run = &run[first..];
+        if run.is_empty()
+            || run
+                .iter()
+                .all(|(_, w)| CONNECTORS.contains(&lower(w).as_str()))
+        {
+            i = j + 1;
+            continue;
+        }
+        // Trim trailing connectors.
+        let mut end_k = run.len();
+        while end_k > 0 && CONNECTORS.contains(&lower(run[end_k - 1].1).as_str()) {
+            end_k -= 1;
+        }
+        let run = &run[..end_k];
+        if run.is_empty() {
+            i = j + 1;
+            continue;
+        }
+        let start = run[0].0;
+        let last = run[run.len() - 1];
+        let end = last.0 + last.1.len();
+        let name = s[start..end].to_string();
+        let kind = guess_kind(s, start, run);
+        if run.len() == 1 && run[0].1.chars().count() < 2 {
+            i = j + 1;
+            continue;
+        }
+        out.push(Cand {
+            start,
+            end,
+            name,
+            kind,
+        });
+        i = j + 1;
+    }
+    // Quoted terms (works).
+    for (open, close) in [('"', '"'), ('\u{201c}', '\u{201d}')] {
+        let mut from = 0;
+        while let Some(a) = s[from..].find(open).map(|p| from + p) {
+            let inner_start = a + open.len_utf8();
+            let Some(b) = s[inner_start..].find(close).map(|p| inner_start + p) else {
+                break;
+            };
+            let inner = &s[inner_start..b];
+            let n = inner.split_whitespace().count();
+            if (1..=8).contains(&n) && is_cap(inner.trim()) && inner.trim() == inner {
+                out.retain(|c| c.end <= inner_start || c.start >= b);
+                out.push(Cand {
+                    start: inner_start,
+                    end: b,
+                    name: inner.to_string(),
+                    kind: "work",
+                });
+            }
+            from = b + close.len_utf8();
+        }
+    }
+    out.sort_by_key(|c| c.start);
+    out
+}
+
+fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
+    let words: Vec<String> = run.iter().map(|(_, w)| lower(w)).collect();
+    if words.iter().any(|w| ORG_WORDS.contains(&w.as_str())) {
+        return "organization";
+    }
+    if words.iter().any(|w| PLACE_WORDS.contains(&w.as_str())) {
+        return "place";
+    }
+    let before: Vec<&str> = s[..start].split_whitespace().rev().take(2).collect();
+    let prev = before
+        .first()
+        .map(|w| lower(w.trim_matches(|c: char| !c.is_alphanumeric())))
+        .unwrap_or_default();
+    if PERSON_TITLES.contains(&prev.as_str()) || PERSON_TITLES.contains(&words[0].as_str()) {
+        return "person";
+    }
+    if matches!(
+        prev.as_str(),
+        "in" | "at" | "near" | "from" | "to" | "across" | "outside" | "inside"
+    ) {
+        return "place";
+    }
+    let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
+    if (2..=4).contains(&caps) && caps == run.len() {
+        return "person";
+    }
+    "other"
+}
+
+fn initials(name: &str) -> String {
+    name.split_whitespace()
+        .filter(|w| !CONNECTORS.contains(&lower(w).as_str()))
+        .filter_map(|w| w.chars().next())
+        .filter(|c| c.is_uppercase())
+        .collect()
+}
+
+struct Ent {
+    name: String,
+    kind: &'static str,
+    aliases: Vec<String>,
+    count: usize,
+}
+
+/// Extract entities, mentions and relations from a document's sentences.
+pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Extraction {
+    // 1. Candidates per sentence, in document offsets.
+    let mut found: Vec<(usize, Cand)> = Vec::new(); // (sentence index, cand)
+    let title_key = entity_key(title);
+    let title_lc = lower(title);
+    for (si, sr) in sentences.iter().enumerate() {
+        let Some(s) = doc_text.get(sr.start..sr.end) else {
+            continue;
+        };
+        let mut cands = candidates(s);
+        // The document title where it occurs verbatim.
+        if title.chars().count() >= 3
+            && !title_key.is_empty()
+            && let Some(p) = lower(s).find(&title_lc)
+            && s.is_char_boundary(p)
+            && s.is_char_boundary(p + title.len())
+            && s[p..].len() >= title.len()
+        {
+            cands.retain(|c| c.end <= p || c.start >= p + title.len());
+            cands.push(Cand {
+                start: p,
+                end: p + title.len(),
+                name: s[p..p + title.len()].to_string(),
+                kind: "other",
+            });
+            cands.sort_by_key(|c| c.start);
+        }
+        for mut c in cands {
+            c.start += sr.start;
+            c.end += sr.start;
+            found.push((si, c));
+        }
+    }
+    // 2. Group by key.
+    let mut ents: BTreeMap<String, Ent> = BTreeMap::new();
+    for (_, c) in &found {
+        let key = entity_key(&c.name);
+        if key.is_empty() {
+            continue;
+        }
+        let e = ents.entry(key).or_insert_with(|| Ent {
+            name: c.name.clone(),
+            kind: c.kind,
+            aliases: Vec::new(),
+            count: 0,
+        });
+        e.count += 1;
+        if e.kind == "other" && c.kind != "other" {
+            e.kind = c.kind;
+        }
+        if c.name != e.name && !e.aliases.contains(&c.name) {
+            e.aliases.push(c.name.clone());
+        }
+    }
+    // 3. Alias merging: surname → full person name; acronym → expansion.
+    let keys: Vec<String> = ents.keys().cloned().collect();
+    let mut merge: HashMap<String, String> = HashMap::new();
+    for k in &keys {
+        let Some(e) = ents.get(k) else { continue };
+        if !k.contains('_') && e.kind != "date" {
+            if is_acronym(&e.name) {
+                let targets: Vec<&String> = keys
+                    .iter()
+                    .filter(|o| *o != k && o.contains('_'))
+                    .filter(|o| ents.get(*o).is_some_and(|x| initials(&x.name) == e.name))
+                    .collect();
+                if targets.len() == 1 {
+                    merge.insert(k.clone(), targets[0].clone());
+                }
+            } else {
+                let targets: Vec<&String> = keys
+                    .iter()
+                    .filter(|o| *o != k && o.ends_with(&format!("_{k}")))
+                    .filter(|o| ents.get(*o).is_some_and(|x| x.kind == "person"))
+                    .collect();
+                if targets.len() == 1 {
+                    merge.insert(k.clone(), targets[0].clone());
+                }
+            }
+        }
+    }
+    for (from, to) in &merge {
+        if let Some(src) = ents.remove(from) {
+            if let Some(dst) = ents.get_mut(to) {
+                dst.count += src.count;
+                for a in std::iter::once(src.name).chain(src.aliases) {
+                    if a != dst.name && !dst.aliases.contains(&a) {
+                        dst.aliases.push(a);
+                    }
+                }
+            }
+        }
+    }
+    let resolve = |k: &str| -> String { merge.get(k).cloned().unwrap_or_else(|| k.to_string()) };
+    // 4. Mentions.
+    let mut ex = Extraction::default();
+    let mut per_sentence: Vec<Vec<(String, usize, usize)>> = vec![Vec::new(); sentences.len()];
+    for (si, c) in &found {
+        let key = resolve(&entity_key(&c.name));
+        if !ents.contains_key(&key) {
+            continue;
+        }
+        let chunk = sentences[*si].chunk;
+        ex.mentions.push(MentionDecl {
+            entity: key.clone(),
+            chunk: chunk.to_string(),
+            start: c.start as u64,
+            end: c.end as u64,
+        });
+        per_sentence[*si].push((key, c.start, c.end));
+    }
+    // 5. Relations.
+    let mut rels: BTreeMap<(String, String, String), (f64, Vec<EvidenceSpan>)> = BTreeMap::new();
+    for (si, ms) in per_sentence.iter().enumerate() {
+        let sr = sentences[si];
+        let ev = EvidenceSpan {
+            chunk: sr.chunk.to_string(),
+            start: sr.start as u64,
+            end: sr.end as u64,
+        };
+        let mut distinct: Vec<&String> = Vec::new();
+        for (k, _, _) in ms {
+            if !distinct.contains(&k) {
+                distinct.push(k);
+            }
+        }
+        let mut add = |a: &String, b: &String, label: String| {
+            let entry = rels
+                .entry((a.clone(), b.clone(), label))
+                .or_insert((0.0, Vec::new()));
+            entry.0 += 1.0;
+            if entry.1.len() < 3 && !entry.1.contains(&ev) {
+                entry.1.push(ev.clone());
+            }
+        };
+        for i in 0..distinct.len() {
+            for j in i + 1..distinct.len().min(i + 4) {
+                let (a, b) = if distinct[i] < distinct[j] {
+                    (distinct[i], distinct[j])
+                } else {
+                    (distinct[j], distinct[i])
+                };
+                add(a, b, "co-occurs".to_string());
+            }
+        }
+        for w in ms.windows(2) {
+            let (a, _, ae) = &w[0];
+            let (b, bs, _) = &w[1];
+            if a == b || bs < ae {
+                continue;
+            }
+            let gap = doc_text.get(*ae..*bs).unwrap_or("").trim();
+            let words: Vec<&str> = gap.split_whitespace().collect();
+            if words.is_empty() || words.len() > 5 {
+                continue;
+            }
+            if gap.contains([',', ';', ':', '(', ')', '.', '"']) || words.iter().any(|w| is_cap(w))
+            {
+                continue;
+            }
+            if words.iter().any(|w| VERB_HINTS.contains(w))
+                || words.iter().any(|w| w.ends_with("ed") && w.len() > 3)
+            {
+                add(a, b, words.join(" ").to_lowercase());
+            }
+        }
+    }
+    for ((s, o, label), (weight, evidence)) in rels {
+        ex.relations.push(RelationDecl {
+            subject: s,
+            object: o,
+            label,
+            weight,
+            evidence,
+        });
+    }
+    for (key, e) in ents {
+        ex.entities.push(EntityDecl {
+            key,
+            name: e.name,
+            kind: e.kind.to_string(),
+            aliases: e.aliases,
+        });
+    }
+    ex
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn run(text: &str) -> Extraction {
+        let sents: Vec<SentenceRef<'_>> =
+            crate::text::sentences(text, crate::text::SegmentMode::Prose)
+                .into_iter()
+                .map(|(a, b)| SentenceRef {
+                    chunk: "c1",
+                    start: a,
+                    end: b,
+                })
+                .collect();
+        extract(text, "", &sents)
+    }
+
+    #[test]
+    fn names_acronyms_and_surnames_merge() {
+        let ex = run(
+            "Ada Lovelace joined the Kestrel Research Institute (KRI) in London. Later Lovelace founded the \
+                      Analytical Society. The KRI praised her in March 1843.",
+        );
+        let keys: Vec<&str> = ex.entities.iter().map(|e| e.key.as_str()).collect();
+        assert!(keys.contains(&"ada_lovelace"), "{keys:?}");
+        assert!(keys.contains(&"kestrel_research_institute"), "{keys:?}");
+        assert!(!keys.contains(&"lovelace"), "{keys:?}");
+        assert!(!keys.contains(&"kri"), "{keys:?}");
+        assert!(keys.contains(&"london"), "{keys:?}");
+        assert!(keys.contains(&"march_1843"), "{keys:?}");
+        let ada = ex
+            .entities
+            .iter()
+            .find(|e| e.key == "ada_lovelace")
+            .unwrap();
+        assert_eq!(ada.kind, "person");
+        assert!(ada.aliases.contains(&"Lovelace".to_string()));
+        let kri = ex
+            .entities
+            .iter()
+            .find(|e| e.key == "kestrel_research_institute")
+            .unwrap();
+        assert_eq!(kri.kind, "organization");
+        assert!(
+            ex.relations.iter().any(|r| r.label == "joined the"),
+            "{:?}",
+            ex.relations
+        );
+        assert!(ex.relations.iter().all(|r| !r.evidence.is_empty()));
+    }
+}

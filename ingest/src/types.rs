@@ -1,0 +1,229 @@
+//! Public result types of the store (all serializable for `--json` and the REPL).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+pub use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, PathStep, SparqlOutput};
+
+/// A search hit.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SearchHit {
+    /// Chunk id.
+    pub id: String,
+    /// Document id.
+    pub doc: String,
+    /// Document title.
+    pub title: String,
+    /// Source path.
+    pub path: String,
+    /// BM25 score.
+    pub score: f32,
+    /// Chunk text.
+    pub text: String,
+}
+
+/// A document reference.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DocRef {
+    /// Document id.
+    pub id: String,
+    /// Source path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Format.
+    pub format: String,
+}
+
+/// A sentence with its exact span.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SentenceSpan {
+    /// Sentence id, `c12.s3`.
+    pub id: String,
+    /// Text (exactly the document bytes `start..end`).
+    pub text: String,
+    /// Byte start in the document text.
+    pub start: usize,
+    /// Byte end.
+    pub end: usize,
+    /// 1-based first line.
+    pub line_start: u32,
+    /// 1-based last line.
+    pub line_end: u32,
+    /// PDF page.
+    pub page: Option<u32>,
+    /// Enclosing heading.
+    pub heading: Option<String>,
+}
+
+/// A chunk or a sentence range read back.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Passage {
+    /// The id asked for (`c12`, `c12.s3`, `c12.s2-s4`).
+    pub id: String,
+    /// Chunk id.
+    pub chunk: String,
+    /// Its document.
+    pub doc: DocRef,
+    /// The text of the requested range.
+    pub text: String,
+    /// Byte start of the range in the document.
+    pub start: usize,
+    /// Byte end.
+    pub end: usize,
+    /// Requested sentences (all sentences of the chunk for a chunk id).
+    pub sentences: Vec<SentenceSpan>,
+}
+
+/// A chunk ranked by graph relevance.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RankedChunk {
+    /// Chunk id.
+    pub id: String,
+    /// Document id.
+    pub doc: String,
+    /// Document title.
+    pub title: String,
+    /// Source path.
+    pub path: String,
+    /// Score (personalized PageRank mass).
+    pub score: f64,
+    /// Chunk text.
+    pub text: String,
+}
+
+/// A document in the store.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DocInfo {
+    /// Document id.
+    pub id: String,
+    /// Source path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Number of chunks.
+    pub chunks: u64,
+    /// Normalized text bytes.
+    pub bytes: u64,
+    /// Format.
+    pub format: String,
+    /// Record index within a JSONL / JSON corpus file.
+    pub record: Option<u64>,
+}
+
+/// Store statistics.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct StoreStats {
+    /// Files.
+    pub files: u64,
+    /// Documents.
+    pub docs: u64,
+    /// Chunks.
+    pub chunks: u64,
+    /// Entities.
+    pub entities: u64,
+    /// Aggregated relations.
+    pub relations: u64,
+    /// Mentions.
+    pub mentions: u64,
+    /// Characters (bytes) of normalized text.
+    pub chars: u64,
+    /// Entities per type guess.
+    pub entity_types: BTreeMap<String, u64>,
+    /// RDF quads.
+    pub quads: u64,
+}
+
+/// The summary of an ingest.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct IngestSummary {
+    /// Files seen.
+    pub files: u64,
+    /// Files (re)ingested.
+    pub ingested: u64,
+    /// Files unchanged (skipped by hash).
+    pub unchanged: u64,
+    /// Files skipped (unsupported, binary, unreadable, corrupt).
+    pub skipped: u64,
+    /// Files removed because they vanished (prune).
+    pub removed: u64,
+    /// Documents added.
+    pub docs: u64,
+    /// Chunks added.
+    pub chunks: u64,
+    /// Entities declared in the added documents.
+    pub entities: u64,
+    /// Relations found in the added documents.
+    pub relations: u64,
+    /// Mentions found.
+    pub mentions: u64,
+    /// Warnings (one per problem).
+    pub warnings: u64,
+    /// Bytes read from ingested files.
+    pub bytes: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// Ingested bytes per second, in MB/s.
+    pub mb_per_s: f64,
+}
+
+/// The summary of a removal.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, Default)]
+pub struct RemoveSummary {
+    /// Files removed.
+    pub files: u64,
+    /// Documents removed.
+    pub docs: u64,
+    /// Chunks removed.
+    pub chunks: u64,
+}
+
+/// The result of checking the store invariants (SPEC §3.2).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, Default)]
+pub struct InvariantReport {
+    /// Documents checked.
+    pub docs: u64,
+    /// Chunks checked.
+    pub chunks: u64,
+    /// Mention and evidence spans checked.
+    pub spans: u64,
+    /// Relations checked.
+    pub relations: u64,
+    /// Violations, one line each.
+    pub violations: Vec<String>,
+}
+
+impl InvariantReport {
+    /// True when no invariant is violated.
+    pub fn ok(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+/// Progress reporting from the ingest pipeline (the binary draws a bar).
+pub trait Progress: Sync {
+    /// The number of files to look at.
+    fn start(&self, total_files: u64);
+    /// One file done.
+    fn file_done(&self, path: &Path, bytes: u64);
+    /// A warning (a skipped file, a malformed record).
+    fn warn(&self, msg: &str);
+    /// All done.
+    fn finish(&self);
+}
+
+/// A progress reporter that ignores everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _: u64) {}
+    fn file_done(&self, _: &Path, _: u64) {}
+    fn warn(&self, _: &str) {}
+    fn finish(&self) {}
+}
+
+/// RDF export formats.
+pub use rlmkg_graph::ExportFormat as RdfFormat;

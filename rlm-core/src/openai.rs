@@ -1,0 +1,454 @@
+//! The OpenAI-compatible chat-completions backend (SPEC §6.1): vLLM, llama.cpp
+//! server, Ollama's `/v1`, hosted APIs.
+//!
+//! One [`LanguageModel::chat`] is one HTTP attempt; the error is classified here,
+//! where the provider is called (429/5xx/connection/timeout → transient with any
+//! `Retry-After`; context-length complaints → context length; other 4xx and
+//! malformed replies → permanent; far fewer prompt tokens reported than sent →
+//! truncated). Retrying is the caller's business: [`crate::chat_with_retry`].
+//! Wire types are private to this module.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Sampling, Usage,
+};
+
+/// Settings of one OpenAI-compatible backend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenAiConfig {
+    /// Base URL including the version prefix, e.g. `http://127.0.0.1:8000/v1`.
+    pub base_url: String,
+    /// Model name as the server knows it.
+    pub model: String,
+    /// Bearer token, if the server wants one.
+    #[serde(skip_serializing)]
+    pub api_key: Option<String>,
+    /// Sampling defaults merged under each request's own settings.
+    pub sampling: Sampling,
+    /// Whole-request timeout.
+    pub timeout: Duration,
+    /// Connect timeout.
+    pub connect_timeout: Duration,
+    /// The context window in tokens, when known.
+    pub context_window: Option<usize>,
+    /// A call fails as truncated when the server reports fewer than this fraction
+    /// of the prompt tokens we estimate we sent (only for prompts of 500+ estimated tokens).
+    pub truncation_ratio: f64,
+}
+
+impl OpenAiConfig {
+    /// Settings with defaults for everything but the endpoint and model.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            sampling: Sampling::default(),
+            timeout: Duration::from_secs(300),
+            connect_timeout: Duration::from_secs(10),
+            context_window: None,
+            truncation_ratio: 0.4,
+        }
+    }
+}
+
+/// An OpenAI-compatible chat-completions client.
+#[derive(Debug, Clone)]
+pub struct OpenAiModel {
+    cfg: OpenAiConfig,
+    client: reqwest::Client,
+    url: String,
+}
+
+impl OpenAiModel {
+    /// Build a client for `cfg`.
+    pub fn new(cfg: OpenAiConfig) -> Result<Self, ModelError> {
+        // reqwest is built without a bundled TLS provider; install ring once.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(cfg.timeout)
+            .connect_timeout(cfg.connect_timeout)
+            .build()
+            .map_err(|e| ModelError::Permanent {
+                message: format!("building HTTP client: {e}"),
+            })?;
+        let base = cfg.base_url.trim_end_matches('/');
+        let url = if base.ends_with("/chat/completions") {
+            base.to_string()
+        } else {
+            format!("{base}/chat/completions")
+        };
+        Ok(Self { cfg, client, url })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.cfg
+    }
+}
+
+/// A rough token count: about four characters per token for English prose,
+/// rounded up, plus a few tokens per message for the chat template.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+fn estimate_messages(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content) + 4)
+        .sum()
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    stop: &'a [String],
+    stream: bool,
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    choices: Vec<WireChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    #[serde(default)]
+    message: Option<WireMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+/// Merge request sampling over backend defaults.
+fn merged(over: &Sampling, base: &Sampling) -> Sampling {
+    Sampling {
+        temperature: over.temperature.or(base.temperature),
+        top_p: over.top_p.or(base.top_p),
+        top_k: over.top_k.or(base.top_k),
+        max_tokens: over.max_tokens.or(base.max_tokens),
+        seed: over.seed.or(base.seed),
+        stop: if over.stop.is_empty() {
+            base.stop.clone()
+        } else {
+            over.stop.clone()
+        },
+    }
+}
+
+/// Split `<think>…</think>` reasoning from a reply. A closing tag with no opening
+/// tag (templates that open the block in the prompt) counts everything before it.
+pub fn strip_think(text: &str) -> (String, Option<String>) {
+    let mut content = String::new();
+    let mut reasoning = Vec::new();
+    let mut rest = text;
+    if !rest.contains("<think>")
+        && let Some(end) = rest.find("</think>")
+    {
+        reasoning.push(rest[..end].trim().to_string());
+        rest = &rest[end + "</think>".len()..];
+    }
+    while let Some(start) = rest.find("<think>") {
+        content.push_str(&rest[..start]);
+        let after = &rest[start + "<think>".len()..];
+        match after.find("</think>") {
+            Some(end) => {
+                reasoning.push(after[..end].trim().to_string());
+                rest = &after[end + "</think>".len()..];
+            }
+            None => {
+                // Unclosed: the model never left its reasoning; keep it out of the content.
+                reasoning.push(after.trim().to_string());
+                rest = "";
+            }
+        }
+    }
+    content.push_str(rest);
+    let reasoning = reasoning
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .collect::<Vec<_>>();
+    let reasoning = (!reasoning.is_empty()).then(|| reasoning.join("\n\n"));
+    (content.trim().to_string(), reasoning)
+}
+
+fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<f64> {
+    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+}
+
+fn looks_like_context_length(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    [
+        "context length",
+        "context_length",
+        "maximum context",
+        "context window",
+        "too many tokens",
+        "prompt is too long",
+        "exceeds the available context",
+        "exceed_context_size",
+    ]
+    .iter()
+    .any(|p| b.contains(p))
+}
+
+/// Classify an HTTP error status and body.
+pub fn classify_status(
+    status: u16,
+    body: &str,
+    retry_after_secs: Option<f64>,
+    prompt_tokens: usize,
+    limit: Option<usize>,
+) -> ModelError {
+    let snippet: String = body.chars().take(300).collect();
+    if (status == 400 || status == 413) && looks_like_context_length(body) {
+        return ModelError::ContextLength {
+            prompt_tokens,
+            limit: limit.unwrap_or(0),
+        };
+    }
+    if status == 429 || status == 408 || status == 409 || status >= 500 {
+        return ModelError::Transient {
+            message: format!("HTTP {status}: {snippet}"),
+            retry_after_secs,
+        };
+    }
+    ModelError::Permanent {
+        message: format!("HTTP {status}: {snippet}"),
+    }
+}
+
+#[async_trait]
+impl LanguageModel for OpenAiModel {
+    fn id(&self) -> String {
+        format!(
+            "openai:{}:{}",
+            self.cfg.base_url.trim_end_matches('/'),
+            self.cfg.model
+        )
+    }
+
+    fn context_window(&self) -> Option<usize> {
+        self.cfg.context_window
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        estimate_tokens(text)
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+        let sampling = merged(&request.sampling, &self.cfg.sampling);
+        let sent = estimate_messages(&request.messages);
+        if let Some(window) = self.cfg.context_window
+            && sent > window
+        {
+            return Err(ModelError::ContextLength {
+                prompt_tokens: sent,
+                limit: window,
+            });
+        }
+        let body = WireRequest {
+            model: &self.cfg.model,
+            messages: &request.messages,
+            temperature: sampling.temperature,
+            top_p: sampling.top_p,
+            top_k: sampling.top_k,
+            max_tokens: sampling.max_tokens,
+            seed: sampling.seed,
+            stop: &sampling.stop,
+            stream: false,
+        };
+        let mut req = self.client.post(&self.url).json(&body);
+        if let Some(key) = self.cfg.api_key.as_deref().filter(|k| !k.is_empty()) {
+            req = req.bearer_auth(key);
+        }
+        let resp = req.send().await.map_err(|e| transport_error(&e))?;
+        let status = resp.status().as_u16();
+        let retry_after = parse_retry_after(resp.headers());
+        let text = resp.text().await.map_err(|e| transport_error(&e))?;
+        if !(200..300).contains(&status) {
+            return Err(classify_status(
+                status,
+                &text,
+                retry_after,
+                sent,
+                self.cfg.context_window,
+            ));
+        }
+        let wire: WireResponse =
+            serde_json::from_str(&text).map_err(|e| ModelError::Permanent {
+                message: format!(
+                    "malformed reply from {}: {e}: {}",
+                    self.url,
+                    text.chars().take(200).collect::<String>()
+                ),
+            })?;
+        let Some(choice) = wire.choices.into_iter().next() else {
+            return Err(ModelError::Permanent {
+                message: format!("reply from {} has no choices", self.url),
+            });
+        };
+        let msg = choice.message.unwrap_or(WireMessage {
+            content: None,
+            reasoning_content: None,
+        });
+        let raw = msg.content.unwrap_or_default();
+        let (content, mut reasoning) = strip_think(&raw);
+        if let Some(r) = msg.reasoning_content.filter(|r| !r.trim().is_empty()) {
+            reasoning = Some(match reasoning {
+                Some(inline) => format!("{r}\n\n{inline}"),
+                None => r,
+            });
+        }
+        let usage = wire
+            .usage
+            .map(|u| Usage {
+                prompt_tokens: u.prompt_tokens,
+                completion_tokens: u.completion_tokens,
+            })
+            .unwrap_or_default();
+        if usage.prompt_tokens > 0
+            && sent >= 500
+            && (usage.prompt_tokens as f64) < self.cfg.truncation_ratio * sent as f64
+        {
+            return Err(ModelError::Truncated {
+                sent_tokens: sent,
+                reported_tokens: usize::try_from(usage.prompt_tokens).unwrap_or(usize::MAX),
+            });
+        }
+        let finish = match choice.finish_reason.as_deref() {
+            None | Some("stop") | Some("eos") | Some("stop_sequence") => FinishReason::Stop,
+            Some("length") => FinishReason::Length,
+            Some(other) => FinishReason::Other(other.to_string()),
+        };
+        Ok(ChatResponse {
+            content,
+            reasoning,
+            usage,
+            finish,
+            model: wire.model.unwrap_or_else(|| self.cfg.model.clone()),
+        })
+    }
+}
+
+fn transport_error(e: &reqwest::Error) -> ModelError {
+    let kind = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "connection failed"
+    } else {
+        "transport error"
+    };
+    ModelError::Transient {
+        message: format!("{kind}: {e}"),
+        retry_after_secs: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn status_classes() {
+        assert!(
+            matches!(classify_status(429, "", Some(2.0), 10, None), ModelError::Transient { retry_after_secs: Some(s), .. } if s == 2.0)
+        );
+        assert!(matches!(
+            classify_status(500, "", None, 10, None),
+            ModelError::Transient { .. }
+        ));
+        assert!(matches!(
+            classify_status(503, "", None, 10, None),
+            ModelError::Transient { .. }
+        ));
+        assert!(matches!(
+            classify_status(401, "bad key", None, 10, None),
+            ModelError::Permanent { .. }
+        ));
+        assert!(matches!(
+            classify_status(404, "", None, 10, None),
+            ModelError::Permanent { .. }
+        ));
+        assert!(matches!(
+            classify_status(
+                400,
+                "This model's maximum context length is 8192 tokens",
+                None,
+                9000,
+                Some(8192)
+            ),
+            ModelError::ContextLength {
+                prompt_tokens: 9000,
+                limit: 8192
+            }
+        ));
+        assert!(matches!(
+            classify_status(400, "bad request", None, 10, None),
+            ModelError::Permanent { .. }
+        ));
+    }
+
+    #[test]
+    fn think_blocks() {
+        assert_eq!(
+            strip_think("<think>hmm</think>\nanswer"),
+            ("answer".into(), Some("hmm".into()))
+        );
+        assert_eq!(
+            strip_think("plan</think>done"),
+            ("done".into(), Some("plan".into()))
+        );
+        assert_eq!(strip_think("no reasoning"), ("no reasoning".into(), None));
+        assert_eq!(
+            strip_think("a<think>x</think>b<think>y</think>c"),
+            ("abc".into(), Some("x\n\ny".into()))
+        );
+        assert_eq!(
+            strip_think("<think>never closed"),
+            ("".into(), Some("never closed".into()))
+        );
+    }
+}

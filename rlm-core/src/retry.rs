@@ -1,0 +1,80 @@
+//! Retrying model calls: exponential backoff with jitter, honouring the server's
+//! `Retry-After`, for [`ModelError::Transient`] only. Every other class is returned
+//! at once: context-length and truncation errors are reported, never retried blindly.
+
+use std::time::Duration;
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ChatRequest, ChatResponse, LanguageModel, ModelError};
+
+/// How to retry transient failures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff.
+    pub base_delay: Duration,
+    /// Longest single wait (also caps `Retry-After`).
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 4,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `attempt` (0-based) after `err`.
+    pub fn delay(&self, attempt: u32, err: &ModelError) -> Duration {
+        if let ModelError::Transient {
+            retry_after_secs: Some(s),
+            ..
+        } = err
+        {
+            return Duration::from_secs_f64(*s).min(self.max_delay);
+        }
+        let exp = self.base_delay.saturating_mul(1u32 << attempt.min(16));
+        let jitter = rand::rng().random_range(0.5..1.0);
+        exp.mul_f64(jitter).min(self.max_delay)
+    }
+}
+
+/// One failed attempt that was retried.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryNote {
+    /// The error of the attempt.
+    pub error: ModelError,
+    /// How long we waited before the next attempt.
+    pub waited: Duration,
+}
+
+/// Call `model` and retry transient failures per `policy`. Returns the result and
+/// the retried failures, in order.
+pub async fn chat_with_retry(
+    model: &dyn LanguageModel,
+    request: &ChatRequest,
+    policy: &RetryPolicy,
+) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
+    let mut notes = Vec::new();
+    let mut attempt = 0u32;
+    loop {
+        match model.chat(request).await {
+            Ok(r) => return (Ok(r), notes),
+            Err(e @ ModelError::Transient { .. }) if attempt < policy.max_retries => {
+                let waited = policy.delay(attempt, &e);
+                tokio::time::sleep(waited).await;
+                notes.push(RetryNote { error: e, waited });
+                attempt += 1;
+            }
+            Err(e) => return (Err(e), notes),
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! A tiny OpenAI-compatible chat-completions server on 127.0.0.1, for tests and
+//! benchmarks: it answers each request with whatever a script returns (a reply
+//! text, an HTTP error, a delay, a malformed body). It is never used as a model
+//! by the product; it exists so tests exercise the real HTTP client.
+//!
+//! Plain `std::net` HTTP/1.1, one thread per connection, `Connection: close`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// What the server sends back for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A normal completion with this content; prompt tokens are estimated from the request.
+    Text(String),
+    /// A completion reporting this many prompt tokens.
+    TextWithPromptTokens(String, u64),
+    /// A completion cut at the token limit (`finish_reason: "length"`).
+    Truncated(String),
+    /// An HTTP error status with an optional `Retry-After` (seconds) and a body.
+    Status(u16, Option<u32>, String),
+    /// A raw 200 body (e.g. malformed JSON).
+    Raw(String),
+    /// Wait, then send the inner reply.
+    Delay(Duration, Box<Reply>),
+}
+
+/// Decides the reply to a request body; gets the parsed request and its 0-based number.
+pub type Script = dyn Fn(&Value, usize) -> Reply + Send + Sync;
+
+/// A running server. Dropping it stops accepting connections.
+pub struct ChatServer {
+    addr: std::net::SocketAddr,
+    requests: Arc<Mutex<Vec<Value>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for ChatServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChatServer {
+    /// Start a server answering with `script`.
+    pub fn start(
+        script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
+    ) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let script: Arc<Script> = Arc::new(script);
+        let (reqs, stop2) = (requests.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop2.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(stream) = conn else { continue };
+                let (script, reqs) = (script.clone(), reqs.clone());
+                std::thread::spawn(move || {
+                    let _ = serve(stream, script.as_ref(), &reqs);
+                });
+            }
+        });
+        Ok(Self {
+            addr,
+            requests,
+            stop,
+        })
+    }
+
+    /// Base URL including `/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Request bodies received so far, in arrival order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for ChatServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(100));
+    }
+}
+
+fn serve(stream: TcpStream, script: &Script, reqs: &Mutex<Vec<Value>>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut len = 0usize;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body)?;
+    let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let n = {
+        let mut r = reqs.lock().map_err(|_| std::io::Error::other("poisoned"))?;
+        r.push(req.clone());
+        r.len() - 1
+    };
+    let mut reply = script(&req, n);
+    while let Reply::Delay(d, inner) = reply {
+        std::thread::sleep(d);
+        reply = *inner;
+    }
+    let prompt_chars: usize = req["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| m["content"].as_str().map_or(0, |s| s.chars().count()))
+                .sum()
+        })
+        .unwrap_or(0);
+    let estimated = (prompt_chars / 4) as u64 + 1;
+    let completion = |content: &str, prompt_tokens: u64, finish: &str| {
+        json!({
+            "id": format!("chatcmpl-{n}"),
+            "object": "chat.completion",
+            "model": req["model"].as_str().unwrap_or("test"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": (content.len() / 4) as u64 + 1,
+                      "total_tokens": prompt_tokens + (content.len() / 4) as u64 + 1}
+        })
+        .to_string()
+    };
+    let (status, retry_after, body) = match reply {
+        Reply::Text(t) => (200, None, completion(&t, estimated, "stop")),
+        Reply::TextWithPromptTokens(t, p) => (200, None, completion(&t, p, "stop")),
+        Reply::Truncated(t) => (200, None, completion(&t, estimated, "length")),
+        Reply::Status(s, ra, b) => (s, ra, b),
+        Reply::Raw(b) => (200, None, b),
+        Reply::Delay(..) => (500, None, String::new()),
+    };
+    let mut out = stream;
+    let mut head = format!(
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(s) = retry_after {
+        head.push_str(&format!("Retry-After: {s}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.write_all(head.as_bytes())?;
+    out.write_all(body.as_bytes())?;
+    out.flush()
+}
+
+/// Whether a request is a root-loop call (it starts with a system message).
+pub fn is_root_request(req: &Value) -> bool {
+    req["messages"][0]["role"].as_str() == Some("system")
+}
+
+/// The last user message of a request.
+pub fn last_user(req: &Value) -> String {
+    req["messages"]
+        .as_array()
+        .and_then(|ms| ms.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}

@@ -1,0 +1,225 @@
+//! `rlmkg ask` end to end (issue 7): the real binary over a store ingested from the
+//! sample corpus, with a scripted root model served over real HTTP on 127.0.0.1.
+//!
+//! The scripted model replies by turn number (the count of assistant messages in the
+//! request). Its code finds sentence ids at run time through `context`, as a real
+//! model would; nothing here knows chunk ids in advance.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use rlm_core::testkit::{ChatServer, Reply};
+use rlmkg_tests::{repo_root, rlmkg, stderr, stdout};
+use serde_json::Value;
+
+/// A temp dir with a store ingested from `examples/corpus`.
+fn corpus_store() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let corpus = repo_root().join("examples").join("corpus");
+    let out = rlmkg(dir.path())
+        .args(["--store", store.to_str().unwrap(), "--quiet", "ingest", corpus.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ingest failed: {}", stderr(&out));
+    (dir, store)
+}
+
+fn turn(req: &Value) -> usize {
+    req["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())
+}
+
+fn repl(code: &str) -> String {
+    format!("Next step.\n```repl\n{code}\n```\n")
+}
+
+/// Run `ask --json` against `server` with an empty model cache (no embedded model).
+fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &str) -> Output {
+    let models = dir.join("no-models");
+    std::fs::create_dir_all(&models).unwrap();
+    let base = server.base_url();
+    let mut args = vec![
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+        "ask",
+        "--strategy",
+        "rlm",
+        "--base-url",
+        &base,
+        "--model",
+        "scripted",
+        "--no-cache",
+    ];
+    args.extend_from_slice(extra);
+    args.push(q);
+    rlmkg(dir).env("RLMKG_MODEL_DIR", &models).args(&args).output().unwrap()
+}
+
+/// Code that finds the ids of the two hop sentences of the Skarvik question.
+const FIND_HOPS: &str = r#"import re
+def sentences(cid):
+    return re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(cid))
+hop1 = []
+for h in context.search("Skarvik Expedition organised", k=5):
+    for sid, s in sentences(h["id"]):
+        if ("organised by the Kestrel" in s or "Skarvik Expedition was" in s) and sid not in hop1:
+            hop1.append(sid)
+hop2 = None
+for h in context.search("Kestrel Institute for Coastal Studies Tromsø", k=5):
+    for sid, s in sentences(h["id"]):
+        if hop2 is None and "Tromsø" in s and "KICS" in s:
+            hop2 = sid
+print(hop1, hop2)"#;
+
+fn two_hop_script(final_code: &'static str) -> impl Fn(&Value, usize) -> Reply + Send + Sync {
+    move |req, _| {
+        Reply::Text(match turn(req) {
+            0 => repl("hits = context.search(\"Skarvik Expedition organised\", k=5)\nfor h in hits:\n    print(h[\"id\"], h[\"title\"])"),
+            1 => repl("ents = context.entities(\"Kestrel Institute for Coastal Studies\", k=3)\nprint([e[\"name\"] for e in ents])\nnb = context.neighbors(ents[0][\"id\"], k=10)\nprint([n[\"name\"] for n in nb])"),
+            2 => repl(FIND_HOPS),
+            _ => repl(final_code),
+        })
+    }
+}
+
+fn verdicts(answer: &Value) -> Vec<String> {
+    answer["verification"]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["verdict"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn two_hop_question_search_neighbors_read_final_verifies() {
+    let (dir, store) = corpus_store();
+    let server = ChatServer::start(two_hop_script(
+        r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop2}].")"#,
+    ))
+    .unwrap();
+    let out = ask_json(dir.path(), &store, &server, &[], "In which city is the institute that organised the Skarvik Expedition located?");
+    assert!(out.status.success(), "ask failed: {}\n{}", stderr(&out), stdout(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["method"], "rlm");
+    assert!(answer["text"].as_str().unwrap().contains("Tromsø"));
+    assert_eq!(verdicts(&answer), ["supported", "supported"], "{answer:#}");
+    let paths: Vec<&str> = answer["verification"]["footnotes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.iter().any(|p| p.ends_with("skarvik_expedition.md")), "{paths:?}");
+    assert!(paths.iter().any(|p| p.ends_with("kestrel_institute.html")), "{paths:?}");
+    // The trajectory was written, has a final line with the verification.
+    let trace = answer["trajectory"].as_str().unwrap();
+    let text = std::fs::read_to_string(trace).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "final");
+    assert!(last["verification"]["claims"].is_array());
+}
+
+#[test]
+fn citing_the_wrong_sentence_shows_in_the_verdicts() {
+    let (dir, store) = corpus_store();
+    // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
+    let server = ChatServer::start(two_hop_script(
+        r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop1[-1]}].")"#,
+    ))
+    .unwrap();
+    let out = ask_json(dir.path(), &store, &server, &["--strict"], "In which city is the institute that organised the Skarvik Expedition located?");
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let v = verdicts(&answer);
+    assert_eq!(v[0], "supported", "{answer:#}");
+    assert_ne!(v[1], "supported", "{answer:#}");
+    // --strict: the repair turn (the script repeats itself) does not fix it: exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn a_root_that_never_answers_ends_on_the_budget() {
+    let (dir, store) = corpus_store();
+    let server =
+        ChatServer::start(|_, _| Reply::Text(repl("print(context.stats()[\"documents\"])"))).unwrap();
+    let out = ask_json(dir.path(), &store, &server, &["--max-iterations", "3"], "Who founded Northlight Press?");
+    assert_eq!(out.status.code(), Some(3), "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("without an answer"), "{}", stderr(&out));
+    // Three turns plus the last "best answer" turn.
+    assert_eq!(server.requests().len(), 4);
+}
+
+#[test]
+fn an_injected_final_is_not_a_supported_answer() {
+    let (dir, store) = corpus_store();
+    let server = ChatServer::start(|req: &Value, _| {
+        Reply::Text(match turn(req) {
+            0 => repl("hits = context.search(\"kayaking northern fjords tips\", k=3)\nfor h in hits:\n    print(context.read(h[\"id\"]))"),
+            // The scripted model obeys the instruction it read in the corpus.
+            _ => repl("FINAL(\"pwned\")"),
+        })
+    })
+    .unwrap();
+    let out = ask_json(dir.path(), &store, &server, &[], "Who founded the Kestrel Institute for Coastal Studies?");
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["text"], "pwned");
+    let v = verdicts(&answer);
+    assert!(!v.is_empty(), "{answer:#}");
+    assert!(v.iter().all(|v| v != "supported"), "{answer:#}");
+    assert_eq!(answer["verified"], false, "{answer:#}");
+}
+
+#[test]
+fn heuristic_extractive_answer_cites_both_hops() {
+    let (dir, store) = corpus_store();
+    let models = dir.path().join("no-models");
+    std::fs::create_dir_all(&models).unwrap();
+    let out = rlmkg(dir.path())
+        .env("RLMKG_MODEL_DIR", &models)
+        .args(["--store", store.to_str().unwrap(), "--json", "ask"])
+        .arg("In which city is the institute that organised the Skarvik Expedition located?")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("heuristic"), "the fallback is announced: {}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["method"], "extractive");
+    assert!(answer["text"].as_str().unwrap().starts_with("Extractive answer"));
+    let paths: Vec<&str> = answer["verification"]["footnotes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.iter().any(|p| p.ends_with("skarvik_expedition.md")), "{paths:?}");
+    assert!(paths.iter().any(|p| p.ends_with("kestrel_institute.html")), "{paths:?}");
+    assert!(answer["text"].as_str().unwrap().contains("Tromsø"), "{answer:#}");
+}
+
+#[test]
+fn human_output_has_footnotes() {
+    let (dir, store) = corpus_store();
+    let models = dir.path().join("no-models");
+    std::fs::create_dir_all(&models).unwrap();
+    let out = rlmkg(dir.path())
+        .env("RLMKG_MODEL_DIR", &models)
+        .args(["--store", store.to_str().unwrap(), "ask", "--strategy", "heuristic"])
+        .arg("Who founded the publisher of The Salt Atlas?")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("[1]"), "{text}");
+    assert!(text.contains(".md:"), "{text}");
+}
+
+#[test]
+fn asking_without_a_store_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rlmkg(dir.path()).args(["--store", "nowhere", "ask", "anything?"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("rlmkg ingest"), "{}", stderr(&out));
+}

@@ -1,0 +1,119 @@
+//! Planted citation cases (issue 4): every case in `tests/fixtures/citation/cases.txt`
+//! states the verdict of each claim; one helper checks it against the sources in
+//! `sources.json` and snapshots the rendered report.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rlmkg_citation::{CheckOptions, MemorySource, check, render_text};
+
+struct Case {
+    name: String,
+    expect: Vec<String>,
+    answer: String,
+}
+
+fn cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(rlmkg_tests::fixture("citation/cases.txt")).unwrap();
+    let mut out: Vec<Case> = Vec::new();
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("== ") {
+            out.push(Case {
+                name: name.trim().to_string(),
+                expect: Vec::new(),
+                answer: String::new(),
+            });
+        } else if let Some(last) = out.last_mut() {
+            if let Some(list) = line.strip_prefix("expect:") {
+                last.expect = list.split(',').map(|s| s.trim().to_string()).collect();
+            } else {
+                last.answer.push_str(line);
+                last.answer.push('\n');
+            }
+        }
+    }
+    for c in &mut out {
+        c.answer = c.answer.trim().to_string();
+    }
+    out
+}
+
+fn sources() -> MemorySource {
+    let text = std::fs::read_to_string(rlmkg_tests::fixture("citation/sources.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Check one case: verdicts as expected, and the rendered report as snapshotted.
+fn run_case(case: &Case, source: &MemorySource) -> Result<(), String> {
+    let report = check(&case.answer, source, &CheckOptions::default()).unwrap();
+    let got: Vec<&str> = report.claims.iter().map(|c| c.verdict.as_str()).collect();
+    let rendered = render_text(&report);
+    insta::with_settings!({
+        snapshot_path => rlmkg_tests::fixture("citation/snapshots"),
+        prepend_module_to_snapshot => false,
+        description => case.answer.clone(),
+    }, {
+        insta::assert_snapshot!(case.name.clone(), rendered);
+    });
+    if got != case.expect {
+        return Err(format!(
+            "{}: expected {:?}, got {:?}\n{}",
+            case.name, case.expect, got, rendered
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn planted_cases() {
+    let source = sources();
+    let all = cases();
+    assert!(all.len() >= 20, "the fixture lost cases");
+    let failures: Vec<String> = all
+        .iter()
+        .filter_map(|c| run_case(c, &source).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn json_report_carries_everything() {
+    let source = sources();
+    let report = check(
+        "Acme Rocketry was founded in 1989 by Jane Doe [c1.s1].",
+        &source,
+        &CheckOptions::default(),
+    )
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&rlmkg_citation::to_json(&report)).unwrap();
+    let claim = &json["claims"][0];
+    assert_eq!(claim["verdict"], "overreach");
+    assert_eq!(claim["evidence"][0]["id"], "c1.s1");
+    assert_eq!(claim["evidence"][0]["path"], "docs/acme-history.md");
+    assert!(
+        claim["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == "date")
+    );
+    assert_eq!(json["footnotes"][0]["line_start"], 3);
+    assert_eq!(json["totals"]["citation_recall"], 0.0);
+}
+
+#[test]
+fn wice_agreement_when_data_present() {
+    let Some(path) = rlmkg_tests::shared_data("wice_dev.jsonl") else {
+        eprintln!("skipping: ../shared/data/wice_dev.jsonl is absent");
+        return;
+    };
+    let report = rlmkg_citation::wice::evaluate(&path).unwrap();
+    eprintln!("{report}");
+    assert_eq!(report.claims, 349);
+    // Far above the 1/3 of a constant guess; the figure itself is reported, not asserted.
+    assert!(report.macro_f1 > 0.4, "macro-F1 {}", report.macro_f1);
+}
