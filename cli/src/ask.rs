@@ -131,7 +131,9 @@ pub async fn ask(
     };
     let spans = crate::spans::StoreSpans::new(Arc::clone(&store));
     if use_rlm {
-        let Some(root) = models.root.clone() else { return Err(AskError::NoRootModel) };
+        let Some(root) = models.root.clone() else {
+            return Err(AskError::NoRootModel);
+        };
         let sub = models.sub.clone().unwrap_or_else(|| Arc::clone(&root));
         let handle = Arc::new(StoreHandle::new(Arc::clone(&store)));
         let rlm = Rlm::new(opts.rlm.clone(), root, sub, handle);
@@ -175,25 +177,33 @@ pub async fn ask(
     let read_ids: Vec<String> = found.evidence.iter().map(|e| e.id.clone()).collect();
     let mut usage = Totals::default();
     let (text, method) = match &models.sub {
-        Some(sub) if !found.evidence.is_empty() => match heuristic::compose(sub.as_ref(), &found).await
-        {
-            Ok((text, u)) if !text.is_empty() => {
-                usage.calls += 1;
-                usage.prompt_tokens += u.prompt_tokens;
-                usage.completion_tokens += u.completion_tokens;
-                (text, Method::HeuristicComposed)
+        Some(sub) if !found.evidence.is_empty() => {
+            match heuristic::compose(sub.as_ref(), &found).await {
+                Ok((text, u)) if !text.is_empty() => {
+                    usage.calls += 1;
+                    usage.prompt_tokens += u.prompt_tokens;
+                    usage.completion_tokens += u.completion_tokens;
+                    (text, Method::HeuristicComposed)
+                }
+                Ok(_) => {
+                    note(
+                        "the sub-model returned an empty answer: falling back to the extractive answer",
+                    );
+                    (heuristic::extractive_answer(&found), Method::Extractive)
+                }
+                Err(e) => {
+                    note(&format!(
+                        "the sub-model failed ({e}): falling back to the extractive answer"
+                    ));
+                    (heuristic::extractive_answer(&found), Method::Extractive)
+                }
             }
-            Ok(_) => {
-                note("the sub-model returned an empty answer: falling back to the extractive answer");
-                (heuristic::extractive_answer(&found), Method::Extractive)
-            }
-            Err(e) => {
-                note(&format!("the sub-model failed ({e}): falling back to the extractive answer"));
-                (heuristic::extractive_answer(&found), Method::Extractive)
-            }
-        },
+        }
         _ => (heuristic::extractive_answer(&found), Method::Extractive),
     };
+    if text.is_empty() {
+        note("the corpus has no evidence for this question");
+    }
     let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
     let verified = !text.trim().is_empty() && report.all_supported();
     Ok(Answer {
@@ -221,11 +231,19 @@ that carries each claim, weaken or remove what the sources do not say, then end 
 again.\n",
     );
     for c in &report.claims {
-        if matches!(c.verdict, rlmkg_citation::Verdict::Supported | rlmkg_citation::Verdict::Exempt) {
+        if matches!(
+            c.verdict,
+            rlmkg_citation::Verdict::Supported | rlmkg_citation::Verdict::Exempt
+        ) {
             continue;
         }
         let why: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
-        msg.push_str(&format!("- [{}] \"{}\": {}\n", c.verdict.as_str(), c.text, why.join("; ")));
+        msg.push_str(&format!(
+            "- [{}] \"{}\": {}\n",
+            c.verdict.as_str(),
+            c.text,
+            why.join("; ")
+        ));
     }
     msg
 }

@@ -51,8 +51,16 @@ const FUNCTIONS: &[(&str, &str, &str)] = &[
         "related(query_or_entities, k=10)",
         "chunks ranked by personalized PageRank seeded from the entities of a question or a list of entity ids",
     ),
-    ("sparql", "sparql(query)", "read-only SPARQL over the graph -> list of rows (dicts)"),
-    ("docs", "docs()", "documents -> list of {id, path, title, chunks, bytes, format}"),
+    (
+        "sparql",
+        "sparql(query)",
+        "read-only SPARQL over the graph -> list of rows (dicts)",
+    ),
+    (
+        "docs",
+        "docs()",
+        "documents -> list of {id, path, title, chunks, bytes, format}",
+    ),
     ("stats", "stats()", "corpus statistics"),
     ("size", "size()", "characters of text in the corpus"),
     (
@@ -91,8 +99,11 @@ impl StoreHandle {
                 let query = a.str(0, "query")?;
                 let k = a.usize_or(1, "k", 10)?;
                 let hits = s.search(query, self.fetch_k(k)).map_err(store_err)?;
-                let hits: Vec<_> =
-                    hits.into_iter().filter(|h| self.in_scope(&h.id)).take(k).collect();
+                let hits: Vec<_> = hits
+                    .into_iter()
+                    .filter(|h| self.in_scope(&h.id))
+                    .take(k)
+                    .collect();
                 to_value(&hits)
             }
             "read" => {
@@ -120,7 +131,9 @@ impl StoreHandle {
                 let to = a.str(1, "b")?;
                 let hops = a.usize_or(2, "max_hops", 3)?;
                 if hops == 0 || hops > 6 {
-                    return Err(HandleError::BadArgument("max_hops must be between 1 and 6".into()));
+                    return Err(HandleError::BadArgument(
+                        "max_hops must be between 1 and 6".into(),
+                    ));
                 }
                 to_value(&s.path(from, to, hops).map_err(store_err)?)
             }
@@ -148,7 +161,11 @@ impl StoreHandle {
                     }
                 }
                 .map_err(store_err)?;
-                let got: Vec<_> = got.into_iter().filter(|c| self.in_scope(&c.id)).take(k).collect();
+                let got: Vec<_> = got
+                    .into_iter()
+                    .filter(|c| self.in_scope(&c.id))
+                    .take(k)
+                    .collect();
                 to_value(&got)
             }
             "sparql" => {
@@ -163,9 +180,13 @@ impl StoreHandle {
                 let start = a.usize_or(1, "start", 0)?;
                 let end = a.usize_or(2, "end", usize::MAX)?;
                 if end < start {
-                    return Err(HandleError::BadArgument("doc_text: end is before start".into()));
+                    return Err(HandleError::BadArgument(
+                        "doc_text: end is before start".into(),
+                    ));
                 }
-                Ok(Value::String(s.doc_text(doc, start, end).map_err(store_err)?))
+                Ok(Value::String(
+                    s.doc_text(doc, start, end).map_err(store_err)?,
+                ))
             }
             "explore" => {
                 let question = a.str(0, "question")?;
@@ -180,7 +201,11 @@ impl StoreHandle {
 
     /// Ask the store for more than `k` when a scope will filter results.
     fn fetch_k(&self, k: usize) -> usize {
-        if self.scope.is_some() { k.saturating_mul(10).max(100) } else { k }
+        if self.scope.is_some() {
+            k.saturating_mul(10).max(100)
+        } else {
+            k
+        }
     }
 }
 
@@ -240,7 +265,10 @@ impl ContextHandle for StoreHandle {
         let mut out = String::new();
         for doc in self.store.docs().ok()? {
             let text = self.store.doc_text(&doc.id, 0, usize::MAX).ok()?;
-            out.push_str(&format!("=== {} ({}) ===\n{}\n\n", doc.title, doc.path, text));
+            out.push_str(&format!(
+                "=== {} ({}) ===\n{}\n\n",
+                doc.title, doc.path, text
+            ));
         }
         Some(out)
     }
@@ -262,7 +290,10 @@ impl ContextHandle for StoreHandle {
         if let Some(parent) = &self.scope {
             chunks.retain(|c| parent.contains(c));
         }
-        Ok(Arc::new(StoreHandle { store: Arc::clone(&self.store), scope: Some(Arc::new(chunks)) }))
+        Ok(Arc::new(StoreHandle {
+            store: Arc::clone(&self.store),
+            scope: Some(Arc::new(chunks)),
+        }))
     }
 }
 
@@ -274,7 +305,10 @@ struct Args<'a> {
 
 impl<'a> Args<'a> {
     fn get(&self, idx: usize, name: &str) -> Option<&'a Value> {
-        self.kwargs.get(name).or_else(|| self.args.get(idx)).filter(|v| !v.is_null())
+        self.kwargs
+            .get(name)
+            .or_else(|| self.args.get(idx))
+            .filter(|v| !v.is_null())
     }
 
     fn str(&self, idx: usize, name: &str) -> Result<&'a str, HandleError> {
@@ -284,7 +318,9 @@ impl<'a> Args<'a> {
                 "{name} must be a string, got {}",
                 type_name(other)
             ))),
-            None => Err(HandleError::BadArgument(format!("missing argument {name:?}"))),
+            None => Err(HandleError::BadArgument(format!(
+                "missing argument {name:?}"
+            ))),
         }
     }
 
@@ -298,11 +334,14 @@ impl<'a> Args<'a> {
     fn usize_or(&self, idx: usize, name: &str, default: usize) -> Result<usize, HandleError> {
         match self.get(idx, name) {
             None => Ok(default),
-            Some(v) => v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or_else(|| {
-                HandleError::BadArgument(format!(
-                    "{name} must be a non-negative integer, got {v}"
-                ))
-            }),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    HandleError::BadArgument(format!(
+                        "{name} must be a non-negative integer, got {v}"
+                    ))
+                }),
         }
     }
 }

@@ -22,7 +22,11 @@ pub struct ExploreOptions {
 
 impl Default for ExploreOptions {
     fn default() -> Self {
-        Self { search_k: 8, related_k: 8, evidence: 3 }
+        Self {
+            search_k: 8,
+            related_k: 8,
+            evidence: 3,
+        }
     }
 }
 
@@ -128,6 +132,8 @@ fn fold(w: &str) -> String {
 struct Candidate {
     ev: Evidence,
     terms: HashSet<String>,
+    /// Terms of the sentence before it in the chunk (what "it", "she" refer to).
+    context: HashSet<String>,
     lower: String,
     prior: f64,
 }
@@ -146,8 +152,13 @@ pub fn explore(
     // Entities named in the question.
     let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
     for e in store.entities(question, 12)? {
-        let names: Vec<String> = std::iter::once(e.name.clone()).chain(e.aliases.clone()).collect();
-        if names.iter().any(|n| n.len() > 2 && qlower.contains(&n.to_lowercase())) {
+        let names: Vec<String> = std::iter::once(e.name.clone())
+            .chain(e.aliases.clone())
+            .collect();
+        if names
+            .iter()
+            .any(|n| n.len() > 2 && qlower.contains(&n.to_lowercase()))
+        {
             q_entities.push((e.id.clone(), e.name.clone(), names));
         }
     }
@@ -166,7 +177,11 @@ pub fn explore(
         add(&hit.id, 1.0 / (1.0 + rank as f64), &mut order);
     }
     let seeds: Vec<String> = q_entities.iter().map(|(id, _, _)| id.clone()).collect();
-    for (rank, c) in store.related(&seeds, Some(question), opts.related_k)?.iter().enumerate() {
+    for (rank, c) in store
+        .related(&seeds, Some(question), opts.related_k)?
+        .iter()
+        .enumerate()
+    {
         add(&c.id, 0.8 / (1.0 + rank as f64), &mut order);
     }
     for (i, a) in seeds.iter().enumerate() {
@@ -182,13 +197,30 @@ pub fn explore(
     }
 
     let mut candidates = collect_sentences(store, &order, &chunk_prior)?;
+    // Rare question words say more than words every candidate shares.
+    let n = candidates.len().max(1) as f64;
+    let idf: std::collections::HashMap<String, f64> = qterms
+        .iter()
+        .map(|t| {
+            let df = candidates.iter().filter(|c| c.terms.contains(t)).count() as f64;
+            (t.clone(), (1.0 + n / (1.0 + df)).ln())
+        })
+        .collect();
+    let weight = |t: &String| idf.get(t).copied().unwrap_or(0.0);
+    let wanted = expected_type(question);
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut covered: HashSet<String> = HashSet::new();
     let mut bridges: Vec<String> = Vec::new();
 
     // Hop 1: the sentence that best covers the question.
     let first = best(&candidates, |c| {
-        let overlap = c.terms.intersection(&qterms).count() as f64;
+        let overlap: f64 = c.terms.intersection(&qterms).map(weight).sum::<f64>()
+            + 0.5
+                * c.context
+                    .iter()
+                    .filter(|t| qterms.contains(*t) && !c.terms.contains(*t))
+                    .map(weight)
+                    .sum::<f64>();
         let ent = q_entities
             .iter()
             .filter(|(_, _, names)| names.iter().any(|n| c.lower.contains(&n.to_lowercase())))
@@ -210,10 +242,12 @@ pub fn explore(
         // Bridge entities: named in the chosen sentence, not in the question.
         let mut new_bridges: Vec<(String, Vec<String>)> = Vec::new();
         for e in store.entities(&chosen.ev.text, 8)? {
-            let names: Vec<String> =
-                std::iter::once(e.name.clone()).chain(e.aliases.clone()).collect();
-            let in_sentence =
-                names.iter().any(|n| n.len() > 2 && chosen.lower.contains(&n.to_lowercase()));
+            let names: Vec<String> = std::iter::once(e.name.clone())
+                .chain(e.aliases.clone())
+                .collect();
+            let in_sentence = names
+                .iter()
+                .any(|n| n.len() > 2 && chosen.lower.contains(&n.to_lowercase()));
             let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
             if in_sentence && !in_question && !bridges.contains(&e.name) {
                 new_bridges.push((e.name.clone(), names));
@@ -238,16 +272,41 @@ pub fn explore(
         let used_docs: HashSet<String> = evidence.iter().map(|e| e.path.clone()).collect();
         // Next hop: mentions a bridge, covers what the question still asks.
         let next = best(&candidates, |c| {
+            let typed: HashSet<String> = match wanted {
+                Some(kind) => candidates
+                    .iter()
+                    .filter(|c| {
+                        new_bridges.iter().any(|(_, names)| {
+                            names.iter().any(|n| c.lower.contains(&n.to_lowercase()))
+                        })
+                    })
+                    .filter(|c| has_entity_of(store, &c.ev.text, kind, &qlower))
+                    .map(|c| c.ev.id.clone())
+                    .collect(),
+                None => HashSet::new(),
+            };
             let bridge = new_bridges
                 .iter()
                 .any(|(_, names)| names.iter().any(|n| c.lower.contains(&n.to_lowercase())));
             if !bridge {
                 return f64::NEG_INFINITY;
             }
-            let fresh = c.terms.iter().filter(|t| qterms.contains(*t) && !covered.contains(*t));
-            let fresh = fresh.count() as f64;
-            let other_doc = if used_docs.contains(&c.ev.path) { 0.0 } else { 0.5 };
-            2.0 * fresh + c.terms.intersection(&qterms).count() as f64 * 0.5 + other_doc + c.prior
+            let fresh = c
+                .terms
+                .iter()
+                .filter(|t| qterms.contains(*t) && !covered.contains(*t));
+            let fresh: f64 = fresh.map(weight).sum();
+            let other_doc = if used_docs.contains(&c.ev.path) {
+                0.0
+            } else {
+                1.0
+            };
+            let typed = if typed.contains(&c.ev.id) { 2.0 } else { 0.0 };
+            2.0 * fresh
+                + c.terms.intersection(&qterms).map(weight).sum::<f64>() * 0.5
+                + other_doc
+                + typed
+                + c.prior
         });
         match next {
             Some(i) => chosen = candidates.remove(i),
@@ -284,9 +343,17 @@ fn collect_sentences(
     for chunk in chunks {
         let Ok(p) = store.read(chunk) else { continue };
         let prior = prior.get(chunk).copied().unwrap_or(0.0);
+        let mut previous: HashSet<String> = HashSet::new();
         for s in &p.sentences {
+            let text = s.text.trim();
+            let own: HashSet<String> = terms(text).into_iter().collect();
+            let context = std::mem::replace(&mut previous, own.clone());
+            if text.starts_with('#') || text.split_whitespace().count() < 4 {
+                continue; // headings and fragments carry no claim
+            }
             out.push(Candidate {
-                terms: terms(&s.text).into_iter().collect(),
+                context,
+                terms: own,
                 lower: s.text.to_lowercase(),
                 prior,
                 ev: Evidence {
@@ -303,12 +370,12 @@ fn collect_sentences(
     Ok(out)
 }
 
-/// The extractive answer: the evidence sentences, each with its citation,
-/// labelled as extractive.
+/// The extractive answer: the evidence sentences, each with its citation. The
+/// caller labels it as extractive (`Method::Extractive`); the label is kept out of
+/// the text so that every sentence of the text is a checkable claim.
 pub fn extractive_answer(x: &Exploration) -> String {
     if x.evidence.is_empty() {
-        return "Extractive answer (no model): the corpus has no evidence for this question."
-            .to_owned();
+        return String::new();
     }
     let body: Vec<String> = x
         .evidence
@@ -318,7 +385,41 @@ pub fn extractive_answer(x: &Exploration) -> String {
             format!("{text} [{}].", e.id)
         })
         .collect();
-    format!("Extractive answer (no model): {}", body.join(" "))
+    body.join(" ")
+}
+
+/// The entity type a question asks for, from its wording.
+fn expected_type(question: &str) -> Option<&'static str> {
+    let q = question.to_lowercase();
+    let has = |w: &str| q.split(|c: char| !c.is_alphanumeric()).any(|t| t == w);
+    if has("city") || has("country") || has("where") || has("located") || has("town") {
+        Some("place")
+    } else if has("year") || has("when") {
+        Some("date")
+    } else if has("who") || has("whom") {
+        Some("person")
+    } else {
+        None
+    }
+}
+
+/// Whether `text` names an entity of type `kind` that the question does not name.
+fn has_entity_of(store: &Store, text: &str, kind: &str, qlower: &str) -> bool {
+    if kind == "date"
+        && text
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|d| d.len() == 4)
+    {
+        return true;
+    }
+    let lower = text.to_lowercase();
+    store.entities(text, 10).is_ok_and(|es| {
+        es.iter().any(|e| {
+            e.kind == kind
+                && lower.contains(&e.name.to_lowercase())
+                && !qlower.contains(&e.name.to_lowercase())
+        })
+    })
 }
 
 /// Ask the sub-model once to compose a cited answer from the evidence.

@@ -7,7 +7,9 @@ use std::process::Command;
 
 #[test]
 fn help_lists_every_command() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rlmkg")).arg("--help").output();
+    let out = Command::new(env!("CARGO_BIN_EXE_rlmkg"))
+        .arg("--help")
+        .output();
     let out = out.unwrap_or_else(|e| panic!("could not run rlmkg: {e}"));
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
@@ -21,7 +23,9 @@ fn help_lists_every_command() {
 
 #[test]
 fn unknown_flag_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rlmkg")).arg("--no-such-flag").output();
+    let out = Command::new(env!("CARGO_BIN_EXE_rlmkg"))
+        .arg("--no-such-flag")
+        .output();
     let out = out.unwrap_or_else(|e| panic!("could not run rlmkg: {e}"));
     assert_eq!(out.status.code(), Some(2));
 }

@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn pack_respects_target_and_overlap() {
-        let text = "aaaa bbbb. ".repeat(20);
+        let text = "Aaaa bbbb. ".repeat(20);
         let sents = sentences(&text, SegmentMode::Prose);
         let chunks = pack(&text, &sents, 6, 1);
         assert!(chunks.len() > 5);

@@ -33,12 +33,19 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("dir", &self.dir).field("writer", &self.lock.is_some()).finish()
+        f.debug_struct("Store")
+            .field("dir", &self.dir)
+            .field("writer", &self.lock.is_some())
+            .finish()
     }
 }
 
 fn threads(n: usize) -> usize {
-    if n == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { n }
+    if n == 0 {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    } else {
+        n
+    }
 }
 
 fn parse_num(id: &str, prefix: char) -> Option<u64> {
@@ -65,7 +72,11 @@ impl Store {
             let holder = holder.trim();
             return Err(StoreError::Locked {
                 dir: dir.to_path_buf(),
-                holder: if holder.is_empty() { "unknown process".into() } else { holder.to_string() },
+                holder: if holder.is_empty() {
+                    "unknown process".into()
+                } else {
+                    holder.to_string()
+                },
             });
         }
         let me = format!(
@@ -102,7 +113,8 @@ impl Store {
 
     /// Open the store in `dir` for reading: the last committed state, no lock.
     pub fn open_read(dir: &Path) -> Result<Store, StoreError> {
-        let manifest = Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
+        let manifest =
+            Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
         let index = ChunkIndex::open_read(&dir.join("index"))?;
         let graph = GraphStore::open_read_only(&dir.join("graph"))?;
         let mut store = Store {
@@ -128,7 +140,11 @@ impl Store {
     }
 
     fn require_writer(&self) -> Result<(), StoreError> {
-        if self.lock.is_some() { Ok(()) } else { Err(StoreError::ReadOnly) }
+        if self.lock.is_some() {
+            Ok(())
+        } else {
+            Err(StoreError::ReadOnly)
+        }
     }
 
     fn blob_path(&self, file: &str) -> PathBuf {
@@ -197,7 +213,10 @@ impl Store {
 
     /// The graph view, built on first use.
     pub fn view(&self) -> Result<Arc<GraphView>, StoreError> {
-        let mut guard = self.view.lock().map_err(|_| StoreError::Invalid("graph view lock poisoned".into()))?;
+        let mut guard = self
+            .view
+            .lock()
+            .map_err(|_| StoreError::Invalid("graph view lock poisoned".into()))?;
         if let Some(v) = guard.as_ref() {
             return Ok(v.clone());
         }
@@ -255,7 +274,11 @@ impl Store {
         }
         self.reset_view();
         summary.seconds = t0.elapsed().as_secs_f64();
-        summary.mb_per_s = if summary.seconds > 0.0 { summary.bytes as f64 / 1e6 / summary.seconds } else { 0.0 };
+        summary.mb_per_s = if summary.seconds > 0.0 {
+            summary.bytes as f64 / 1e6 / summary.seconds
+        } else {
+            0.0
+        };
         progress.finish();
         Ok(summary)
     }
@@ -275,7 +298,10 @@ impl Store {
             let meta = match std::fs::metadata(root) {
                 Ok(m) => m,
                 Err(e) => {
-                    return Err(StoreError::Io { path: root.clone(), source: e });
+                    return Err(StoreError::Io {
+                        path: root.clone(),
+                        source: e,
+                    });
                 }
             };
             if meta.is_dir()
@@ -285,7 +311,8 @@ impl Store {
             }
             let mut ob = ignore::overrides::OverrideBuilder::new(root);
             for g in &opts.exclude {
-                ob.add(&format!("!{g}")).map_err(|e| StoreError::Invalid(format!("--exclude {g}: {e}")))?;
+                ob.add(&format!("!{g}"))
+                    .map_err(|e| StoreError::Invalid(format!("--exclude {g}: {e}")))?;
             }
             let overrides = ob.build().map_err(|e| StoreError::Invalid(e.to_string()))?;
             let walker = ignore::WalkBuilder::new(root)
@@ -316,7 +343,9 @@ impl Store {
                 if !md.is_file() {
                     continue;
                 }
-                let Ok(canon) = std::fs::canonicalize(path) else { continue };
+                let Ok(canon) = std::fs::canonicalize(path) else {
+                    continue;
+                };
                 if store_canon.as_ref().is_some_and(|s| canon.starts_with(s)) {
                     continue;
                 }
@@ -404,8 +433,10 @@ impl Store {
             return Ok(());
         }
         // 1. Graph (bulk), 2. index commit, 3. manifest (the commit point), 4. old versions out.
-        let quads: Vec<Vec<oxigraph_quads::Quad>> =
-            docgraphs.par_iter().map(GraphStore::quads_of).collect::<Result<Vec<_>, rlmkg_graph::GraphError>>()?;
+        let quads: Vec<Vec<oxigraph_quads::Quad>> = docgraphs
+            .par_iter()
+            .map(GraphStore::quads_of)
+            .collect::<Result<Vec<_>, rlmkg_graph::GraphError>>()?;
         let quads: Vec<oxigraph_quads::Quad> = quads.into_iter().flatten().collect();
         self.graph.bulk_load(quads, 2)?;
         self.index.commit()?;
@@ -449,7 +480,8 @@ impl Store {
     ) -> Result<FileEntry, StoreError> {
         let mut entry = self.empty_entry(f, hash, size);
         let blob_path = self.blob_path(&entry.id);
-        let mut blob = std::io::BufWriter::new(File::create(&blob_path).map_err(StoreError::io(&blob_path))?);
+        let mut blob =
+            std::io::BufWriter::new(File::create(&blob_path).map_err(StoreError::io(&blob_path))?);
         let mut offset = 0u64;
         for d in out.docs {
             let dn = self.manifest.next_doc;
@@ -457,7 +489,8 @@ impl Store {
             let doc_id = format!("d{dn}");
             let chunk_first = self.manifest.next_chunk;
             self.manifest.next_chunk += d.chunks.len() as u64;
-            blob.write_all(d.text.as_bytes()).map_err(StoreError::io(&blob_path))?;
+            blob.write_all(d.text.as_bytes())
+                .map_err(StoreError::io(&blob_path))?;
             let rec = DocRecord {
                 id: doc_id.clone(),
                 file: entry.id.clone(),
@@ -472,7 +505,8 @@ impl Store {
             };
             offset += d.text.len() as u64;
             self.index.add_doc(&rec)?;
-            let cid = |k: &str| -> String { format!("c{}", chunk_first + k.parse::<u64>().unwrap_or(0)) };
+            let cid =
+                |k: &str| -> String { format!("c{}", chunk_first + k.parse::<u64>().unwrap_or(0)) };
             let mut chunks = Vec::with_capacity(d.chunks.len());
             for (k, c) in d.chunks.iter().enumerate() {
                 let id = format!("c{}", chunk_first + k as u64);
@@ -487,7 +521,11 @@ impl Store {
                     end: c.end as u64,
                     line_start: u64::from(c.line_start),
                 })?;
-                chunks.push(ChunkSpan { id, start: c.start as u64, end: c.end as u64 });
+                chunks.push(ChunkSpan {
+                    id,
+                    start: c.start as u64,
+                    end: c.end as u64,
+                });
             }
             let mut ex = d.extraction;
             for m in &mut ex.mentions {
@@ -530,7 +568,10 @@ impl Store {
             self.index.delete_file(&e.id)?;
         }
         self.index.commit()?;
-        let docs: Vec<String> = old.iter().flat_map(|e| e.doc_ids().collect::<Vec<_>>()).collect();
+        let docs: Vec<String> = old
+            .iter()
+            .flat_map(|e| e.doc_ids().collect::<Vec<_>>())
+            .collect();
         self.graph.remove_docs(&docs)?;
         for e in old {
             let _ = std::fs::remove_file(self.blob_path(&e.id));
@@ -565,7 +606,9 @@ impl Store {
         self.require_writer()?;
         let abs = match std::fs::canonicalize(path) {
             Ok(p) => p,
-            Err(_) => std::env::current_dir().map_err(StoreError::io(path))?.join(path),
+            Err(_) => std::env::current_dir()
+                .map_err(StoreError::io(path))?
+                .join(path),
         };
         let keys: Vec<String> = self
             .manifest
@@ -575,7 +618,10 @@ impl Store {
             .map(|(k, _)| k.clone())
             .collect();
         if keys.is_empty() {
-            return Err(StoreError::UnknownId(format!("{} is not in the store", path.display())));
+            return Err(StoreError::UnknownId(format!(
+                "{} is not in the store",
+                path.display()
+            )));
         }
         self.remove_keys(&keys)
     }
@@ -624,13 +670,19 @@ impl Store {
         let (chunk_id, range) = match id.split_once('.') {
             None => (id, None),
             Some((c, s)) => {
-                let s = s.strip_prefix('s').ok_or_else(|| StoreError::Invalid(format!("bad sentence id {id}")))?;
+                let s = s
+                    .strip_prefix('s')
+                    .ok_or_else(|| StoreError::Invalid(format!("bad sentence id {id}")))?;
                 let (a, b) = match s.split_once('-') {
                     Some((a, b)) => (a, b.trim_start_matches('s')),
                     None => (s, s),
                 };
-                let a: usize = a.parse().map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
-                let b: usize = b.parse().map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
+                let a: usize = a
+                    .parse()
+                    .map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
+                let b: usize = b
+                    .parse()
+                    .map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
                 if a == 0 || b < a {
                     return Err(StoreError::Invalid(format!("bad sentence range {id}")));
                 }
@@ -680,7 +732,12 @@ impl Store {
         Ok(Passage {
             id: id.to_string(),
             chunk: chunk_id.to_string(),
-            doc: DocRef { id: d.id, path: d.path, title: d.title, format: d.format },
+            doc: DocRef {
+                id: d.id,
+                path: d.path,
+                title: d.title,
+                format: d.format,
+            },
             text,
             start,
             end,
@@ -691,7 +748,9 @@ impl Store {
     /// Chunk ids of a document, in order.
     pub fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<String>, StoreError> {
         let d = self.doc_record(doc)?;
-        Ok((d.chunk_first..d.chunk_first + d.chunk_count).map(|n| format!("c{n}")).collect())
+        Ok((d.chunk_first..d.chunk_first + d.chunk_count)
+            .map(|n| format!("c{n}"))
+            .collect())
     }
 
     /// Entities whose names match `query`.
@@ -705,7 +764,12 @@ impl Store {
     }
 
     /// Neighbors of an entity.
-    pub fn neighbors(&self, entity: &str, k: usize, relation: Option<&str>) -> Result<Vec<Neighbor>, StoreError> {
+    pub fn neighbors(
+        &self,
+        entity: &str,
+        k: usize,
+        relation: Option<&str>,
+    ) -> Result<Vec<Neighbor>, StoreError> {
         Ok(self.view()?.neighbors(entity, k, relation))
     }
 
@@ -721,7 +785,12 @@ impl Store {
 
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
     /// optionally also seeded by the BM25 hits of `query`.
-    pub fn related(&self, seeds: &[String], query: Option<&str>, k: usize) -> Result<Vec<RankedChunk>, StoreError> {
+    pub fn related(
+        &self,
+        seeds: &[String],
+        query: Option<&str>,
+        k: usize,
+    ) -> Result<Vec<RankedChunk>, StoreError> {
         let view = self.view()?;
         let seed_entities: Vec<(String, f64)> = seeds.iter().map(|s| (s.clone(), 1.0)).collect();
         let mut seed_chunks = Vec::new();
@@ -736,8 +805,17 @@ impl Store {
             if out.len() >= k {
                 break;
             }
-            let Ok(c) = self.chunk_record(&id) else { continue };
-            out.push(RankedChunk { id, doc: c.doc, title: c.title, path: c.path, score, text: c.text });
+            let Ok(c) = self.chunk_record(&id) else {
+                continue;
+            };
+            out.push(RankedChunk {
+                id,
+                doc: c.doc,
+                title: c.title,
+                path: c.path,
+                score,
+                text: c.text,
+            });
         }
         Ok(out)
     }
@@ -786,7 +864,8 @@ impl Store {
         let p = self.blob_path(&d.file);
         let f = File::open(&p).map_err(StoreError::io(&p))?;
         let mut buf = vec![0u8; usize::try_from(d.bytes).unwrap_or(0)];
-        f.read_exact_at(&mut buf, d.blob_offset).map_err(StoreError::io(&p))?;
+        f.read_exact_at(&mut buf, d.blob_offset)
+            .map_err(StoreError::io(&p))?;
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
@@ -822,8 +901,12 @@ impl Store {
                 r.violations.push(msg);
             }
         };
-        let listed_docs: BTreeSet<String> =
-            self.manifest.files.values().flat_map(|f| f.doc_ids().collect::<Vec<_>>()).collect();
+        let listed_docs: BTreeSet<String> = self
+            .manifest
+            .files
+            .values()
+            .flat_map(|f| f.doc_ids().collect::<Vec<_>>())
+            .collect();
         let index_docs: BTreeSet<String> = docs.iter().map(|d| d.id.clone()).collect();
         if listed_docs != index_docs {
             v(format!(
@@ -834,8 +917,13 @@ impl Store {
         }
         let graph_docs = self.graph.doc_ids()?;
         if graph_docs != index_docs {
-            let extra: Vec<_> = graph_docs.symmetric_difference(&index_docs).take(5).collect();
-            v(format!("index and graph disagree on documents, e.g. {extra:?}"));
+            let extra: Vec<_> = graph_docs
+                .symmetric_difference(&index_docs)
+                .take(5)
+                .collect();
+            v(format!(
+                "index and graph disagree on documents, e.g. {extra:?}"
+            ));
         }
         let mut chunk_span: HashMap<String, (String, u64, u64)> = HashMap::new();
         let mut texts: HashMap<String, String> = HashMap::new();
@@ -850,15 +938,26 @@ impl Store {
         let mut per_doc: HashMap<&str, u64> = HashMap::new();
         for c in &chunks {
             *per_doc.entry(c.doc.as_str()).or_default() += 1;
-            let ok = texts.get(&c.doc).and_then(|t| t.get(c.start as usize..c.end as usize)).is_some_and(|s| s == c.text);
+            let ok = texts
+                .get(&c.doc)
+                .and_then(|t| t.get(c.start as usize..c.end as usize))
+                .is_some_and(|s| s == c.text);
             if !ok {
-                v(format!("chunk {}: text differs from document {} bytes {}..{}", c.id, c.doc, c.start, c.end));
+                v(format!(
+                    "chunk {}: text differs from document {} bytes {}..{}",
+                    c.id, c.doc, c.start, c.end
+                ));
             }
             chunk_span.insert(c.id.clone(), (c.doc.clone(), c.start, c.end));
         }
         for d in &docs {
             if per_doc.get(d.id.as_str()).copied().unwrap_or(0) != d.chunk_count {
-                v(format!("document {}: {} chunks indexed, {} expected", d.id, per_doc.get(d.id.as_str()).copied().unwrap_or(0), d.chunk_count));
+                v(format!(
+                    "document {}: {} chunks indexed, {} expected",
+                    d.id,
+                    per_doc.get(d.id.as_str()).copied().unwrap_or(0),
+                    d.chunk_count
+                ));
             }
         }
         let graph_chunks = self.graph.chunk_ids()?;
@@ -866,7 +965,9 @@ impl Store {
         let iset: BTreeSet<&str> = chunks.iter().map(|c| c.id.as_str()).collect();
         if gset != iset {
             let extra: Vec<_> = gset.symmetric_difference(&iset).take(5).collect();
-            v(format!("index and graph disagree on chunks, e.g. {extra:?}"));
+            v(format!(
+                "index and graph disagree on chunks, e.g. {extra:?}"
+            ));
         }
         for (c, d) in &graph_chunks {
             if chunk_span.get(c).is_some_and(|(doc, _, _)| doc != d) {
@@ -878,7 +979,10 @@ impl Store {
             match (chunk_span.get(&s.chunk), s.start, s.end) {
                 (Some((doc, cs, ce)), Some(a), Some(b)) => {
                     if *doc != s.doc || a < *cs || b > *ce || a >= b {
-                        v(format!("{}: span {a}..{b} outside chunk {} ({cs}..{ce})", s.node, s.chunk));
+                        v(format!(
+                            "{}: span {a}..{b} outside chunk {} ({cs}..{ce})",
+                            s.node, s.chunk
+                        ));
                     }
                 }
                 _ => v(format!("{}: span without a known chunk or offsets", s.node)),
@@ -922,6 +1026,12 @@ mod oxigraph_quads {
 impl Store {
     /// The texts of every committed chunk (for benchmarks comparing against bare tantivy).
     pub fn chunk_texts(&self) -> Result<Vec<String>, StoreError> {
-        Ok(self.index.chunks()?.into_iter().filter(|c| self.is_committed(&c.file)).map(|c| c.text).collect())
+        Ok(self
+            .index
+            .chunks()?
+            .into_iter()
+            .filter(|c| self.is_committed(&c.file))
+            .map(|c| c.text)
+            .collect())
     }
 }

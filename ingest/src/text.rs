@@ -19,7 +19,11 @@ pub enum SegmentMode {
 impl SegmentMode {
     /// The mode used for a document format.
     pub fn for_format(format: &str) -> Self {
-        if format == "json-sentences" { SegmentMode::Lines } else { SegmentMode::Prose }
+        if format == "json-sentences" {
+            SegmentMode::Lines
+        } else {
+            SegmentMode::Prose
+        }
     }
 }
 
@@ -27,11 +31,17 @@ impl SegmentMode {
 /// characters other than newline and tab.
 pub fn normalize(raw: &str) -> String {
     let s = raw.strip_prefix('\u{feff}').unwrap_or(raw);
-    let s = if s.contains('\r') { s.replace("\r\n", "\n").replace('\r', "\n") } else { s.to_string() };
+    let s = if s.contains('\r') {
+        s.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        s.to_string()
+    };
     let needs_nfc = !s.is_ascii();
     let s: String = if needs_nfc { s.nfc().collect() } else { s };
     if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-        s.chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect()
+        s.chars()
+            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+            .collect()
     } else {
         s
     }
@@ -44,10 +54,10 @@ pub fn approx_tokens(text: &str) -> usize {
 }
 
 const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "no", "fig",
-    "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "rev", "hon", "gov", "sen", "rep",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "approx", "ca",
-    "cf", "al", "u.s", "u.k", "u.n", "d.c", "a.m", "p.m",
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "no",
+    "fig", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "rev", "hon", "gov",
+    "sen", "rep", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+    "dec", "approx", "ca", "cf", "al", "u.s", "u.k", "u.n", "d.c", "a.m", "p.m",
 ];
 
 /// Longest sentence in bytes before it is cut at a space (huge single lines).
@@ -55,8 +65,13 @@ const MAX_SENTENCE: usize = 4000;
 
 fn ends_with_abbreviation(piece: &str) -> bool {
     let t = piece.trim_end();
-    let Some(body) = t.strip_suffix('.') else { return false };
-    let last = body.rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"').next().unwrap_or("");
+    let Some(body) = t.strip_suffix('.') else {
+        return false;
+    };
+    let last = body
+        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
+        .next()
+        .unwrap_or("");
     if last.is_empty() {
         return false;
     }
@@ -96,7 +111,10 @@ pub fn sentences(text: &str, mode: SegmentMode) -> Vec<(usize, usize)> {
                         j += 1;
                     }
                     let heading_next = j < bytes.len() && bytes[j] == b'#';
-                    if (j < bytes.len() && bytes[j] == b'\n') || heading_next || line_is_heading(text, paragraph_start, i) {
+                    if (j < bytes.len() && bytes[j] == b'\n')
+                        || heading_next
+                        || line_is_heading(text, paragraph_start, i)
+                    {
                         cut_points.push((paragraph_start, i));
                         paragraph_start = i + 1;
                     }
@@ -131,7 +149,11 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Vec<(usize, usize
         let merge = match pieces.last() {
             Some(&(ps, pe)) => {
                 let prev = &flat[ps..pe];
-                let next_lower = s.trim_start().chars().next().is_some_and(|c| c.is_lowercase() || c.is_ascii_digit());
+                let next_lower = s
+                    .trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_lowercase() || c.is_ascii_digit());
                 ends_with_abbreviation(prev) || next_lower && !prev.trim_end().ends_with(['?', '!'])
             }
             None => false,
@@ -160,7 +182,9 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Vec<(usize, usize
                     cut = pos + sp;
                 }
                 if cut <= pos {
-                    cut = (pos + 1..=e).find(|&c| text.is_char_boundary(c)).unwrap_or(e);
+                    cut = (pos + 1..=e)
+                        .find(|&c| text.is_char_boundary(c))
+                        .unwrap_or(e);
                 }
                 push_trimmed(text, pos, cut, out);
                 pos = cut;
@@ -184,7 +208,11 @@ fn push_trimmed(text: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
 pub fn line_at(text: &str, base: usize, base_line: u32, pos: usize) -> u32 {
     let end = pos.min(text.len());
     let start = base.min(end);
-    base_line + text.as_bytes()[start..end].iter().filter(|&&b| b == b'\n').count() as u32
+    base_line
+        + text.as_bytes()[start..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u32
 }
 
 /// Largest char boundary ≤ `i`.
@@ -202,31 +230,38 @@ mod tests {
     use super::*;
 
     fn sents(t: &str) -> Vec<&str> {
-        sentences(t, SegmentMode::Prose).into_iter().map(|(a, b)| &t[a..b]).collect()
+        sentences(t, SegmentMode::Prose)
+            .into_iter()
+            .map(|(a, b)| &t[a..b])
+            .collect()
     }
 
     #[test]
     fn abbreviations_and_initials_do_not_split() {
         assert_eq!(
             sents("Dr. Ada Lovelace met J. R. Smith in the U.S. yesterday. They talked."),
-            vec!["Dr. Ada Lovelace met J. R. Smith in the U.S. yesterday.", "They talked."]
+            vec![
+                "Dr. Ada Lovelace met J. R. Smith in the U.S. yesterday.",
+                "They talked."
+            ]
         );
     }
 
     #[test]
     fn wrapped_lines_join_and_blank_lines_split() {
-        assert_eq!(sents("One line\nwraps here. Two.\n\n# Head\nBody"), vec![
-            "One line\nwraps here.",
-            "Two.",
-            "# Head",
-            "Body"
-        ]);
+        assert_eq!(
+            sents("One line\nwraps here. Two.\n\n# Head\nBody"),
+            vec!["One line\nwraps here.", "Two.", "# Head", "Body"]
+        );
     }
 
     #[test]
     fn lines_mode() {
         let t = "First one.\n Second  \n\nThird";
-        let v: Vec<&str> = sentences(t, SegmentMode::Lines).into_iter().map(|(a, b)| &t[a..b]).collect();
+        let v: Vec<&str> = sentences(t, SegmentMode::Lines)
+            .into_iter()
+            .map(|(a, b)| &t[a..b])
+            .collect();
         assert_eq!(v, vec!["First one.", "Second", "Third"]);
     }
 

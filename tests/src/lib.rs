@@ -15,7 +15,11 @@ pub fn bin() -> PathBuf {
     }
     let exe = std::env::current_exe().unwrap_or_default();
     // target/<profile>/deps/<test-exe> -> target/<profile>/rlmkg
-    let dir = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let path = dir.join(format!("rlmkg{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
@@ -27,7 +31,10 @@ pub fn bin() -> PathBuf {
 
 /// Root of the repository (for `examples/` and `tests/fixtures/`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// A fixture path under `tests/fixtures/`.
@@ -37,7 +44,11 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 /// `../shared/data/<name>` when present (development data, absent for users).
 pub fn shared_data(name: &str) -> Option<PathBuf> {
-    let p = repo_root().join("..").join("shared").join("data").join(name);
+    let p = repo_root()
+        .join("..")
+        .join("shared")
+        .join("data")
+        .join(name);
     p.exists().then_some(p)
 }
 
@@ -46,7 +57,13 @@ pub fn shared_data(name: &str) -> Option<PathBuf> {
 pub fn rlmkg(cwd: &Path) -> Command {
     let mut cmd = Command::new(bin());
     cmd.current_dir(cwd);
-    for var in ["RLMKG_API_KEY", "OPENAI_API_KEY", "RLMKG_BASE_URL", "RLMKG_MODEL", "RLMKG_STORE"] {
+    for var in [
+        "RLMKG_API_KEY",
+        "OPENAI_API_KEY",
+        "RLMKG_BASE_URL",
+        "RLMKG_MODEL",
+        "RLMKG_STORE",
+    ] {
         cmd.env_remove(var);
     }
     cmd.env("NO_COLOR", "1");

@@ -20,7 +20,13 @@ fn corpus_store() -> (tempfile::TempDir, PathBuf) {
     let store = dir.path().join("store");
     let corpus = repo_root().join("examples").join("corpus");
     let out = rlmkg(dir.path())
-        .args(["--store", store.to_str().unwrap(), "--quiet", "ingest", corpus.to_str().unwrap()])
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--quiet",
+            "ingest",
+            corpus.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "ingest failed: {}", stderr(&out));
@@ -28,7 +34,9 @@ fn corpus_store() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn turn(req: &Value) -> usize {
-    req["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())
+    req["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())
 }
 
 fn repl(code: &str) -> String {
@@ -55,7 +63,11 @@ fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &s
     ];
     args.extend_from_slice(extra);
     args.push(q);
-    rlmkg(dir).env("RLMKG_MODEL_DIR", &models).args(&args).output().unwrap()
+    rlmkg(dir)
+        .env("RLMKG_MODEL_DIR", &models)
+        .args(&args)
+        .output()
+        .unwrap()
 }
 
 /// Code that finds the ids of the two hop sentences of the Skarvik question.
@@ -77,8 +89,12 @@ print(hop1, hop2)"#;
 fn two_hop_script(final_code: &'static str) -> impl Fn(&Value, usize) -> Reply + Send + Sync {
     move |req, _| {
         Reply::Text(match turn(req) {
-            0 => repl("hits = context.search(\"Skarvik Expedition organised\", k=5)\nfor h in hits:\n    print(h[\"id\"], h[\"title\"])"),
-            1 => repl("ents = context.entities(\"Kestrel Institute for Coastal Studies\", k=3)\nprint([e[\"name\"] for e in ents])\nnb = context.neighbors(ents[0][\"id\"], k=10)\nprint([n[\"name\"] for n in nb])"),
+            0 => repl(
+                "hits = context.search(\"Skarvik Expedition organised\", k=5)\nfor h in hits:\n    print(h[\"id\"], h[\"title\"])",
+            ),
+            1 => repl(
+                "ents = context.entities(\"Kestrel Institute for Coastal Studies\", k=3)\nprint([e[\"name\"] for e in ents])\nnb = context.neighbors(ents[0][\"id\"], k=10)\nprint([n[\"name\"] for n in nb])",
+            ),
             2 => repl(FIND_HOPS),
             _ => repl(final_code),
         })
@@ -101,8 +117,19 @@ fn two_hop_question_search_neighbors_read_final_verifies() {
         r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop2}].")"#,
     ))
     .unwrap();
-    let out = ask_json(dir.path(), &store, &server, &[], "In which city is the institute that organised the Skarvik Expedition located?");
-    assert!(out.status.success(), "ask failed: {}\n{}", stderr(&out), stdout(&out));
+    let out = ask_json(
+        dir.path(),
+        &store,
+        &server,
+        &[],
+        "In which city is the institute that organised the Skarvik Expedition located?",
+    );
+    assert!(
+        out.status.success(),
+        "ask failed: {}\n{}",
+        stderr(&out),
+        stdout(&out)
+    );
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(answer["method"], "rlm");
     assert!(answer["text"].as_str().unwrap().contains("Tromsø"));
@@ -113,8 +140,14 @@ fn two_hop_question_search_neighbors_read_final_verifies() {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert!(paths.iter().any(|p| p.ends_with("skarvik_expedition.md")), "{paths:?}");
-    assert!(paths.iter().any(|p| p.ends_with("kestrel_institute.html")), "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.ends_with("skarvik_expedition.md")),
+        "{paths:?}"
+    );
+    assert!(
+        paths.iter().any(|p| p.ends_with("kestrel_institute.html")),
+        "{paths:?}"
+    );
     // The trajectory was written, has a final line with the verification.
     let trace = answer["trajectory"].as_str().unwrap();
     let text = std::fs::read_to_string(trace).unwrap();
@@ -131,7 +164,13 @@ fn citing_the_wrong_sentence_shows_in_the_verdicts() {
         r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop1[-1]}].")"#,
     ))
     .unwrap();
-    let out = ask_json(dir.path(), &store, &server, &["--strict"], "In which city is the institute that organised the Skarvik Expedition located?");
+    let out = ask_json(
+        dir.path(),
+        &store,
+        &server,
+        &["--strict"],
+        "In which city is the institute that organised the Skarvik Expedition located?",
+    );
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let v = verdicts(&answer);
     assert_eq!(v[0], "supported", "{answer:#}");
@@ -144,10 +183,27 @@ fn citing_the_wrong_sentence_shows_in_the_verdicts() {
 fn a_root_that_never_answers_ends_on_the_budget() {
     let (dir, store) = corpus_store();
     let server =
-        ChatServer::start(|_, _| Reply::Text(repl("print(context.stats()[\"documents\"])"))).unwrap();
-    let out = ask_json(dir.path(), &store, &server, &["--max-iterations", "3"], "Who founded Northlight Press?");
-    assert_eq!(out.status.code(), Some(3), "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
-    assert!(stderr(&out).contains("without an answer"), "{}", stderr(&out));
+        ChatServer::start(|_, _| Reply::Text(repl("print(context.stats()[\"documents\"])")))
+            .unwrap();
+    let out = ask_json(
+        dir.path(),
+        &store,
+        &server,
+        &["--max-iterations", "3"],
+        "Who founded Northlight Press?",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "stdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("without an answer"),
+        "{}",
+        stderr(&out)
+    );
     // Three turns plus the last "best answer" turn.
     assert_eq!(server.requests().len(), 4);
 }
@@ -163,7 +219,13 @@ fn an_injected_final_is_not_a_supported_answer() {
         })
     })
     .unwrap();
-    let out = ask_json(dir.path(), &store, &server, &[], "Who founded the Kestrel Institute for Coastal Studies?");
+    let out = ask_json(
+        dir.path(),
+        &store,
+        &server,
+        &[],
+        "Who founded the Kestrel Institute for Coastal Studies?",
+    );
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(answer["text"], "pwned");
     let v = verdicts(&answer);
@@ -184,19 +246,31 @@ fn heuristic_extractive_answer_cites_both_hops() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("heuristic"), "the fallback is announced: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("heuristic"),
+        "the fallback is announced: {}",
+        stderr(&out)
+    );
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(answer["method"], "extractive");
-    assert!(answer["text"].as_str().unwrap().starts_with("Extractive answer"));
     let paths: Vec<&str> = answer["verification"]["footnotes"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert!(paths.iter().any(|p| p.ends_with("skarvik_expedition.md")), "{paths:?}");
-    assert!(paths.iter().any(|p| p.ends_with("kestrel_institute.html")), "{paths:?}");
-    assert!(answer["text"].as_str().unwrap().contains("Tromsø"), "{answer:#}");
+    assert!(
+        paths.iter().any(|p| p.ends_with("skarvik_expedition.md")),
+        "{paths:?}"
+    );
+    assert!(
+        paths.iter().any(|p| p.ends_with("kestrel_institute.html")),
+        "{paths:?}"
+    );
+    assert!(
+        answer["text"].as_str().unwrap().contains("Tromsø"),
+        "{answer:#}"
+    );
 }
 
 #[test]
@@ -206,12 +280,19 @@ fn human_output_has_footnotes() {
     std::fs::create_dir_all(&models).unwrap();
     let out = rlmkg(dir.path())
         .env("RLMKG_MODEL_DIR", &models)
-        .args(["--store", store.to_str().unwrap(), "ask", "--strategy", "heuristic"])
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "ask",
+            "--strategy",
+            "heuristic",
+        ])
         .arg("Who founded the publisher of The Salt Atlas?")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
+    assert!(text.starts_with("Extractive answer"), "labelled: {text}");
     assert!(text.contains("[1]"), "{text}");
     assert!(text.contains(".md:"), "{text}");
 }
@@ -219,7 +300,10 @@ fn human_output_has_footnotes() {
 #[test]
 fn asking_without_a_store_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = rlmkg(dir.path()).args(["--store", "nowhere", "ask", "anything?"]).output().unwrap();
+    let out = rlmkg(dir.path())
+        .args(["--store", "nowhere", "ask", "anything?"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("rlmkg ingest"), "{}", stderr(&out));
 }

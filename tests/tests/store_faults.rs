@@ -34,7 +34,14 @@ fn bad_inputs_are_skipped_with_warnings_never_an_abort() {
     let s: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let err = stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
-    for needle in ["binary.txt", "latin1.txt", "malformed.jsonl:2", "corrupt.pdf", "image.png", "dangling"] {
+    for needle in [
+        "binary.txt",
+        "latin1.txt",
+        "malformed.jsonl:2",
+        "corrupt.pdf",
+        "image.png",
+        "dangling",
+    ] {
         assert!(err.contains(needle), "no warning about {needle}: {err}");
     }
     // latin1 (lossy), huge line, malformed.jsonl's good lines, empty file: ingested.
@@ -51,43 +58,71 @@ fn second_writer_fails_at_once_naming_the_holder() {
     let dir = tmp.path().join(".rlmkg");
     let holder = Store::create_or_open(&dir).unwrap();
     let t = Instant::now();
-    let out = run(tmp.path(), &["ingest", fixture("ingest/formats").to_str().unwrap()]);
+    let out = run(
+        tmp.path(),
+        &["ingest", fixture("ingest/formats").to_str().unwrap()],
+    );
     assert!(t.elapsed() < Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("locked by another writer"), "{err}");
-    assert!(err.contains(&format!("pid {}", std::process::id())), "{err}");
+    assert!(
+        err.contains(&format!("pid {}", std::process::id())),
+        "{err}"
+    );
     drop(holder);
-    let out = run(tmp.path(), &["ingest", fixture("ingest/formats").to_str().unwrap()]);
+    let out = run(
+        tmp.path(),
+        &["ingest", fixture("ingest/formats").to_str().unwrap()],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
 fn other_format_version_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = run(tmp.path(), &["ingest", fixture("ingest/formats").to_str().unwrap()]);
+    let out = run(
+        tmp.path(),
+        &["ingest", fixture("ingest/formats").to_str().unwrap()],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let m = tmp.path().join(".rlmkg/manifest.json");
     let text = std::fs::read_to_string(&m).unwrap();
-    std::fs::write(&m, text.replace("\"format_version\": 1", "\"format_version\": 999")).unwrap();
+    std::fs::write(
+        &m,
+        text.replace("\"format_version\": 1", "\"format_version\": 999"),
+    )
+    .unwrap();
     for args in [&["search", "kestrel"][..], &["ingest", "."][..]] {
         let out = run(tmp.path(), args);
         assert_eq!(out.status.code(), Some(2));
         let err = stderr(&out);
-        assert!(err.contains("format version 999") && err.contains("reads version 1"), "{err}");
+        assert!(
+            err.contains("format version 999") && err.contains("reads version 1"),
+            "{err}"
+        );
     }
 }
 
 fn write_corpus(dir: &Path, files: usize) {
     std::fs::create_dir_all(dir).unwrap();
-    let people = ["Marta Lindqvist", "Ola Haugen", "Greta Aalto", "Hugo Varga", "Tomas Reyes"];
+    let people = [
+        "Marta Lindqvist",
+        "Ola Haugen",
+        "Greta Aalto",
+        "Hugo Varga",
+        "Tomas Reyes",
+    ];
     let places = ["Tromsø", "Bergen", "Lisbon", "Aarhus", "Geneva"];
     for i in 0..files {
         let mut text = String::new();
         for k in 0..40 {
             let p = people[(i + k) % people.len()];
             let q = places[(i * 3 + k) % places.len()];
-            text.push_str(&format!("{p} visited the Kestrel Institute in {q} in {}. ", 1950 + (i + k) % 60));
+            text.push_str(&format!(
+                "{p} visited the Kestrel Institute in {q} in {}. ",
+                1950 + (i + k) % 60
+            ));
             if k % 7 == 6 {
                 text.push_str("\n\n");
             }
@@ -103,7 +138,11 @@ fn sigkill_at_random_moments_leaves_a_consistent_store() {
     write_corpus(&corpus, 30);
     let store = tmp.path().join(".rlmkg");
     // Seeded from the clock; printed so a failure can be replayed by reading the log.
-    let mut seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
     eprintln!("kill-loop seed {seed}");
     let mut kills = 0;
     let mut attempts = 0;
@@ -132,7 +171,10 @@ fn sigkill_at_random_moments_leaves_a_consistent_store() {
         child.wait().unwrap();
         check_store(&store);
     }
-    assert!(kills >= 20, "only {kills} kills landed in {attempts} attempts");
+    assert!(
+        kills >= 20,
+        "only {kills} kills landed in {attempts} attempts"
+    );
     let out = run(tmp.path(), &["--json", "ingest", "corpus"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = check_store(&store);

@@ -37,15 +37,26 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let store = crate::open_store_read(&global.store)?;
     let settings = model_args::resolve(&args.model, &global.store)?;
-    let backends = model_args::build_backends(&settings)
-        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
-    let trace = args.trace.clone().or_else(|| default_trace_path(&global.store));
+    let backends =
+        model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let trace = args
+        .trace
+        .clone()
+        .or_else(|| default_trace_path(&global.store));
     let rlm = model_args::rlm_config(&settings, &global.store, trace)?;
     if global.verbose > 0 {
         eprintln!("models: {}", backends.description);
     }
-    let models = Models { root: backends.root, sub: backends.sub };
-    let opts = AskOptions { strategy: args.strategy, rlm, strict: args.strict, ..Default::default() };
+    let models = Models {
+        root: backends.root,
+        sub: backends.sub,
+    };
+    let opts = AskOptions {
+        strategy: args.strategy,
+        rlm,
+        strict: args.strict,
+        ..Default::default()
+    };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -58,7 +69,13 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     };
     let answer = runtime
-        .block_on(ask::ask(Arc::new(store), &args.question, &models, &opts, &mut note))
+        .block_on(ask::ask(
+            Arc::new(store),
+            &args.question,
+            &models,
+            &opts,
+            &mut note,
+        ))
         .map_err(|e| match e {
             AskError::Model(_) | AskError::Rlm(_) | AskError::NoRootModel => {
                 ExitError::backend(e.to_string())
@@ -69,8 +86,10 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if global.json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {
-        if answer.method == Method::Extractive && !global.quiet {
-            eprintln!("note: no model composed this answer; it is extractive (evidence sentences)");
+        if answer.method == Method::Extractive {
+            println!(
+                "Extractive answer (no model composed it; these are the evidence sentences):\n"
+            );
         }
         print!("{}", rlmkg_citation::render_text(&answer.verification));
         if !global.quiet {
@@ -99,6 +118,12 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
 
 /// `<store>/traces/<timestamp>.jsonl`.
 fn default_trace_path(store: &std::path::Path) -> Option<PathBuf> {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(store.join("traces").join(format!("ask-{}-{}.jsonl", secs.as_secs(), std::process::id())))
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(store.join("traces").join(format!(
+        "ask-{}-{}.jsonl",
+        secs.as_secs(),
+        std::process::id()
+    )))
 }

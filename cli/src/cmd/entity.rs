@@ -24,7 +24,11 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let name = args.name.join(" ");
     let Some(e) = store.entity(&name)? else {
         let similar = store.entities(&name, 5)?;
-        let list = similar.iter().map(|e| format!("{} ({})", e.name, e.id)).collect::<Vec<_>>().join(", ");
+        let list = similar
+            .iter()
+            .map(|e| format!("{} ({})", e.name, e.id))
+            .collect::<Vec<_>>()
+            .join(", ");
         if list.is_empty() {
             anyhow::bail!("no entity named {name:?}");
         }
@@ -37,13 +41,30 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }
-    println!("{} [{}] id={} mentions={}", e.name, e.kind, e.id, e.mentions);
+    println!(
+        "{} [{}] id={} mentions={}",
+        e.name, e.kind, e.id, e.mentions
+    );
     if !e.aliases.is_empty() {
         println!("aliases: {}", e.aliases.join(", "));
     }
-    println!("chunks: {}", chunks.iter().take(20).cloned().collect::<Vec<_>>().join(" "));
+    println!(
+        "chunks: {}",
+        chunks
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     for n in neighbors {
-        println!("  {:<24} {:<32} w={:<4} evidence: {}", n.relation, format!("{} [{}]", n.name, n.kind), n.weight, n.evidence.join(" "));
+        println!(
+            "  {:<24} {:<32} w={:<4} evidence: {}",
+            n.relation,
+            format!("{} [{}]", n.name, n.kind),
+            n.weight,
+            n.evidence.join(" ")
+        );
     }
     Ok(0)
 }

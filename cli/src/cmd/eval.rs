@@ -20,7 +20,7 @@ use crate::eval::dataset::{self, DatasetFormat};
 use crate::eval::score::{
     GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
 };
-use crate::eval::store::{StoreRetrieval, open_and_ingest};
+use crate::eval::store::open_and_ingest;
 
 /// Arguments of `rlmkg eval`.
 #[derive(Debug, Args)]

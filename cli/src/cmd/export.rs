@@ -41,7 +41,8 @@ pub fn run(args: ExportArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     };
     match args.output {
         Some(p) => {
-            let f = std::fs::File::create(&p).with_context(|| format!("creating {}", p.display()))?;
+            let f =
+                std::fs::File::create(&p).with_context(|| format!("creating {}", p.display()))?;
             let mut w = std::io::BufWriter::new(f);
             store.export(fmt, &mut w)?;
             w.flush()?;

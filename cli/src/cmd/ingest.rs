@@ -82,7 +82,8 @@ impl Progress for CliProgress {
 
 /// Open the store for reading, with a helpful error.
 pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
-    Store::open_read(&global.store).with_context(|| format!("opening the store {}", global.store.display()))
+    Store::open_read(&global.store)
+        .with_context(|| format!("opening the store {}", global.store.display()))
 }
 
 /// Run `rlmkg ingest`.
@@ -100,12 +101,18 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     };
     let bar = (std::io::stderr().is_terminal() && !global.quiet && !global.json).then(|| {
         let b = ProgressBar::new(0);
-        if let Ok(style) = ProgressStyle::with_template("{spinner} [{bar:40}] {pos}/{len} files {elapsed} {msg}") {
+        if let Ok(style) =
+            ProgressStyle::with_template("{spinner} [{bar:40}] {pos}/{len} files {elapsed} {msg}")
+        {
             b.set_style(style.progress_chars("=> "));
         }
         b
     });
-    let progress = CliProgress { bar, quiet: global.quiet, warnings: AtomicU64::new(0) };
+    let progress = CliProgress {
+        bar,
+        quiet: global.quiet,
+        warnings: AtomicU64::new(0),
+    };
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
         println!("{}", serde_json::to_string_pretty(&s)?);

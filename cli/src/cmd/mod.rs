@@ -32,7 +32,11 @@ pub struct ExitError {
 impl ExitError {
     /// A model or backend failure (exit 3).
     pub fn backend(message: impl Into<String>) -> anyhow::Error {
-        Self { code: exit::BACKEND, message: message.into() }.into()
+        Self {
+            code: exit::BACKEND,
+            message: message.into(),
+        }
+        .into()
     }
 }
 

@@ -33,9 +33,20 @@ pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         eprintln!("no path within {} hops", args.max_hops);
     }
     for (i, p) in paths.iter().enumerate() {
-        println!("path {} ({} hops): {}", i + 1, p.steps.len(), p.names.join(" → "));
+        println!(
+            "path {} ({} hops): {}",
+            i + 1,
+            p.steps.len(),
+            p.names.join(" → ")
+        );
         for s in &p.steps {
-            println!("  {} —{}→ {}   evidence: {}", s.from, s.relation, s.to, s.evidence.join(" "));
+            println!(
+                "  {} —{}→ {}   evidence: {}",
+                s.from,
+                s.relation,
+                s.to,
+                s.evidence.join(" ")
+            );
         }
     }
     Ok(0)

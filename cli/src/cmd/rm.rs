@@ -28,7 +28,10 @@ pub fn run(args: RmArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if global.json {
         println!("{}", serde_json::to_string_pretty(&total)?);
     } else if !global.quiet {
-        println!("removed {} files ({} documents, {} chunks)", total.files, total.docs, total.chunks);
+        println!(
+            "removed {} files ({} documents, {} chunks)",
+            total.files, total.docs, total.chunks
+        );
     }
     Ok(0)
 }

@@ -38,7 +38,10 @@ pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         eprintln!("no results");
     }
     for h in hits {
-        println!("{:<8} {:>7.3}  {} ({}, {})", h.id, h.score, h.title, h.doc, h.path);
+        println!(
+            "{:<8} {:>7.3}  {} ({}, {})",
+            h.id, h.score, h.title, h.doc, h.path
+        );
         println!("         {}", snippet(&h.text, 160));
     }
     Ok(0)

