@@ -118,10 +118,10 @@ fn terms(text: &str) -> Vec<String> {
 
 fn fold(w: &str) -> String {
     for suffix in ["ing", "ed", "es", "s"] {
-        if w.len() > suffix.len() + 3 {
-            if let Some(stem) = w.strip_suffix(suffix) {
-                return stem.to_owned();
-            }
+        if w.len() > suffix.len() + 3
+            && let Some(stem) = w.strip_suffix(suffix)
+        {
+            return stem.to_owned();
         }
     }
     w.to_owned()

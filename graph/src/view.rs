@@ -101,6 +101,13 @@ pub struct MentionEdge {
     pub weight: f64,
 }
 
+/// (entity a, entity b, label) of an aggregated relation.
+type RelationKey = (usize, usize, String);
+/// (total weight, evidence chunk ids, count) of an aggregated relation.
+type RelationAgg = (f64, BTreeSet<String>, usize);
+/// Steps walked back from a target: (from, to, edge).
+type PathSoFar<'a> = Vec<(usize, usize, &'a Edge)>;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Node {
     Entity(u32),
@@ -242,8 +249,7 @@ impl ViewBuilder {
             );
         }
         // Aggregate relations per (unordered pair, label).
-        let mut agg: HashMap<(usize, usize, String), (f64, BTreeSet<String>, usize)> =
-            HashMap::new();
+        let mut agg: HashMap<RelationKey, RelationAgg> = HashMap::new();
         for r in self.relations {
             let (Some(s), Some(o)) = (r.subject, r.object) else {
                 continue;
@@ -564,7 +570,7 @@ impl GraphView {
             return Vec::new();
         }
         let mut out = Vec::new();
-        let mut stack: Vec<(usize, Vec<(usize, usize, &Edge)>)> = vec![(t, Vec::new())];
+        let mut stack: Vec<(usize, PathSoFar<'_>)> = vec![(t, Vec::new())];
         while let Some((node, rev)) = stack.pop() {
             if out.len() >= limit {
                 break;

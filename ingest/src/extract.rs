@@ -708,13 +708,13 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
         }
     }
     for (from, to) in &merge {
-        if let Some(src) = ents.remove(from) {
-            if let Some(dst) = ents.get_mut(to) {
-                dst.count += src.count;
-                for a in std::iter::once(src.name).chain(src.aliases) {
-                    if a != dst.name && !dst.aliases.contains(&a) {
-                        dst.aliases.push(a);
-                    }
+        if let Some(src) = ents.remove(from)
+            && let Some(dst) = ents.get_mut(to)
+        {
+            dst.count += src.count;
+            for a in std::iter::once(src.name).chain(src.aliases) {
+                if a != dst.name && !dst.aliases.contains(&a) {
+                    dst.aliases.push(a);
                 }
             }
         }

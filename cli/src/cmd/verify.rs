@@ -147,13 +147,13 @@ impl Judge for ModelJudge {
             },
         };
         let key = CallCache::key(&self.model.id(), &chat);
-        if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
-            if let Some(verdict) = parse_reply(&hit.content) {
-                return Ok(JudgeAnswer {
-                    verdict,
-                    cached: true,
-                });
-            }
+        if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key))
+            && let Some(verdict) = parse_reply(&hit.content)
+        {
+            return Ok(JudgeAnswer {
+                verdict,
+                cached: true,
+            });
         }
         let (result, _notes) = self.runtime.block_on(chat_with_retry(
             self.model.as_ref(),

@@ -78,14 +78,12 @@ pub fn candidates(question: &str) -> Vec<String> {
                 break;
             }
             let next = trim_word(words[j]);
-            if is_capitalized(next) && !is_year(next) {
-                run.push(next);
-                j += 1;
-            } else if CONNECTORS.contains(&next)
+            let capital = is_capitalized(next) && !is_year(next);
+            let connector = CONNECTORS.contains(&next)
                 && j + 1 < words.len()
                 && is_capitalized(trim_word(words[j + 1]))
-                && !words[j].ends_with(',')
-            {
+                && !words[j].ends_with(',');
+            if capital || connector {
                 run.push(next);
                 j += 1;
             } else {

@@ -130,7 +130,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             overlap_sentences: 0,
             ..IngestOptions::default()
         };
-        store.ingest(&[dir.clone()], &opts, &NoProgress)?;
+        store.ingest(std::slice::from_ref(&dir), &opts, &NoProgress)?;
     }
     let store = Store::open_read(&store_dir)?;
     let stats = store.stats()?; // also loads the graph view

@@ -89,7 +89,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         ..IngestOptions::default()
     };
     let t0 = Instant::now();
-    let s = store.ingest(&[root.clone()], &opts, &NoProgress)?;
+    let s = store.ingest(std::slice::from_ref(&root), &opts, &NoProgress)?;
     let secs = t0.elapsed().as_secs_f64();
     let rss = peak_rss_mb();
     let ingest_mbs = s.bytes as f64 / 1e6 / secs;
