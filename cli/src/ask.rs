@@ -204,7 +204,24 @@ pub async fn ask(
     if text.is_empty() {
         note("the corpus has no evidence for this question");
     }
-    let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
+    let mut report = rlmkg_citation::check(&text, &spans, &opts.check)?;
+    let (mut text, mut method) = (text, method);
+    let supported = |r: &Report| {
+        r.claims
+            .iter()
+            .any(|c| c.verdict == rlmkg_citation::Verdict::Supported)
+    };
+    if method == Method::HeuristicComposed && !supported(&report) && !found.evidence.is_empty() {
+        // Small models often drop the citations; an answer nothing can verify is
+        // worth less than the evidence itself.
+        note(&format!(
+            "the sub-model's answer has no supported claim ({}); showing the extractive answer",
+            text.replace('\n', " ")
+        ));
+        text = heuristic::extractive_answer(&found);
+        method = Method::Extractive;
+        report = rlmkg_citation::check(&text, &spans, &opts.check)?;
+    }
     let verified = !text.trim().is_empty() && report.all_supported();
     Ok(Answer {
         question: question.to_owned(),
