@@ -101,6 +101,24 @@ fn two_hop_script(final_code: &'static str) -> impl Fn(&Value, usize) -> Reply +
     }
 }
 
+/// The footnotes name the two documents that hold the two hops of the Skarvik question.
+fn assert_cites_both_hops(answer: &Value) {
+    let paths: Vec<&str> = answer["verification"]["footnotes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with("skarvik_expedition.md")),
+        "{paths:?}"
+    );
+    assert!(
+        paths.iter().any(|p| p.ends_with("kestrel_institute.html")),
+        "{paths:?}"
+    );
+}
+
 fn verdicts(answer: &Value) -> Vec<String> {
     answer["verification"]["claims"]
         .as_array()
@@ -134,20 +152,7 @@ fn two_hop_question_search_neighbors_read_final_verifies() {
     assert_eq!(answer["method"], "rlm");
     assert!(answer["text"].as_str().unwrap().contains("Tromsø"));
     assert_eq!(verdicts(&answer), ["supported", "supported"], "{answer:#}");
-    let paths: Vec<&str> = answer["verification"]["footnotes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
-    assert!(
-        paths.iter().any(|p| p.ends_with("skarvik_expedition.md")),
-        "{paths:?}"
-    );
-    assert!(
-        paths.iter().any(|p| p.ends_with("kestrel_institute.html")),
-        "{paths:?}"
-    );
+    assert_cites_both_hops(&answer);
     // The trajectory was written, has a final line with the verification.
     let trace = answer["trajectory"].as_str().unwrap();
     let text = std::fs::read_to_string(trace).unwrap();
@@ -253,20 +258,7 @@ fn heuristic_extractive_answer_cites_both_hops() {
     );
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(answer["method"], "extractive");
-    let paths: Vec<&str> = answer["verification"]["footnotes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
-    assert!(
-        paths.iter().any(|p| p.ends_with("skarvik_expedition.md")),
-        "{paths:?}"
-    );
-    assert!(
-        paths.iter().any(|p| p.ends_with("kestrel_institute.html")),
-        "{paths:?}"
-    );
+    assert_cites_both_hops(&answer);
     assert!(
         answer["text"].as_str().unwrap().contains("Tromsø"),
         "{answer:#}"
