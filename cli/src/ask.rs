@@ -176,52 +176,46 @@ pub async fn ask(
     .map_err(|e| AskError::Runtime(e.to_string()))??;
     let read_ids: Vec<String> = found.evidence.iter().map(|e| e.id.clone()).collect();
     let mut usage = Totals::default();
-    let (text, method) = match &models.sub {
-        Some(sub) if !found.evidence.is_empty() => {
-            match heuristic::compose(sub.as_ref(), &found).await {
-                Ok((text, u)) if !text.is_empty() => {
-                    usage.calls += 1;
-                    usage.prompt_tokens += u.prompt_tokens;
-                    usage.completion_tokens += u.completion_tokens;
-                    (text, Method::HeuristicComposed)
-                }
-                Ok(_) => {
-                    note(
-                        "the sub-model returned an empty answer: falling back to the extractive answer",
-                    );
-                    (heuristic::extractive_answer(&found), Method::Extractive)
-                }
-                Err(e) => {
+    // A composed answer, kept only when some claim of it verifies: small models
+    // often drop the citations, and an answer nothing can verify is worth less than
+    // the evidence itself.
+    let mut composed = None;
+    if let Some(sub) = models.sub.as_ref().filter(|_| !found.evidence.is_empty()) {
+        match heuristic::compose(sub.as_ref(), &found).await {
+            Ok((text, u)) => {
+                usage.calls += 1;
+                usage.prompt_tokens += u.prompt_tokens;
+                usage.completion_tokens += u.completion_tokens;
+                let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
+                let supported = report
+                    .claims
+                    .iter()
+                    .any(|c| c.verdict == rlmkg_citation::Verdict::Supported);
+                if supported {
+                    composed = Some((text, report));
+                } else {
                     note(&format!(
-                        "the sub-model failed ({e}): falling back to the extractive answer"
+                        "the sub-model's answer has no supported claim ({}); showing the extractive answer",
+                        text.replace('\n', " ")
                     ));
-                    (heuristic::extractive_answer(&found), Method::Extractive)
                 }
             }
+            Err(e) => note(&format!(
+                "the sub-model failed ({e}): falling back to the extractive answer"
+            )),
         }
-        _ => (heuristic::extractive_answer(&found), Method::Extractive),
-    };
-    if text.is_empty() {
-        note("the corpus has no evidence for this question");
     }
-    let mut report = rlmkg_citation::check(&text, &spans, &opts.check)?;
-    let (mut text, mut method) = (text, method);
-    let supported = |r: &Report| {
-        r.claims
-            .iter()
-            .any(|c| c.verdict == rlmkg_citation::Verdict::Supported)
+    let (text, method, report) = match composed {
+        Some((text, report)) => (text, Method::HeuristicComposed, report),
+        None => {
+            let text = heuristic::extractive_answer(&found);
+            if text.is_empty() {
+                note("the corpus has no evidence for this question");
+            }
+            let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
+            (text, Method::Extractive, report)
+        }
     };
-    if method == Method::HeuristicComposed && !supported(&report) && !found.evidence.is_empty() {
-        // Small models often drop the citations; an answer nothing can verify is
-        // worth less than the evidence itself.
-        note(&format!(
-            "the sub-model's answer has no supported claim ({}); showing the extractive answer",
-            text.replace('\n', " ")
-        ));
-        text = heuristic::extractive_answer(&found);
-        method = Method::Extractive;
-        report = rlmkg_citation::check(&text, &spans, &opts.check)?;
-    }
     let verified = !text.trim().is_empty() && report.all_supported();
     Ok(Answer {
         question: question.to_owned(),

@@ -33,6 +33,15 @@ fn corpus_store() -> (tempfile::TempDir, PathBuf) {
     (dir, store)
 }
 
+/// `rlmkg` in `dir` with an empty model cache, so no embedded model is picked up.
+fn without_models(dir: &Path) -> std::process::Command {
+    let models = dir.join("no-models");
+    std::fs::create_dir_all(&models).unwrap();
+    let mut cmd = rlmkg(dir);
+    cmd.env("RLMKG_MODEL_DIR", models);
+    cmd
+}
+
 fn turn(req: &Value) -> usize {
     req["messages"]
         .as_array()
@@ -45,8 +54,6 @@ fn repl(code: &str) -> String {
 
 /// Run `ask --json` against `server` with an empty model cache (no embedded model).
 fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &str) -> Output {
-    let models = dir.join("no-models");
-    std::fs::create_dir_all(&models).unwrap();
     let base = server.base_url();
     let mut args = vec![
         "--store",
@@ -63,11 +70,7 @@ fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &s
     ];
     args.extend_from_slice(extra);
     args.push(q);
-    rlmkg(dir)
-        .env("RLMKG_MODEL_DIR", &models)
-        .args(&args)
-        .output()
-        .unwrap()
+    without_models(dir).args(&args).output().unwrap()
 }
 
 /// Code that finds the ids of the two hop sentences of the Skarvik question.
@@ -242,10 +245,7 @@ fn an_injected_final_is_not_a_supported_answer() {
 #[test]
 fn heuristic_extractive_answer_cites_both_hops() {
     let (dir, store) = corpus_store();
-    let models = dir.path().join("no-models");
-    std::fs::create_dir_all(&models).unwrap();
-    let out = rlmkg(dir.path())
-        .env("RLMKG_MODEL_DIR", &models)
+    let out = without_models(dir.path())
         .args(["--store", store.to_str().unwrap(), "--json", "ask"])
         .arg("In which city is the institute that organised the Skarvik Expedition located?")
         .output()
@@ -268,10 +268,7 @@ fn heuristic_extractive_answer_cites_both_hops() {
 #[test]
 fn human_output_has_footnotes() {
     let (dir, store) = corpus_store();
-    let models = dir.path().join("no-models");
-    std::fs::create_dir_all(&models).unwrap();
-    let out = rlmkg(dir.path())
-        .env("RLMKG_MODEL_DIR", &models)
+    let out = without_models(dir.path())
         .args([
             "--store",
             store.to_str().unwrap(),
