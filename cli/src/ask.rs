@@ -186,6 +186,13 @@ pub async fn ask(
                 usage.calls += 1;
                 usage.prompt_tokens += u.prompt_tokens;
                 usage.completion_tokens += u.completion_tokens;
+                let (text, attached) =
+                    heuristic::cite_uncited(&text, &found.evidence, &spans, &opts.check)?;
+                if attached > 0 {
+                    note(&format!(
+                        "the sub-model left {attached} claim(s) uncited; cited them with the evidence sentences that support them"
+                    ));
+                }
                 let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
                 let supported = report
                     .claims

@@ -117,6 +117,12 @@ fn terms(text: &str) -> Vec<String> {
 }
 
 fn fold(w: &str) -> String {
+    // "founder"/"founded", "writer"/"wrote" partly: agent nouns meet their verbs.
+    if w.len() >= 7
+        && let Some(stem) = w.strip_suffix("er")
+    {
+        return stem.to_owned();
+    }
     for suffix in ["ing", "ed", "es", "s"] {
         if w.len() > suffix.len() + 3
             && let Some(stem) = w.strip_suffix(suffix)
@@ -136,6 +142,34 @@ struct Candidate {
     context: HashSet<String>,
     lower: String,
     prior: f64,
+}
+
+/// Words that open a sentence about what the previous sentence named.
+const PRONOUNS: &[&str] = &[
+    "he", "she", "it", "they", "his", "her", "its", "their", "this", "these",
+];
+
+impl Candidate {
+    /// Whether the sentence names one of `names`, itself or, when it opens with a
+    /// pronoun, through the sentence before it ("RV Storm Petrel is… She was built…").
+    fn refers_back(&self) -> bool {
+        self.lower
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .is_some_and(|w| PRONOUNS.contains(&w))
+    }
+
+    fn names_any(&self, names: &[String]) -> bool {
+        let refers_back = self.refers_back();
+        names.iter().any(|n| {
+            let n = n.to_lowercase();
+            if self.lower.contains(&n) {
+                return true;
+            }
+            let words = terms(&n);
+            refers_back && !words.is_empty() && words.iter().all(|w| self.context.contains(w))
+        })
+    }
 }
 
 /// Find evidence for `question` in the store: question entities and BM25 hits,
@@ -212,20 +246,46 @@ pub fn explore(
     let mut covered: HashSet<String> = HashSet::new();
     let mut bridges: Vec<String> = Vec::new();
 
-    // Hop 1: the sentence that best covers the question.
+    // Hop 1: the sentence that best covers the question. Words of the question's
+    // names count little (naming the entity is rewarded once, below); the relation
+    // words ("founder", "published", "born") decide.
+    let name_terms: HashSet<String> = q_entities
+        .iter()
+        .flat_map(|(_, _, names)| names.iter().flat_map(|n| terms(n)))
+        .collect();
+    let hop1_weight = |t: &String| {
+        if name_terms.contains(t) {
+            0.3 * weight(t)
+        } else {
+            weight(t)
+        }
+    };
     let first = best(&candidates, |c| {
-        let overlap: f64 = c.terms.intersection(&qterms).map(weight).sum::<f64>()
-            + 0.5
+        // A sentence opening with a pronoun is about what the sentence before named.
+        let context_share = if c.refers_back() { 1.0 } else { 0.5 };
+        let overlap: f64 = c.terms.intersection(&qterms).map(hop1_weight).sum::<f64>()
+            + context_share
                 * c.context
                     .iter()
                     .filter(|t| qterms.contains(*t) && !c.terms.contains(*t))
-                    .map(weight)
+                    .map(hop1_weight)
                     .sum::<f64>();
-        let ent = q_entities
+        let ent: f64 = q_entities
             .iter()
-            .filter(|(_, _, names)| names.iter().any(|n| c.lower.contains(&n.to_lowercase())))
-            .count() as f64;
-        overlap + 1.5 * ent + c.prior
+            .map(|(_, _, names)| {
+                if c.names_any(names) {
+                    1.5
+                } else if names.iter().any(|n| {
+                    let n = n.to_lowercase();
+                    n.len() > 2 && c.ev.title.to_lowercase().contains(&n)
+                }) {
+                    1.0 // in a document whose title names it
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        overlap + ent + c.prior
     });
     let Some(first) = first else {
         return Ok(Exploration {
@@ -241,7 +301,7 @@ pub fn explore(
         covered.extend(chosen.terms.iter().filter(|t| qterms.contains(*t)).cloned());
         // Bridge entities: named in the chosen sentence, not in the question.
         let mut new_bridges: Vec<(String, Vec<String>)> = Vec::new();
-        for e in store.entities(&chosen.ev.text, 8)? {
+        for e in store.entities_of_chunk(&chosen.ev.chunk)? {
             let names: Vec<String> = std::iter::once(e.name.clone())
                 .chain(e.aliases.clone())
                 .collect();
@@ -271,23 +331,18 @@ pub fn explore(
         bridges.extend(new_bridges.iter().map(|(n, _)| n.clone()));
         let used_docs: HashSet<String> = evidence.iter().map(|e| e.path.clone()).collect();
         // Next hop: mentions a bridge, covers what the question still asks.
-        let next = best(&candidates, |c| {
-            let typed: HashSet<String> = match wanted {
-                Some(kind) => candidates
-                    .iter()
-                    .filter(|c| {
-                        new_bridges.iter().any(|(_, names)| {
-                            names.iter().any(|n| c.lower.contains(&n.to_lowercase()))
-                        })
-                    })
-                    .filter(|c| has_entity_of(store, &c.ev.text, kind, &qlower))
-                    .map(|c| c.ev.id.clone())
-                    .collect(),
-                None => HashSet::new(),
-            };
-            let bridge = new_bridges
+        // Sentences naming a bridge and an entity of the type the question asks for.
+        let typed: HashSet<String> = match wanted {
+            Some(kind) => candidates
                 .iter()
-                .any(|(_, names)| names.iter().any(|n| c.lower.contains(&n.to_lowercase())));
+                .filter(|c| new_bridges.iter().any(|(_, names)| c.names_any(names)))
+                .filter(|c| has_entity_of(store, &c.ev, kind, &qlower))
+                .map(|c| c.ev.id.clone())
+                .collect(),
+            None => HashSet::new(),
+        };
+        let next = best(&candidates, |c| {
+            let bridge = new_bridges.iter().any(|(_, names)| c.names_any(names));
             if !bridge {
                 return f64::NEG_INFINITY;
             }
@@ -348,7 +403,9 @@ fn collect_sentences(
             let text = s.text.trim();
             let own: HashSet<String> = terms(text).into_iter().collect();
             let context = std::mem::replace(&mut previous, own.clone());
-            if text.starts_with('#') || text.split_whitespace().count() < 4 {
+            let words = text.split_whitespace().count();
+            let ends_like_prose = text.ends_with(['.', '!', '?', '"', '\u{201d}', ')', '\'']);
+            if text.starts_with('#') || words < 4 || (!ends_like_prose && words < 10) {
                 continue; // headings and fragments carry no claim
             }
             out.push(Candidate {
@@ -403,23 +460,88 @@ fn expected_type(question: &str) -> Option<&'static str> {
     }
 }
 
-/// Whether `text` names an entity of type `kind` that the question does not name.
-fn has_entity_of(store: &Store, text: &str, kind: &str, qlower: &str) -> bool {
+/// Whether a sentence names an entity of type `kind` that the question does not name.
+fn has_entity_of(store: &Store, ev: &Evidence, kind: &str, qlower: &str) -> bool {
     if kind == "date"
-        && text
+        && ev
+            .text
             .split(|c: char| !c.is_ascii_digit())
             .any(|d| d.len() == 4)
     {
         return true;
     }
-    let lower = text.to_lowercase();
-    store.entities(text, 10).is_ok_and(|es| {
+    let lower = ev.text.to_lowercase();
+    store.entities_of_chunk(&ev.chunk).is_ok_and(|es| {
         es.iter().any(|e| {
             e.kind == kind
-                && lower.contains(&e.name.to_lowercase())
-                && !qlower.contains(&e.name.to_lowercase())
+                && std::iter::once(&e.name).chain(&e.aliases).any(|n| {
+                    let n = n.to_lowercase();
+                    n.len() > 2 && lower.contains(&n) && !qlower.contains(&n)
+                })
         })
     })
+}
+
+/// Cite the claims a composed answer left uncited, where the evidence carries them.
+///
+/// Small models often restate the evidence correctly but drop the ids. For each
+/// uncited claim this tries every evidence sentence alone, then every pair, and
+/// attaches the smallest set the citation checker finds supports the claim (best
+/// score first). Nothing is attached to a claim no such set supports, so the check
+/// of the result still decides. Returns the new text and the number of claims cited.
+pub fn cite_uncited(
+    text: &str,
+    evidence: &[Evidence],
+    source: &dyn rlmkg_citation::SpanSource,
+    opts: &rlmkg_citation::CheckOptions,
+) -> Result<(String, usize), rlmkg_citation::SourceError> {
+    use rlmkg_citation::Verdict;
+    let report = rlmkg_citation::check(text, source, opts)?;
+    let ids: Vec<&str> = evidence.iter().map(|e| e.id.as_str()).collect();
+    let mut sets: Vec<Vec<&str>> = ids.iter().map(|i| vec![*i]).collect();
+    for a in 0..ids.len() {
+        for b in a + 1..ids.len() {
+            sets.push(vec![ids[a], ids[b]]);
+        }
+    }
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    for claim in report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Uncited)
+    {
+        let body = claim.text.trim().trim_end_matches(['.', '!', ';']);
+        let mut best: Option<(f64, usize)> = None;
+        for (i, set) in sets.iter().enumerate() {
+            if best.is_some_and(|(_, b)| sets[b].len() < set.len()) {
+                break;
+            }
+            let marks: String = set.iter().map(|id| format!(" [{id}]")).collect();
+            let r = rlmkg_citation::check(&format!("{body}{marks}."), source, opts)?;
+            if let [one] = r.claims.as_slice()
+                && one.verdict == Verdict::Supported
+                && best.is_none_or(|(score, _)| one.score > score)
+            {
+                best = Some((one.score, i));
+            }
+        }
+        if let Some((_, i)) = best {
+            // Before the claim's closing punctuation, as the composer was asked to.
+            let claim_text = &text[claim.span.0..claim.span.1];
+            let trimmed = claim_text.trim_end();
+            let at = claim.span.0 + trimmed.trim_end_matches(['.', '!', ';']).len();
+            let marks: String = sets[i].iter().map(|id| format!(" [{id}]")).collect();
+            inserts.push((at, marks));
+        }
+    }
+    let n = inserts.len();
+    let mut out = text.to_owned();
+    for (at, marks) in inserts.into_iter().rev() {
+        if out.is_char_boundary(at) {
+            out.insert_str(at, &marks);
+        }
+    }
+    Ok((out, n))
 }
 
 /// Ask the sub-model once to compose a cited answer from the evidence.

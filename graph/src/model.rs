@@ -84,4 +84,7 @@ pub struct DocGraph {
     pub mentions: Vec<MentionDecl>,
     /// Relations.
     pub relations: Vec<RelationDecl>,
+    /// The entity the document is about (named by its title), when it has one.
+    #[serde(default)]
+    pub about: Option<String>,
 }

@@ -140,6 +140,7 @@ struct Vocab {
     label: NamedNode,
     weight: NamedNode,
     evidence: NamedNode,
+    about: NamedNode,
 }
 
 impl Vocab {
@@ -168,6 +169,7 @@ impl Vocab {
             subject: t(term::SUBJECT)?,
             object: t(term::OBJECT)?,
             label: t(term::LABEL)?,
+            about: t(term::ABOUT)?,
             weight: t(term::WEIGHT)?,
             evidence: t(term::EVIDENCE)?,
         })
@@ -332,6 +334,9 @@ impl GraphStore {
         push(&d, &v.path, Literal::from(doc.path.as_str()).into());
         push(&d, &v.title, Literal::from(doc.title.as_str()).into());
         push(&d, &v.format, Literal::from(doc.format.as_str()).into());
+        if let Some(about) = &doc.about {
+            push(&d, &v.about, nn(entity_iri(about))?.into());
+        }
         for c in &doc.chunks {
             let cn = nn(format!("{}{}", vocab::CHUNK, c.id))?;
             push(&cn, &v.rdf_type, v.c_chunk.clone().into());
@@ -765,6 +770,34 @@ impl GraphStore {
         }
         for (_, r) in rels {
             b.relation(r);
+        }
+        // Title entities: every chunk of a document is about the entity its title names.
+        let mut about: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        for q in scan(&v.about) {
+            let q = q?;
+            if let (NamedOrBlankNode::NamedNode(s), Term::NamedNode(o)) = (&q.subject, &q.object)
+                && let (Some(d), Some(e)) = (
+                    s.as_str().strip_prefix(vocab::DOC),
+                    entity_of_iri(o.as_str()),
+                )
+            {
+                about.insert(d.to_string(), e);
+            }
+        }
+        if !about.is_empty() {
+            for q in scan(&v.in_document) {
+                let q = q?;
+                if let (NamedOrBlankNode::NamedNode(s), Term::NamedNode(o)) =
+                    (&q.subject, &q.object)
+                    && let (Some(c), Some(d)) = (
+                        s.as_str().strip_prefix(vocab::CHUNK),
+                        o.as_str().strip_prefix(vocab::DOC),
+                    )
+                    && let Some(e) = about.get(d)
+                {
+                    b.chunk_about(c, e);
+                }
+            }
         }
         Ok(b.build())
     }

@@ -70,6 +70,8 @@ pub mod term {
     pub const WEIGHT: &str = "weight";
     /// Relation → evidence span.
     pub const EVIDENCE: &str = "evidence";
+    /// Document → the entity its title names.
+    pub const ABOUT: &str = "about";
 }
 
 /// Full IRI of a vocabulary term.

@@ -28,6 +28,8 @@ pub struct Extraction {
     pub mentions: Vec<MentionDecl>,
     /// Relations.
     pub relations: Vec<RelationDecl>,
+    /// Key of the entity the document's title names (also declared in `entities`).
+    pub about: Option<String>,
 }
 
 const STOP_STARTERS: &[&str] = &[
@@ -625,10 +627,35 @@ struct Ent {
     count: usize,
 }
 
+/// The subject a title names: the title without a trailing disambiguation in
+/// parentheses ("In Love and War (1987 film)" → "In Love and War").
+fn title_subject(title: &str) -> &str {
+    let t = title.trim();
+    if t.ends_with(')')
+        && let Some(open) = t.rfind(" (")
+        && open > 0
+    {
+        return t[..open].trim_end();
+    }
+    t
+}
+
+/// Whether a title is short enough to name one thing (not a sentence or a page
+/// banner) and has a name in it.
+fn is_subject_title(title: &str) -> bool {
+    let words = title.split_whitespace().count();
+    (1..=8).contains(&words)
+        && title.chars().count() >= 3
+        && !entity_key(title).is_empty()
+        && title.chars().any(char::is_alphabetic)
+}
+
 /// Extract entities, mentions and relations from a document's sentences.
 pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Extraction {
     // 1. Candidates per sentence, in document offsets.
     let mut found: Vec<(usize, Cand)> = Vec::new(); // (sentence index, cand)
+    let full_title = title.trim();
+    let title = title_subject(full_title);
     let title_key = entity_key(title);
     let title_lc = lower(title);
     for (si, sr) in sentences.iter().enumerate() {
@@ -720,8 +747,25 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
         }
     }
     let resolve = |k: &str| -> String { merge.get(k).cloned().unwrap_or_else(|| k.to_string()) };
-    // 4. Mentions.
+    // The title names what the document is about, even where the text never repeats
+    // it verbatim ("Helen Hunt" over "Helen Elizabeth Hunt (born 1963) is…").
     let mut ex = Extraction::default();
+    if is_subject_title(title) {
+        let key = resolve(&title_key);
+        let e = ents.entry(key.clone()).or_insert_with(|| Ent {
+            name: title.to_string(),
+            kind: "other",
+            aliases: Vec::new(),
+            count: 0,
+        });
+        for a in [title, full_title] {
+            if a != e.name && !e.aliases.iter().any(|x| x == a) {
+                e.aliases.push(a.to_string());
+            }
+        }
+        ex.about = Some(key);
+    }
+    // 4. Mentions.
     let mut per_sentence: Vec<Vec<(String, usize, usize)>> = vec![Vec::new(); sentences.len()];
     for (si, c) in &found {
         let key = resolve(&entity_key(&c.name));
@@ -819,6 +863,10 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> Extraction {
+        run_titled(text, "")
+    }
+
+    fn run_titled(text: &str, title: &str) -> Extraction {
         let sents: Vec<SentenceRef<'_>> =
             crate::text::sentences(text, crate::text::SegmentMode::Prose)
                 .into_iter()
@@ -828,7 +876,48 @@ mod tests {
                     end: b,
                 })
                 .collect();
-        extract(text, "", &sents)
+        extract(text, title, &sents)
+    }
+
+    #[test]
+    fn the_title_names_what_the_document_is_about() {
+        // (title, text, about key, a surface form the entity must answer to, mentioned verbatim)
+        let cases: &[(&str, &str, Option<&str>, &str, bool)] = &[
+            (
+                "Helen Hunt",
+                "Helen Elizabeth Hunt (born 1963) is an American actress.",
+                Some("helen_hunt"),
+                "Helen Hunt",
+                false,
+            ),
+            (
+                "In Love and War (1987 film)",
+                "In Love and War is a 1987 television film starring James Woods.",
+                Some("in_love_and_war"),
+                "In Love and War (1987 film)",
+                true,
+            ),
+            ("", "Nothing to see here.", None, "", false),
+            (
+                "A very long page banner that is really a sentence about many things",
+                "Some text.",
+                None,
+                "",
+                false,
+            ),
+        ];
+        for (title, text, key, alias, verbatim) in cases {
+            let ex = run_titled(text, title);
+            assert_eq!(ex.about.as_deref(), *key, "{title}");
+            let Some(key) = key else { continue };
+            let e = ex.entities.iter().find(|e| e.key == *key).unwrap();
+            assert!(
+                e.name == *alias || e.aliases.iter().any(|a| a == alias),
+                "{title}: {e:?}"
+            );
+            let mentioned = ex.mentions.iter().any(|m| m.entity == *key);
+            assert_eq!(mentioned, *verbatim, "{title}: {:?}", ex.mentions);
+        }
     }
 
     #[test]

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StoreError;
 
-/// The on-disk format version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The on-disk format version this build reads and writes (2 added title
+/// entities, `about`, to the graph).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Settings a store was built with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

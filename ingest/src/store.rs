@@ -553,6 +553,7 @@ impl Store {
                 entities: ex.entities,
                 mentions: ex.mentions,
                 relations: ex.relations,
+                about: ex.about,
             });
         }
         blob.flush().map_err(StoreError::io(&blob_path))?;
@@ -776,6 +777,16 @@ impl Store {
     /// Shortest connecting paths between two entities.
     pub fn path(&self, a: &str, b: &str, max_hops: usize) -> Result<Vec<GraphPath>, StoreError> {
         Ok(self.view()?.paths(a, b, max_hops, 5))
+    }
+
+    /// Entities a chunk mentions (or is about, through its document's title).
+    pub fn entities_of_chunk(&self, chunk: &str) -> Result<Vec<EntityInfo>, StoreError> {
+        let view = self.view()?;
+        Ok(view
+            .entities_of_chunk(chunk)
+            .iter()
+            .filter_map(|id| view.entity(id))
+            .collect())
     }
 
     /// Chunk ids mentioning an entity.

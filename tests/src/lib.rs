@@ -31,10 +31,13 @@ pub fn bin() -> PathBuf {
 
 /// Root of the repository (for `examples/` and `tests/fixtures/`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    // `cargo test` sets CARGO_MANIFEST_DIR when it runs a test, which stays right when
+    // a warm target directory was built from another checkout; the compile-time
+    // value is the fallback.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// A fixture path under `tests/fixtures/`.
@@ -86,4 +89,45 @@ pub fn stdout(out: &Output) -> String {
 /// Stderr as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `rlmkg` in `dir` with an empty model directory, so no installed embedded model
+/// is picked up (runs that must not depend on what the machine has installed).
+pub fn without_models(dir: &Path) -> Command {
+    let models = dir.join("no-models");
+    std::fs::create_dir_all(&models).unwrap();
+    let mut cmd = rlmkg(dir);
+    cmd.env("RLMKG_MODEL_DIR", models);
+    cmd
+}
+
+/// A temp dir holding `store/`, ingested from the sample corpus `examples/corpus`.
+pub fn sample_store() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let corpus = repo_root().join("examples").join("corpus");
+    let out = rlmkg(dir.path())
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--quiet",
+            "ingest",
+            corpus.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ingest failed: {}", stderr(&out));
+    (dir, store)
+}
+
+/// How many assistant turns a chat request already holds (which scripted reply is next).
+pub fn turn(req: &serde_json::Value) -> usize {
+    req["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())
+}
+
+/// A model reply holding one REPL block.
+pub fn repl(code: &str) -> String {
+    format!("Next step.\n```repl\n{code}\n```\n")
 }

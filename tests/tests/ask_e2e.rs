@@ -7,50 +7,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use rlm_core::testkit::{ChatServer, Reply};
-use rlmkg_tests::{repo_root, rlmkg, stderr, stdout};
+use rlmkg_tests::{repl, rlmkg, sample_store, stderr, stdout, turn, without_models};
 use serde_json::Value;
-
-/// A temp dir with a store ingested from `examples/corpus`.
-fn corpus_store() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("store");
-    let corpus = repo_root().join("examples").join("corpus");
-    let out = rlmkg(dir.path())
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "--quiet",
-            "ingest",
-            corpus.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "ingest failed: {}", stderr(&out));
-    (dir, store)
-}
-
-/// `rlmkg` in `dir` with an empty model cache, so no embedded model is picked up.
-fn without_models(dir: &Path) -> std::process::Command {
-    let models = dir.join("no-models");
-    std::fs::create_dir_all(&models).unwrap();
-    let mut cmd = rlmkg(dir);
-    cmd.env("RLMKG_MODEL_DIR", models);
-    cmd
-}
-
-fn turn(req: &Value) -> usize {
-    req["messages"]
-        .as_array()
-        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())
-}
-
-fn repl(code: &str) -> String {
-    format!("Next step.\n```repl\n{code}\n```\n")
-}
 
 /// Run `ask --json` against `server` with an empty model cache (no embedded model).
 fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &str) -> Output {
@@ -133,7 +95,7 @@ fn verdicts(answer: &Value) -> Vec<String> {
 
 #[test]
 fn two_hop_question_search_neighbors_read_final_verifies() {
-    let (dir, store) = corpus_store();
+    let (dir, store) = sample_store();
     let server = ChatServer::start(two_hop_script(
         r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop2}].")"#,
     ))
@@ -166,7 +128,7 @@ fn two_hop_question_search_neighbors_read_final_verifies() {
 
 #[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
-    let (dir, store) = corpus_store();
+    let (dir, store) = sample_store();
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
     let server = ChatServer::start(two_hop_script(
         r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop1[-1]}].")"#,
@@ -189,7 +151,7 @@ fn citing_the_wrong_sentence_shows_in_the_verdicts() {
 
 #[test]
 fn a_root_that_never_answers_ends_on_the_budget() {
-    let (dir, store) = corpus_store();
+    let (dir, store) = sample_store();
     let server =
         ChatServer::start(|_, _| Reply::Text(repl("print(context.stats()[\"documents\"])")))
             .unwrap();
@@ -218,7 +180,7 @@ fn a_root_that_never_answers_ends_on_the_budget() {
 
 #[test]
 fn an_injected_final_is_not_a_supported_answer() {
-    let (dir, store) = corpus_store();
+    let (dir, store) = sample_store();
     let server = ChatServer::start(|req: &Value, _| {
         Reply::Text(match turn(req) {
             0 => repl("hits = context.search(\"kayaking northern fjords tips\", k=3)\nfor h in hits:\n    print(context.read(h[\"id\"]))"),
@@ -244,7 +206,7 @@ fn an_injected_final_is_not_a_supported_answer() {
 
 #[test]
 fn heuristic_extractive_answer_cites_both_hops() {
-    let (dir, store) = corpus_store();
+    let (dir, store) = sample_store();
     let out = without_models(dir.path())
         .args(["--store", store.to_str().unwrap(), "--json", "ask"])
         .arg("In which city is the institute that organised the Skarvik Expedition located?")
@@ -267,7 +229,7 @@ fn heuristic_extractive_answer_cites_both_hops() {
 
 #[test]
 fn human_output_has_footnotes() {
-    let (dir, store) = corpus_store();
+    let (dir, store) = sample_store();
     let out = without_models(dir.path())
         .args([
             "--store",

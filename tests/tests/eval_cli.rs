@@ -1,10 +1,16 @@
-//! End-to-end tests of `rlmkg eval --retrieval-only` on small HotpotQA / MuSiQue
-//! fixtures, on the sample corpus, and (when present) on the shared dev data.
+//! End-to-end tests of `rlmkg eval` on small HotpotQA / MuSiQue fixtures, on the
+//! sample corpus, and (when present) on the shared dev data: retrieval-only runs,
+//! and answer runs with the heuristic strategy and with a scripted root model
+//! served over real HTTP on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
+use std::process::Output;
 
-use rlmkg_tests::{fixture, repo_root, run, shared_data, stderr, stdout};
+use rlm_core::testkit::{ChatServer, Reply};
+use rlmkg_tests::{
+    fixture, repl, repo_root, run, shared_data, stderr, stdout, turn, without_models,
+};
 use serde_json::Value;
 
 /// Run `rlmkg eval <args> --json` in `dir`, assert success, return the report.
@@ -303,13 +309,271 @@ fn bad_invocations_exit_2_with_a_clear_message() {
             ],
             "line 2",
         ),
-        (vec!["eval", hotpot.to_str().unwrap()], "--retrieval-only"),
+        (
+            vec![
+                "eval",
+                hotpot.to_str().unwrap(),
+                "--retrieval-only",
+                "--strategy",
+                "heuristic",
+            ],
+            "--strategy",
+        ),
     ];
     for (args, needle) in cases {
         let out = run(tmp.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
     }
+    // The rlm strategy without a root model is a backend error, before any work.
+    let out = without_models(tmp.path())
+        .args(["eval", hotpot.to_str().unwrap(), "--strategy", "rlm"])
+        .args(["--out", "o"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--base-url"), "{}", stderr(&out));
+    assert!(!tmp.path().join("o/store").exists(), "nothing ingested");
+}
+
+/// `rlmkg eval <args> --json` without models; the raw output.
+fn eval_run<S: AsRef<std::ffi::OsStr>>(dir: &Path, args: &[S]) -> Output {
+    without_models(dir)
+        .arg("eval")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap()
+}
+
+/// The report of a successful [`eval_run`].
+fn report_of(out: &Output) -> Value {
+    assert_eq!(out.status.code(), Some(0), "eval failed:\n{}", stderr(out));
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", stdout(out)))
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = values.collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn heuristic_answer_run_scores_every_question() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = fixture("eval/hotpot_small.json");
+    let data = data.to_str().unwrap();
+    let out = eval_run(tmp.path(), &[data, "--strategy", "heuristic", "--out", "o"]);
+    let report = report_of(&out);
+    assert!(
+        !stderr(&out).contains("no root model"),
+        "an explicit heuristic strategy needs no note: {}",
+        stderr(&out)
+    );
+    assert_eq!(report["mode"], "run");
+    assert_eq!(report["run"]["effective"], "heuristic", "{report}");
+    let summary = &report["summary"];
+    assert_eq!(summary["questions"], 3);
+    assert_eq!(summary["calls"], 0, "no model, no calls: {summary}");
+    assert_eq!(summary["run_errors"], 0, "{summary}");
+    let recs = records(&tmp.path().join("o/results-run.jsonl"));
+    assert_eq!(recs.len(), 3);
+    for r in &recs {
+        let run = &r["run"];
+        assert!(run.is_object(), "every record has its run: {r}");
+        assert_eq!(run["run"]["method"], "extractive", "{r}");
+        assert_eq!(run["run"]["extractive"], true, "{r}");
+        let answer = run["run"]["answer"].as_str().unwrap();
+        assert!(!answer.is_empty(), "{r}");
+        assert!(
+            !answer.contains("[c"),
+            "citation markers stripped: {answer}"
+        );
+        assert!(
+            !run["run"]["cited_sentences"].as_array().unwrap().is_empty(),
+            "the extractive answer cites its evidence: {r}"
+        );
+        for k in ["em", "f1", "citation_precision", "citation_recall"] {
+            let v = run[k].as_f64().unwrap_or_else(|| panic!("no {k} in {r}"));
+            assert!((0.0..=1.0).contains(&v), "{k} = {v}");
+        }
+    }
+    // The summary is the mean of the records.
+    for k in ["em", "f1", "citation_precision", "citation_recall"] {
+        let want = mean(recs.iter().map(|r| r["run"][k].as_f64().unwrap()));
+        let got = summary[k].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-9, "{k}: {got} vs {want}");
+    }
+
+    // auto without a model falls back to the heuristic, says so once, and resumes the
+    // heuristic answers (same effective run).
+    let out = eval_run(tmp.path(), &[data, "--out", "o"]);
+    let again = report_of(&out);
+    assert_eq!(stderr(&out).matches("no root model configured").count(), 1);
+    assert_eq!(
+        (again["new"].as_u64(), again["resumed"].as_u64()),
+        (Some(0), Some(3))
+    );
+    assert_eq!(again["summary"], report["summary"]);
+}
+
+const PAINTER_Q: &str = "painter of Grey Tide";
+/// Prompt tokens the scripted server reports for every call.
+const PROMPT_TOKENS: u64 = 5000;
+
+/// Code that finds the sentence saying where the painter was born, at run time.
+const FIND_BIRTH: &str = r#"import re
+sid = None
+for h in context.search("Orrin Vale born town", k=5):
+    for s_id, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if sid is None and "born in the fishing town of Kettleby" in s:
+            sid = s_id
+print(sid)"#;
+
+/// A root model that answers the painter question in two turns (find the
+/// sentence, then FINAL with a citation) and gives up on every other question.
+fn scripted_root() -> ChatServer {
+    ChatServer::start(|req: &Value, _| {
+        let text = if req.to_string().contains(PAINTER_Q) {
+            match turn(req) {
+                0 => repl(FIND_BIRTH),
+                _ => repl(r#"FINAL(f"Kettleby [{sid}]")"#),
+            }
+        } else {
+            repl(r#"FINAL("I cannot tell")"#)
+        };
+        Reply::TextWithPromptTokens(text, PROMPT_TOKENS)
+    })
+    .unwrap()
+}
+
+fn requests_for(server: &ChatServer, needle: &str) -> usize {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.to_string().contains(needle))
+        .count()
+}
+
+#[test]
+fn scripted_model_run_counts_calls_and_resumes_without_calling_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = fixture("eval/hotpot_small.json");
+    let data = data.to_str().unwrap();
+    let server = scripted_root();
+    let base = server.base_url();
+    let model_args = [
+        "--base-url",
+        base.as_str(),
+        "--model",
+        "scripted",
+        "--no-cache",
+    ];
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut v: Vec<String> = vec![data.into(), "--out".into(), "o".into()];
+        v.extend(model_args.iter().map(|s| s.to_string()));
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+
+    // First two questions, with the rlm strategy.
+    let a = args(&["--strategy", "rlm", "--limit", "2"]);
+    let first = report_of(&eval_run(tmp.path(), &a));
+    assert_eq!(first["run"]["effective"], "rlm");
+    assert_eq!(first["run"]["root_model"], "openai:scripted");
+    let recs = records(&tmp.path().join("o/results-run.jsonl"));
+    let hq1 = &recs[0]["run"];
+    assert_eq!(recs[0]["id"], "hq1");
+    assert_eq!(hq1["run"]["method"], "rlm", "{hq1}");
+    assert_eq!(hq1["run"]["answer"], "Kettleby", "{hq1}");
+    assert_eq!(hq1["em"], 1.0, "{hq1}");
+    assert_eq!(hq1["f1"], 1.0, "{hq1}");
+    assert_eq!(hq1["run"]["verified"], true, "{hq1}");
+    assert_eq!(
+        hq1["run"]["cited_sentences"],
+        serde_json::json!(["Vale was born in the fishing town of Kettleby in 1962."])
+    );
+    // The cited sentence is one of the two gold sentences.
+    assert_eq!(hq1["citation_precision"], 1.0, "{hq1}");
+    assert_eq!(hq1["citation_recall"], 0.5, "{hq1}");
+    // Calls and tokens are the server's: two turns of PROMPT_TOKENS each.
+    let painter_calls = requests_for(&server, PAINTER_Q);
+    assert_eq!(painter_calls, 2, "find, then FINAL");
+    assert_eq!(hq1["run"]["calls"], 2, "{hq1}");
+    assert_eq!(hq1["run"]["input_tokens"], 2 * PROMPT_TOKENS, "{hq1}");
+    assert!(hq1["run"]["output_tokens"].as_u64().unwrap() > 0, "{hq1}");
+    let hq2 = &recs[1]["run"];
+    assert_eq!(hq2["em"], 0.0, "{hq2}");
+    let gallery_calls = requests_for(&server, "gallery that holds Grey Tide");
+    assert!(gallery_calls >= 1);
+    assert_eq!(hq2["run"]["calls"], gallery_calls, "{hq2}");
+    let summary = &first["summary"];
+    assert_eq!(summary["em"], 0.5, "{summary}");
+    assert_eq!(summary["calls"], server.requests().len());
+    let tokens: u64 = recs
+        .iter()
+        .map(|r| {
+            r["run"]["run"]["input_tokens"].as_u64().unwrap()
+                + r["run"]["run"]["output_tokens"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(summary["tokens"], tokens);
+    // The trajectory of each question is kept under its id.
+    let trace = std::fs::read_to_string(tmp.path().join("o/traces/hq1.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(trace.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "final", "{last}");
+
+    // Resume: only the third question runs.
+    let before = server.requests().len();
+    let a = args(&["--strategy", "rlm"]);
+    let second = report_of(&eval_run(tmp.path(), &a));
+    assert_eq!(
+        (second["new"].as_u64(), second["resumed"].as_u64()),
+        (Some(1), Some(2))
+    );
+    let hq3_calls = requests_for(&server, "engineer of the Kettleby lighthouse");
+    assert!(hq3_calls >= 1);
+    assert_eq!(
+        server.requests().len(),
+        before + hq3_calls,
+        "calls for hq3 only"
+    );
+    assert_eq!(requests_for(&server, PAINTER_Q), painter_calls);
+    assert_eq!(
+        requests_for(&server, "gallery that holds Grey Tide"),
+        gallery_calls
+    );
+
+    // A finished run: nothing new, no call.
+    let before = server.requests().len();
+    let third = report_of(&eval_run(tmp.path(), &a));
+    assert_eq!(
+        (third["new"].as_u64(), third["resumed"].as_u64()),
+        (Some(0), Some(3))
+    );
+    assert_eq!(server.requests().len(), before);
+    assert_eq!(third["summary"], second["summary"]);
+
+    // Another strategy or model would mix answers: refused, nothing called.
+    for extra in [
+        &["--strategy", "heuristic"][..],
+        &["--strategy", "rlm", "--temperature", "0.9"][..],
+    ] {
+        let a = args(extra);
+        let out = eval_run(tmp.path(), &a);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--fresh"), "{}", stderr(&out));
+        assert_eq!(server.requests().len(), before);
+    }
+    // --fresh starts over with the new strategy.
+    let a = args(&["--strategy", "heuristic", "--fresh"]);
+    let fresh = report_of(&eval_run(tmp.path(), &a));
+    assert_eq!(
+        (fresh["new"].as_u64(), fresh["resumed"].as_u64()),
+        (Some(3), Some(0))
+    );
+    assert_eq!(fresh["run"]["effective"], "heuristic");
+    assert!(!tmp.path().join("o/traces/hq1.jsonl").exists());
 }
 
 #[test]

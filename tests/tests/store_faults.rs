@@ -90,7 +90,10 @@ fn other_format_version_is_a_clear_error() {
     let text = std::fs::read_to_string(&m).unwrap();
     std::fs::write(
         &m,
-        text.replace("\"format_version\": 1", "\"format_version\": 999"),
+        text.replace(
+            &format!("\"format_version\": {}", rlmkg_ingest::FORMAT_VERSION),
+            "\"format_version\": 999",
+        ),
     )
     .unwrap();
     for args in [&["search", "kestrel"][..], &["ingest", "."][..]] {
@@ -98,7 +101,8 @@ fn other_format_version_is_a_clear_error() {
         assert_eq!(out.status.code(), Some(2));
         let err = stderr(&out);
         assert!(
-            err.contains("format version 999") && err.contains("reads version 1"),
+            err.contains("format version 999")
+                && err.contains(&format!("reads version {}", rlmkg_ingest::FORMAT_VERSION)),
             "{err}"
         );
     }

@@ -200,3 +200,74 @@ fn multihop_corpora_ingest_one_document_per_passage() {
         );
     }
 }
+
+/// A document is tied to the entity its title names, so `related` can walk from a
+/// passage that mentions a name to the passage about it, even when that passage
+/// spells the name out differently.
+#[test]
+fn related_follows_a_mention_to_the_document_its_title_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("passages.jsonl");
+    let records = [
+        (
+            "The Quiet Harbour (1994 film)",
+            "The Quiet Harbour is a 1994 drama film. Its lead role is based on the lighthouse keeper Edvin Sollid.",
+        ),
+        (
+            "Edvin Sollid",
+            "Edvin Martin Sollid (1901-1977) was a Norwegian lighthouse keeper. He received the Coastal Service Medal in 1950.",
+        ),
+        (
+            "Harbour Medal",
+            "The Harbour Medal is a prize for drama film about a harbour, awarded by a film club.",
+        ),
+        (
+            "Lighthouse drama",
+            "A lighthouse drama is a film whose lead role is a lighthouse keeper; the genre won a medal once.",
+        ),
+        (
+            "Quiet Harbour Festival",
+            "The Quiet Harbour Festival shows drama films every summer and gives a medal to the best lead role.",
+        ),
+    ];
+    let lines: Vec<String> = records
+        .iter()
+        .map(|(title, text)| serde_json::json!({"title": title, "text": text}).to_string())
+        .collect();
+    std::fs::write(&corpus, lines.join("\n")).unwrap();
+    let dir = tmp.path().join("store");
+    ingest(&dir, &[&corpus]);
+    let store = Store::open_read(&dir).unwrap();
+    let docs = store.docs().unwrap();
+    let sollid = docs.iter().find(|d| d.title == "Edvin Sollid").unwrap();
+    let sollid_chunk = store.chunk_ids_of_doc(&sollid.id).unwrap()[0].clone();
+
+    // The title, not the text ("Edvin Martin Sollid"), names the entity.
+    let e = store.entity("Edvin Sollid").unwrap().unwrap();
+    assert!(
+        store
+            .chunks_of_entity(&e.id)
+            .unwrap()
+            .contains(&sollid_chunk),
+        "{e:?}"
+    );
+    // The title without its disambiguation resolves too.
+    assert!(store.entity("The Quiet Harbour").unwrap().is_some());
+
+    let question = "The lighthouse keeper whose life the lead role of The Quiet Harbour is based on received what medal?";
+    // BM25 alone ranks the passage about the keeper below the distractors that share
+    // the question's words; the walk through the title entity lifts it.
+    let bm25_rank = store
+        .search(question, 5)
+        .unwrap()
+        .iter()
+        .position(|h| h.id == sollid_chunk);
+    let ranked = store
+        .related(&["The Quiet Harbour".into()], Some(question), 5)
+        .unwrap();
+    let related_rank = ranked.iter().position(|r| r.id == sollid_chunk);
+    assert!(
+        related_rank.is_some() && related_rank < bm25_rank.or(Some(usize::MAX)),
+        "related {related_rank:?} vs bm25 {bm25_rank:?}: {ranked:#?}"
+    );
+}

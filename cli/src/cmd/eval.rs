@@ -4,6 +4,11 @@
 //! and ingested into `OUT/store` (incremental: a rerun skips it), then each
 //! question is scored and appended to `OUT/results-<mode>.jsonl`. A rerun skips
 //! the ids already in that file, so a killed evaluation continues where it stopped.
+//!
+//! Without `--retrieval-only` each question is also answered by the `ask` engine
+//! (strategy and models as for `rlmkg ask`); the strategy and models are recorded
+//! in `OUT/run-config.json` and a resumed run must match them. RLM trajectories go
+//! to `OUT/traces/<question id>.jsonl`.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -15,12 +20,16 @@ use anyhow::{Context, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::ask::{AskError, AskOptions, Models, Strategy};
 use crate::cli::GlobalArgs;
+use crate::cmd::ExitError;
 use crate::eval::dataset::{self, DatasetFormat};
+use crate::eval::runner::{AskRunner, RunConfig};
 use crate::eval::score::{
     GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
 };
 use crate::eval::store::open_and_ingest;
+use crate::model_args::{self, ModelArgs};
 
 /// Arguments of `rlmkg eval`.
 #[derive(Debug, Args)]
@@ -49,6 +58,112 @@ pub struct EvalArgs {
     /// Discard earlier per-question results in the working directory and start over.
     #[arg(long)]
     pub fresh: bool,
+    /// Answer strategy: the RLM, the built-in heuristic, or auto (RLM when a root
+    /// model is configured) [default: auto].
+    #[arg(long, value_enum, conflicts_with = "retrieval_only")]
+    pub strategy: Option<Strategy>,
+    /// Model and run settings (as for `rlmkg ask`; `rlmkg.toml` is read from the
+    /// evaluation store `OUT/store`).
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// An answer run ready to go: the models and options, and their description.
+struct AnswerSetup {
+    models: Models,
+    opts: AskOptions,
+    config: RunConfig,
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Auto => "auto",
+        Strategy::Rlm => "rlm",
+        Strategy::Heuristic => "heuristic",
+    }
+}
+
+/// Resolve settings and build the models before anything slow happens.
+fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Result<AnswerSetup> {
+    let settings = model_args::resolve(&args.model, store_dir)?;
+    let backends =
+        model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let asked = args.strategy.unwrap_or_default();
+    let strategy = match (asked, &backends.root) {
+        (Strategy::Rlm, None) => {
+            return Err(ExitError::backend(AskError::NoRootModel.to_string()));
+        }
+        (Strategy::Auto, None) => {
+            if !quiet {
+                let how = if backends.sub.is_some() {
+                    "evidence composed by the sub-model"
+                } else {
+                    "extractive answers, so expect low EM"
+                };
+                eprintln!(
+                    "note: no root model configured: answering with the heuristic strategy ({how})"
+                );
+            }
+            Strategy::Heuristic
+        }
+        (Strategy::Auto, Some(_)) => Strategy::Rlm,
+        (s, _) => s,
+    };
+    let models = Models {
+        root: backends.root,
+        sub: backends.sub,
+    };
+    let config = RunConfig::describe(
+        strategy_name(asked),
+        strategy_name(strategy),
+        &models,
+        &settings,
+    );
+    let opts = AskOptions {
+        strategy,
+        rlm: model_args::rlm_config(&settings, store_dir, None)?,
+        ..Default::default()
+    };
+    Ok(AnswerSetup {
+        models,
+        opts,
+        config,
+    })
+}
+
+/// Check a resumed run against `OUT/run-config.json`, or record the configuration
+/// when the results file is empty.
+fn check_run_config(
+    path: &Path,
+    config: &RunConfig,
+    has_results: bool,
+    results: &Path,
+) -> anyhow::Result<()> {
+    if has_results {
+        let old: Option<RunConfig> = fs::read(path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        match old {
+            Some(old) if old.same_run(config) => return Ok(()),
+            Some(old) => bail!(
+                "{} holds answers of another run configuration:\n  earlier: {}\n  now:     {}\n\
+                 rerun with the same strategy and models to resume, pass --fresh to discard those \
+                 answers, or use another --out",
+                results.display(),
+                old.summary(),
+                config.summary()
+            ),
+            None => bail!(
+                "{} holds answers but {} is missing or unreadable, so they cannot be matched \
+                 with this run; pass --fresh to discard them, or use another --out",
+                results.display(),
+                path.display()
+            ),
+        }
+    }
+    let mut json = serde_json::to_string_pretty(config).context("cannot serialize the run")?;
+    json.push('\n');
+    fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// What `--json` prints.
@@ -57,6 +172,8 @@ struct Report<'a> {
     dataset: &'a Path,
     format: DatasetFormat,
     mode: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<&'a RunConfig>,
     store: &'a Path,
     results: &'a Path,
     documents: usize,
@@ -76,15 +193,11 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             "a plain JSONL dataset has no passages of its own: pass the documents with --corpus PATH"
         );
     }
-    let runner: Option<Box<dyn QuestionRunner>> = if args.retrieval_only {
-        None
+    let mode = if args.retrieval_only {
+        "retrieval"
     } else {
-        bail!(
-            "answer runs need the `ask` engine, which `eval` cannot drive yet; use --retrieval-only"
-        );
+        "run"
     };
-    let mode = if runner.is_some() { "run" } else { "retrieval" };
-
     let out = args.out.clone().unwrap_or_else(|| {
         let stem = args
             .dataset
@@ -94,6 +207,12 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         PathBuf::from(format!("eval-{stem}"))
     });
     fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let store_dir = out.join("store");
+    let setup = if args.retrieval_only {
+        None
+    } else {
+        Some(answer_setup(&args, &store_dir, global.quiet)?)
+    };
 
     // The corpus: the pooled passages, written once (unchanged bytes keep the store's hash).
     let inputs: Vec<PathBuf> = if args.corpus.is_empty() {
@@ -110,7 +229,6 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     } else {
         args.corpus.clone()
     };
-    let store_dir = out.join("store");
     if !global.quiet {
         let what = if args.corpus.is_empty() {
             format!("{} pooled passages", ds.passages.len())
@@ -125,6 +243,19 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let store = open_and_ingest(&store_dir, &inputs, global.quiet)?;
     let documents = store.document_count()?;
+    let traces = out.join("traces");
+    let (runner, run_config): (Option<Box<dyn QuestionRunner>>, Option<RunConfig>) = match setup {
+        None => (None, None),
+        Some(s) => (
+            Some(Box::new(AskRunner::new(
+                store.store(),
+                s.models,
+                s.opts,
+                Some(traces.clone()),
+            )?)),
+            Some(s.config),
+        ),
+    };
 
     // Resume.
     let results = out.join(format!("results-{mode}.jsonl"));
@@ -132,7 +263,19 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         fs::remove_file(&results)
             .with_context(|| format!("cannot remove {}", results.display()))?;
     }
+    if args.fresh && runner.is_some() && traces.exists() {
+        fs::remove_dir_all(&traces)
+            .with_context(|| format!("cannot remove {}", traces.display()))?;
+    }
     let (mut records, skipped_lines) = read_records(&results)?;
+    if let Some(config) = &run_config {
+        check_run_config(
+            &out.join("run-config.json"),
+            config,
+            !records.is_empty(),
+            &results,
+        )?;
+    }
     if skipped_lines > 0 && !global.quiet {
         eprintln!(
             "warning: {skipped_lines} unreadable line(s) in {} ignored (they will be redone)",
@@ -172,6 +315,18 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         file.write_all(line.as_bytes())
             .and_then(|()| file.flush())
             .with_context(|| format!("cannot append to {}", results.display()))?;
+        if global.verbose > 0
+            && let Some(run) = &record.run
+        {
+            bar.suspend(|| {
+                for n in &run.run.notes {
+                    eprintln!("note ({}): {n}", q.id);
+                }
+                if let Some(e) = &run.run.error {
+                    eprintln!("error ({}): {e}", q.id);
+                }
+            });
+        }
         records.push(record);
         bar.inc(1);
     }
@@ -191,6 +346,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             dataset: &args.dataset,
             format,
             mode,
+            run: run_config.as_ref(),
             store: &store_dir,
             results: &results,
             documents,
@@ -254,6 +410,12 @@ fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
     }
     if s.em.is_some() {
         writeln!(out, "answer EM {}  F1 {}", fmt_opt(s.em), fmt_opt(s.f1))?;
+        if let Some(n) = s.run_errors.filter(|n| *n > 0) {
+            writeln!(
+                out,
+                "the run failed on {n} question(s) (scored zero); see the per-question results"
+            )?;
+        }
         writeln!(
             out,
             "citations precision {}  recall {}",

@@ -1,8 +1,10 @@
 //! Evaluation on multi-hop QA datasets (SPEC §9): dataset converters, answer and
-//! retrieval metrics, and per-question scoring. `cmd::eval` drives it.
+//! retrieval metrics, per-question scoring, and answer runs through the `ask`
+//! engine. `cmd::eval` drives it.
 
 pub mod dataset;
 pub mod metrics;
+pub mod runner;
 pub mod score;
 pub mod seeds;
 pub mod store;

@@ -48,6 +48,12 @@ pub struct QuestionRun {
     /// True when the answer is extractive (no model composed it).
     #[serde(default)]
     pub extractive: bool,
+    /// What produced the answer (`rlm`, `heuristic_composed`, `extractive`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Whether every factual claim of the answer verified against its citations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
     /// Chunk or sentence ids the run read (`read`, `search` results shown in full, …), in order.
     #[serde(default)]
     pub read_ids: Vec<String>,
@@ -69,12 +75,16 @@ pub struct QuestionRun {
     /// Why the run failed, when it did (it then scores zero).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Remarks of the engine (fallbacks, rejected compositions), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Runs one question end to end (the `ask` engine plugs in here).
 pub trait QuestionRunner {
-    /// Answer `question`; errors are recorded in the run, not fatal to the evaluation.
-    fn run(&self, question: &str) -> anyhow::Result<QuestionRun>;
+    /// Answer `question` (dataset id `id`); errors are recorded in the run, not
+    /// fatal to the evaluation.
+    fn run(&self, id: &str, question: &str) -> anyhow::Result<QuestionRun>;
 }
 
 /// Recall at the cut-offs of [`RECALL_KS`]; `None` when the question has no gold passage.
@@ -354,7 +364,7 @@ pub fn evaluate_question(
     let run = match runner {
         None => None,
         Some(r) => {
-            let run = r.run(&q.question).unwrap_or_else(|e| QuestionRun {
+            let run = r.run(&q.id, &q.question).unwrap_or_else(|e| QuestionRun {
                 error: Some(format!("{e:#}")),
                 ..QuestionRun::default()
             });
@@ -423,6 +433,9 @@ pub struct Summary {
     /// Mean recall of what runs read (only with runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read: Option<RecallAtK>,
+    /// Runs that ended in an error (only with runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_errors: Option<usize>,
     /// Mean exact match (only with runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub em: Option<f64>,
@@ -471,6 +484,7 @@ impl Summary {
             graph: mean_recall(records.iter().map(|r| &r.graph.recall)),
             graph_errors: records.iter().filter(|r| r.graph.error.is_some()).count(),
             read: has_runs.then(|| mean_recall(runs.iter().map(|r| &r.read_recall))),
+            run_errors: has_runs.then(|| runs.iter().filter(|r| r.run.error.is_some()).count()),
             em: mean(runs.iter().map(|r| Some(r.em))),
             f1: mean(runs.iter().map(|r| Some(r.f1))),
             citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
@@ -548,7 +562,7 @@ mod tests {
 
     struct Answers(&'static str);
     impl QuestionRunner for Answers {
-        fn run(&self, _: &str) -> anyhow::Result<QuestionRun> {
+        fn run(&self, _: &str, _: &str) -> anyhow::Result<QuestionRun> {
             Ok(QuestionRun {
                 answer: self.0.into(),
                 read_ids: vec!["d3.s1".into(), "d0".into(), "d9".into()],

@@ -2,6 +2,7 @@
 //! [`Retrieval`] trait, plus opening the store and ingesting the corpus.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -10,9 +11,9 @@ use rlmkg_ingest::{IngestOptions, Progress, Store};
 use super::score::{Retrieval, RetrievedDoc, distinct_docs};
 use super::seeds::candidates;
 
-/// A store opened for evaluation.
+/// A store opened for evaluation (shared with the answer runs).
 pub struct StoreRetrieval {
-    store: Store,
+    store: Arc<Store>,
 }
 
 /// Ingest progress on a terminal bar (hidden when quiet or not a terminal).
@@ -56,10 +57,17 @@ pub fn open_and_ingest(
     store
         .ingest(inputs, &IngestOptions::default(), &Bar(bar))
         .with_context(|| format!("cannot ingest the corpus into {}", dir.display()))?;
-    Ok(StoreRetrieval { store })
+    Ok(StoreRetrieval {
+        store: Arc::new(store),
+    })
 }
 
 impl StoreRetrieval {
+    /// The opened store, to share with the `ask` engine.
+    pub fn store(&self) -> Arc<Store> {
+        Arc::clone(&self.store)
+    }
+
     /// Documents in the store.
     pub fn document_count(&self) -> anyhow::Result<usize> {
         Ok(self.store.stats()?.docs as usize)

@@ -236,7 +236,8 @@ const LLAMA_SCRIPT: &str = r#"
 import json, sys, time
 from llama_cpp import Llama
 path, ids, tg, threads = sys.argv[1], [int(x) for x in sys.argv[2].split(",")], int(sys.argv[3]), int(sys.argv[4])
-llm = Llama(model_path=path, n_ctx=2048, n_threads=threads, n_threads_batch=threads, n_batch=512, verbose=False)
+# n_batch bounds the rows of `scores` when logits_all is off: keep it >= every token evaluated.
+llm = Llama(model_path=path, n_ctx=2048, n_threads=threads, n_threads_batch=threads, n_batch=2048, n_ubatch=512, verbose=False)
 llm.eval(ids[:8]); llm.reset()
 t = time.perf_counter(); llm.eval(ids); pp = len(ids) / (time.perf_counter() - t)
 tok = int(llm.scores[llm.n_tokens - 1].argmax())
