@@ -272,6 +272,20 @@ impl EmbeddedModel {
     /// Benchmark: compute `prompt` over an empty cache, then decode `decode` tokens
     /// greedily without stopping at end-of-turn (like llama.cpp's `llama-bench`).
     pub fn measure(&self, prompt: &[u32], decode: usize) -> Result<GenerationStats, ModelError> {
+        self.run_greedy(prompt, decode).map(|(_, stats)| stats)
+    }
+
+    /// The `decode` token ids greedy decoding produces after `prompt` over an empty
+    /// cache, without stopping at end-of-turn (to compare with other runtimes).
+    pub fn greedy(&self, prompt: &[u32], decode: usize) -> Result<Vec<u32>, ModelError> {
+        self.run_greedy(prompt, decode).map(|(tokens, _)| tokens)
+    }
+
+    fn run_greedy(
+        &self,
+        prompt: &[u32],
+        decode: usize,
+    ) -> Result<(Vec<u32>, GenerationStats), ModelError> {
         let inner = &self.inner;
         let _busy = inner
             .busy
@@ -295,23 +309,26 @@ impl EmbeddedModel {
             .map_err(fail)?;
         let prompt_secs = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
+        let mut tokens = Vec::with_capacity(decode);
         for _ in 0..decode {
             let next = logits
                 .argmax(0)
                 .and_then(|t| t.to_scalar::<u32>())
                 .map_err(fail)?;
+            tokens.push(next);
             logits = inner
                 .transformer
                 .forward(&[next], &mut cache)
                 .map_err(fail)?;
         }
-        Ok(GenerationStats {
+        let stats = GenerationStats {
             prompt_tokens: prompt.len(),
             reused_tokens: 0,
             prompt_secs,
             generated_tokens: decode,
             generate_secs: t1.elapsed().as_secs_f64(),
-        })
+        };
+        Ok((tokens, stats))
     }
 
     /// Run one chat completion on the current thread (blocking).
