@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oxigraph::io::{RdfFormat, RdfSerializer};
+use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
 use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use oxigraph::sparql::{CancellationToken, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
@@ -96,11 +96,14 @@ fn file_err(path: &Path, e: &dyn std::fmt::Display) -> GraphError {
 /// The quads live in an in-memory oxigraph store; each document's named graph is
 /// also persisted as one N-Quads file in the store's graph folder, written to a
 /// temporary name and renamed into place, so a document's facts appear or vanish
-/// atomically on disk. Opening loads every file. (oxigraph's RocksDB backend costs
-/// a C++ build of RocksDB that the project's build budget cannot carry; see
-/// ARCHITECTURE.md.)
+/// atomically on disk. The files are loaded into oxigraph on first use of the
+/// store (SPARQL, export, writes, invariant checks); building the petgraph view
+/// alone parses the files directly and never fills oxigraph, which keeps `ask`,
+/// `search` and friends fast to open and small in memory. (oxigraph's RocksDB
+/// backend costs a C++ build of RocksDB that the project's build budget cannot
+/// carry; see ARCHITECTURE.md.)
 pub struct GraphStore {
-    store: Store,
+    store: std::sync::OnceLock<Store>,
     dir: PathBuf,
     writable: bool,
 }
@@ -244,28 +247,47 @@ impl GraphStore {
     }
 
     fn load(dir: &Path, writable: bool) -> Result<Self, GraphError> {
-        let store = Store::new()?;
-        if dir.exists() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-                .map_err(|e| file_err(dir, &e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "nq"))
-                .collect();
-            files.sort();
-            for f in files {
-                let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
-                store
-                    .load_from_slice(RdfFormat::NQuads, &bytes)
-                    .map_err(|e| GraphError::File {
-                        path: f.clone(),
-                        message: e.to_string(),
-                    })?;
-            }
-        }
         Ok(Self {
-            store,
+            store: std::sync::OnceLock::new(),
             dir: dir.to_path_buf(),
             writable,
+        })
+    }
+
+    /// The document graph files, sorted.
+    fn files(&self) -> Result<Vec<PathBuf>, GraphError> {
+        if !self.dir.exists() {
+            return Ok(Vec::new());
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .map_err(|e| file_err(&self.dir, &e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "nq"))
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// The oxigraph store, loaded from the files on first use.
+    fn store(&self) -> Result<&Store, GraphError> {
+        if let Some(s) = self.store.get() {
+            return Ok(s);
+        }
+        let store = Store::new()?;
+        for f in self.files()? {
+            let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
+            store
+                .load_from_slice(RdfFormat::NQuads, &bytes)
+                .map_err(|e| GraphError::File {
+                    path: f.clone(),
+                    message: e.to_string(),
+                })?;
+        }
+        // Another thread may have loaded it meanwhile; either copy is the same.
+        let _ = self.store.set(store);
+        self.store.get().ok_or_else(|| GraphError::File {
+            path: self.dir.clone(),
+            message: "the graph store could not be loaded".to_owned(),
         })
     }
 
@@ -417,7 +439,7 @@ impl GraphStore {
             // A re-ingested document replaces its file; merge with what is loaded.
             let gref = nn(format!("{}{}", vocab::DOC, doc))?;
             let mut all: Vec<Quad> = Vec::new();
-            for q in self.store.quads_for_pattern(
+            for q in self.store()?.quads_for_pattern(
                 None,
                 None,
                 None,
@@ -434,7 +456,7 @@ impl GraphStore {
             }
         }
         let mut loader = self
-            .store
+            .store()?
             .bulk_loader()
             .with_num_threads(threads.max(1))
             .with_max_memory_size_in_megabytes(256);
@@ -455,7 +477,7 @@ impl GraphStore {
             }
         }
         for chunk in docs.chunks(256) {
-            let mut tx = self.store.start_transaction()?;
+            let mut tx = self.store()?.start_transaction()?;
             for d in chunk {
                 let g = nn(format!("{}{}", vocab::DOC, d))?;
                 tx.remove_named_graph(g.as_ref())?;
@@ -468,7 +490,7 @@ impl GraphStore {
     /// The document ids that have a named graph.
     pub fn doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
         let mut out = BTreeSet::new();
-        for g in self.store.named_graphs() {
+        for g in self.store()?.named_graphs() {
             if let NamedOrBlankNode::NamedNode(n) = g?
                 && let Some(id) = n.as_str().strip_prefix(vocab::DOC)
             {
@@ -483,7 +505,7 @@ impl GraphStore {
         let v = Vocab::new()?;
         let mut out = Vec::new();
         for q in self
-            .store
+            .store()?
             .quads_for_pattern(None, Some(v.in_document.as_ref()), None, None)
         {
             let q = q?;
@@ -504,7 +526,7 @@ impl GraphStore {
     pub fn spans(&self) -> Result<SpanReport, GraphError> {
         let v = Vocab::new()?;
         let mut report = SpanReport::default();
-        for g in self.store.named_graphs() {
+        for g in self.store()?.named_graphs() {
             let g = g?;
             let NamedOrBlankNode::NamedNode(gn) = g else {
                 continue;
@@ -520,7 +542,10 @@ impl GraphStore {
             let mut ends = std::collections::HashMap::new();
             let mut has_ev: HashSet<String> = HashSet::new();
             let mut relations: HashSet<String> = HashSet::new();
-            for q in self.store.quads_for_pattern(None, None, None, Some(gref)) {
+            for q in self
+                .store()?
+                .quads_for_pattern(None, None, None, Some(gref))
+            {
                 let q = q?;
                 let NamedOrBlankNode::NamedNode(s) = &q.subject else {
                     continue;
@@ -605,7 +630,11 @@ impl GraphStore {
             oxigraph::sparql::QueryEvaluationError::Cancelled => GraphError::Timeout(timeout),
             other => GraphError::Evaluation(other.to_string()),
         };
-        match prepared.on_store(&self.store).execute().map_err(map_err)? {
+        match prepared
+            .on_store(self.store()?)
+            .execute()
+            .map_err(map_err)?
+        {
             QueryResults::Solutions(sol) => {
                 let vars: Vec<String> = sol
                     .variables()
@@ -645,7 +674,7 @@ impl GraphStore {
             .with_prefix("rk", vocab::NS)
             .map_err(|e| GraphError::Iri(e.to_string()))?;
         let mut ser = serializer.for_writer(out);
-        for q in self.store.iter() {
+        for q in self.store()?.iter() {
             let q = q?;
             if rdf.supports_datasets() {
                 ser.serialize_quad(&q)?;
@@ -659,12 +688,24 @@ impl GraphStore {
 
     /// Number of quads.
     pub fn len(&self) -> Result<usize, GraphError> {
-        Ok(self.store.len()?)
+        if let Some(s) = self.store.get() {
+            return Ok(s.len()?);
+        }
+        // One quad per N-Quads line; no need to load oxigraph to count them.
+        let mut n = 0;
+        for f in self.files()? {
+            let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
+            n += bytes
+                .split(|b| *b == b'\n')
+                .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
+                .count();
+        }
+        Ok(n)
     }
 
     /// True when the store holds no quads.
     pub fn is_empty(&self) -> Result<bool, GraphError> {
-        Ok(self.store.is_empty()?)
+        Ok(self.len()? == 0)
     }
 
     /// Flush to disk (a no-op: every document graph is written when loaded).
@@ -672,134 +713,147 @@ impl GraphStore {
         Ok(())
     }
 
-    /// Build the in-memory petgraph view of the whole graph.
+    /// Build the in-memory petgraph view of the whole graph: from oxigraph when it
+    /// is loaded, else straight from the document files (without loading oxigraph).
     pub fn load_view(&self) -> Result<GraphView, GraphError> {
-        let v = Vocab::new()?;
-        let mut b = crate::view::ViewBuilder::default();
-        let scan = |p: &NamedNode| {
-            self.store
-                .quads_for_pattern(None, Some(p.as_ref()), None, None)
-        };
-        for q in scan(&v.name) {
-            let q = q?;
-            if let (Some(e), Term::Literal(l)) = (subject_entity(&q), &q.object) {
-                b.name(&e, l.value());
+        let mut acc = ViewAcc::new()?;
+        if let Some(store) = self.store.get() {
+            for q in store.iter() {
+                acc.add(q?);
             }
-        }
-        for q in scan(&v.entity_type) {
-            let q = q?;
-            if let (Some(e), Term::Literal(l)) = (subject_entity(&q), &q.object) {
-                b.kind(&e, l.value());
-            }
-        }
-        for q in scan(&v.alias) {
-            let q = q?;
-            if let (Some(e), Term::Literal(l)) = (subject_entity(&q), &q.object) {
-                b.alias(&e, l.value());
-            }
-        }
-        for q in scan(&v.mention_of) {
-            let q = q?;
-            if let Term::NamedNode(o) = &q.object
-                && let Some(e) = entity_of_iri(o.as_str())
-            {
-                b.mention(&e);
-            }
-        }
-        for q in scan(&v.mentions) {
-            let q = q?;
-            if let (NamedOrBlankNode::NamedNode(s), Term::NamedNode(o)) = (&q.subject, &q.object)
-                && let (Some(c), Some(e)) = (
-                    s.as_str().strip_prefix(vocab::CHUNK),
-                    entity_of_iri(o.as_str()),
-                )
-            {
-                b.chunk_mention(c, &e);
-            }
-        }
-        // Relations: join subject/object/label/weight/evidence by relation node.
-        let rel_id = |q: &Quad| match &q.subject {
-            NamedOrBlankNode::NamedNode(n) => n.as_str().to_string(),
-            NamedOrBlankNode::BlankNode(n) => n.as_str().to_string(),
-        };
-        let mut rels: std::collections::HashMap<String, crate::view::RawRelation> =
-            std::collections::HashMap::new();
-        for q in scan(&v.subject) {
-            let q = q?;
-            if let Term::NamedNode(o) = &q.object {
-                rels.entry(rel_id(&q)).or_default().subject = entity_of_iri(o.as_str());
-            }
-        }
-        for q in scan(&v.object) {
-            let q = q?;
-            if let Term::NamedNode(o) = &q.object {
-                rels.entry(rel_id(&q)).or_default().object = entity_of_iri(o.as_str());
-            }
-        }
-        for q in scan(&v.label) {
-            let q = q?;
-            if let Term::Literal(l) = &q.object {
-                rels.entry(rel_id(&q)).or_default().label = l.value().to_string();
-            }
-        }
-        for q in scan(&v.weight) {
-            let q = q?;
-            if let Term::Literal(l) = &q.object {
-                rels.entry(rel_id(&q)).or_default().weight = l.value().parse().unwrap_or(1.0);
-            }
-        }
-        let mut ev_chunk: std::collections::HashMap<String, String> =
-            std::collections::HashMap::new();
-        for q in scan(&v.in_chunk) {
-            let q = q?;
-            let s = rel_id(&q);
-            if s.starts_with(vocab::EVIDENCE)
-                && let Term::NamedNode(o) = &q.object
-                && let Some(c) = o.as_str().strip_prefix(vocab::CHUNK)
-            {
-                ev_chunk.insert(s, c.to_string());
-            }
-        }
-        for q in scan(&v.evidence) {
-            let q = q?;
-            if let Term::NamedNode(o) = &q.object
-                && let Some(c) = ev_chunk.get(o.as_str())
-            {
-                rels.entry(rel_id(&q)).or_default().evidence.push(c.clone());
-            }
-        }
-        for (_, r) in rels {
-            b.relation(r);
-        }
-        // Title entities: every chunk of a document is about the entity its title names.
-        let mut about: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-        for q in scan(&v.about) {
-            let q = q?;
-            if let (NamedOrBlankNode::NamedNode(s), Term::NamedNode(o)) = (&q.subject, &q.object)
-                && let (Some(d), Some(e)) = (
-                    s.as_str().strip_prefix(vocab::DOC),
-                    entity_of_iri(o.as_str()),
-                )
-            {
-                about.insert(d.to_string(), e);
-            }
-        }
-        if !about.is_empty() {
-            for q in scan(&v.in_document) {
-                let q = q?;
-                if let (NamedOrBlankNode::NamedNode(s), Term::NamedNode(o)) =
-                    (&q.subject, &q.object)
-                    && let (Some(c), Some(d)) = (
-                        s.as_str().strip_prefix(vocab::CHUNK),
-                        o.as_str().strip_prefix(vocab::DOC),
-                    )
-                    && let Some(e) = about.get(d)
-                {
-                    b.chunk_about(c, e);
+        } else {
+            for f in self.files()? {
+                let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
+                for q in RdfParser::from_format(RdfFormat::NQuads).for_slice(&bytes) {
+                    acc.add(q.map_err(|e| GraphError::File {
+                        path: f.clone(),
+                        message: e.to_string(),
+                    })?);
                 }
             }
         }
-        Ok(b.build())
+        Ok(acc.finish())
+    }
+}
+
+/// Collects the view in one pass over the quads, whatever their order.
+struct ViewAcc {
+    v: Vocab,
+    b: crate::view::ViewBuilder,
+    rels: std::collections::HashMap<String, crate::view::RawRelation>,
+    ev_chunk: std::collections::HashMap<String, String>,
+    rel_evidence: Vec<(String, String)>,
+    about: std::collections::HashMap<String, String>,
+    chunk_doc: Vec<(String, String)>,
+}
+
+impl ViewAcc {
+    fn new() -> Result<Self, GraphError> {
+        Ok(Self {
+            v: Vocab::new()?,
+            b: crate::view::ViewBuilder::default(),
+            rels: Default::default(),
+            ev_chunk: Default::default(),
+            rel_evidence: Vec::new(),
+            about: Default::default(),
+            chunk_doc: Vec::new(),
+        })
+    }
+
+    fn add(&mut self, q: Quad) {
+        let v = &self.v;
+        let subject = match &q.subject {
+            NamedOrBlankNode::NamedNode(n) => n.as_str().to_string(),
+            NamedOrBlankNode::BlankNode(n) => n.as_str().to_string(),
+        };
+        let p = &q.predicate;
+        if *p == v.name || *p == v.entity_type || *p == v.alias {
+            if let (Some(e), Term::Literal(l)) = (subject_entity(&q), &q.object) {
+                if *p == v.name {
+                    self.b.name(&e, l.value());
+                } else if *p == v.entity_type {
+                    self.b.kind(&e, l.value());
+                } else {
+                    self.b.alias(&e, l.value());
+                }
+            }
+        } else if *p == v.mention_of {
+            if let Term::NamedNode(o) = &q.object
+                && let Some(e) = entity_of_iri(o.as_str())
+            {
+                self.b.mention(&e);
+            }
+        } else if *p == v.mentions {
+            if let Term::NamedNode(o) = &q.object
+                && let (Some(c), Some(e)) = (
+                    subject.strip_prefix(vocab::CHUNK),
+                    entity_of_iri(o.as_str()),
+                )
+            {
+                self.b.chunk_mention(c, &e);
+            }
+        } else if *p == v.subject || *p == v.object {
+            if let Term::NamedNode(o) = &q.object {
+                let r = self.rels.entry(subject).or_default();
+                if *p == v.subject {
+                    r.subject = entity_of_iri(o.as_str());
+                } else {
+                    r.object = entity_of_iri(o.as_str());
+                }
+            }
+        } else if *p == v.label {
+            if let Term::Literal(l) = &q.object {
+                self.rels.entry(subject).or_default().label = l.value().to_string();
+            }
+        } else if *p == v.weight {
+            if let Term::Literal(l) = &q.object {
+                self.rels.entry(subject).or_default().weight = l.value().parse().unwrap_or(1.0);
+            }
+        } else if *p == v.in_chunk {
+            if subject.starts_with(vocab::EVIDENCE)
+                && let Term::NamedNode(o) = &q.object
+                && let Some(c) = o.as_str().strip_prefix(vocab::CHUNK)
+            {
+                self.ev_chunk.insert(subject, c.to_string());
+            }
+        } else if *p == v.evidence {
+            if let Term::NamedNode(o) = &q.object {
+                self.rel_evidence.push((subject, o.as_str().to_string()));
+            }
+        } else if *p == v.about {
+            if let Term::NamedNode(o) = &q.object
+                && let (Some(d), Some(e)) =
+                    (subject.strip_prefix(vocab::DOC), entity_of_iri(o.as_str()))
+            {
+                self.about.insert(d.to_string(), e);
+            }
+        } else if *p == v.in_document
+            && let Term::NamedNode(o) = &q.object
+            && let (Some(c), Some(d)) = (
+                subject.strip_prefix(vocab::CHUNK),
+                o.as_str().strip_prefix(vocab::DOC),
+            )
+        {
+            self.chunk_doc.push((c.to_string(), d.to_string()));
+        }
+    }
+
+    fn finish(mut self) -> GraphView {
+        for (rel, ev) in std::mem::take(&mut self.rel_evidence) {
+            if let Some(c) = self.ev_chunk.get(&ev) {
+                self.rels.entry(rel).or_default().evidence.push(c.clone());
+            }
+        }
+        // Title entities: every chunk of a document is about the entity its title names.
+        for (c, d) in &self.chunk_doc {
+            if let Some(e) = self.about.get(d) {
+                self.b.chunk_about(c, e);
+            }
+        }
+        for (_, r) in self.rels {
+            self.b.relation(r);
+        }
+        self.b.build()
     }
 }
 
