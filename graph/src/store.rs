@@ -435,17 +435,31 @@ impl GraphStore {
             };
             by_doc.entry(doc.to_owned()).or_default().push(q);
         }
+        let loaded = self.store.get();
         for (doc, qs) in &by_doc {
-            // A re-ingested document replaces its file; merge with what is loaded.
-            let gref = nn(format!("{}{}", vocab::DOC, doc))?;
+            // Quads already held for this document graph are kept beside the new ones.
             let mut all: Vec<Quad> = Vec::new();
-            for q in self.store()?.quads_for_pattern(
-                None,
-                None,
-                None,
-                Some(GraphNameRef::NamedNode(gref.as_ref())),
-            ) {
-                all.push(q?);
+            if let Some(store) = loaded {
+                let gref = nn(format!("{}{}", vocab::DOC, doc))?;
+                for q in store.quads_for_pattern(
+                    None,
+                    None,
+                    None,
+                    Some(GraphNameRef::NamedNode(gref.as_ref())),
+                ) {
+                    all.push(q?);
+                }
+            } else {
+                let f = self.doc_file(doc);
+                if f.exists() {
+                    let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
+                    for q in RdfParser::from_format(RdfFormat::NQuads).for_slice(&bytes) {
+                        all.push(q.map_err(|e| GraphError::File {
+                            path: f.clone(),
+                            message: e.to_string(),
+                        })?);
+                    }
+                }
             }
             if all.is_empty() {
                 self.persist(doc, qs)?;
@@ -455,8 +469,12 @@ impl GraphStore {
                 self.persist(doc, &refs)?;
             }
         }
-        let mut loader = self
-            .store()?
+        // oxigraph itself is only updated when something has loaded it; otherwise
+        // the files are the store and the next reader parses them.
+        let Some(store) = loaded else {
+            return Ok(());
+        };
+        let mut loader = store
             .bulk_loader()
             .with_num_threads(threads.max(1))
             .with_max_memory_size_in_megabytes(256);
@@ -476,8 +494,11 @@ impl GraphStore {
                 Err(e) => return Err(file_err(&f, &e)),
             }
         }
+        let Some(store) = self.store.get() else {
+            return Ok(());
+        };
         for chunk in docs.chunks(256) {
-            let mut tx = self.store()?.start_transaction()?;
+            let mut tx = store.start_transaction()?;
             for d in chunk {
                 let g = nn(format!("{}{}", vocab::DOC, d))?;
                 tx.remove_named_graph(g.as_ref())?;
@@ -489,6 +510,15 @@ impl GraphStore {
 
     /// The document ids that have a named graph.
     pub fn doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
+        if self.store.get().is_none() {
+            // One file per document graph, named by its id.
+            return Ok(self
+                .files()?
+                .iter()
+                .filter_map(|f| f.file_stem().and_then(|s| s.to_str()))
+                .map(percent_decode)
+                .collect());
+        }
         let mut out = BTreeSet::new();
         for g in self.store()?.named_graphs() {
             if let NamedOrBlankNode::NamedNode(n) = g?

@@ -148,6 +148,38 @@ fn sigkill_at_random_moments_leaves_a_consistent_store() {
         .as_nanos() as u64
         | 1;
     eprintln!("kill-loop seed {seed}");
+    // Each round edits a third of the files; kill moments spread over how long such
+    // a re-ingest takes here (measured on a scratch store), so kills land whatever
+    // the machine's speed.
+    let edit = |seed: u64, round: usize| {
+        for k in 0..10u64 {
+            let victim = corpus.join(format!("doc{:03}.txt", (seed + k * 3) % 30));
+            let mut t = std::fs::read_to_string(&victim).unwrap();
+            t.push_str(&format!(" Edit {round} by Greta Aalto in Geneva."));
+            std::fs::write(&victim, t).unwrap();
+        }
+    };
+    let scratch_ingest = || {
+        let out = rlmkg(tmp.path())
+            .args([
+                "--store",
+                "scratch",
+                "--quiet",
+                "ingest",
+                "corpus",
+                "--batch-bytes",
+                "8000",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    scratch_ingest();
+    edit(seed, 0);
+    let started = std::time::Instant::now();
+    scratch_ingest();
+    let round_ms = (started.elapsed().as_millis() as u64).max(20);
+    eprintln!("a round's re-ingest takes {round_ms} ms");
     let mut kills = 0;
     let mut attempts = 0;
     while kills < 20 && attempts < 60 {
@@ -156,17 +188,14 @@ fn sigkill_at_random_moments_leaves_a_consistent_store() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let victim = corpus.join(format!("doc{:03}.txt", seed % 30));
-        let mut t = std::fs::read_to_string(&victim).unwrap();
-        t.push_str(&format!(" Edit {attempts} by Greta Aalto in Geneva."));
-        std::fs::write(&victim, t).unwrap();
+        edit(seed, attempts);
         let mut child = rlmkg(tmp.path())
             .args(["--quiet", "ingest", "corpus", "--batch-bytes", "8000"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let delay = Duration::from_millis(20 + seed % 700);
+        let delay = Duration::from_millis(1 + seed % round_ms);
         std::thread::sleep(delay);
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap(); // SIGKILL
