@@ -81,7 +81,7 @@ const PROSE: &[&str] = &[
 ];
 
 fn sentence(r: &mut Rng) -> String {
-    if r.next() % 3 != 0 {
+    if !r.next().is_multiple_of(3) {
         return r.pick(PROSE).to_string();
     }
     let p = format!("{} {}", r.pick(FIRST), r.pick(LAST));
