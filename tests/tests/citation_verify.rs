@@ -2,24 +2,10 @@
 //! `examples/corpus/`, an answer citing its real chunk ids, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rlmkg_ingest::{IngestOptions, NoProgress, Store};
-use rlmkg_tests::{repo_root, run, stderr, stdout};
-
-/// Ingest the sample corpus into `dir/store` and return the store path.
-fn sample_store(dir: &Path) -> PathBuf {
-    let store_dir = dir.join("store");
-    let mut store = Store::create_or_open(&store_dir).unwrap();
-    store
-        .ingest(
-            &[repo_root().join("examples").join("corpus")],
-            &IngestOptions::default(),
-            &NoProgress,
-        )
-        .unwrap();
-    store_dir
-}
+use rlmkg_ingest::Store;
+use rlmkg_tests::{run, sample_store, stderr, stdout};
 
 /// The id of the chunk of the store containing `needle`, found by search.
 fn chunk_id(store_dir: &Path, query: &str, needle: &str) -> String {
@@ -48,8 +34,7 @@ fn verify(dir: &Path, store: &Path, answer: &str, extra: &[&str]) -> (i32, Strin
 
 #[test]
 fn verify_on_the_sample_corpus() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = sample_store(tmp.path());
+    let (tmp, store) = sample_store();
     let founded = chunk_id(
         &store,
         "Northlight Press founded Catherine Moray",
@@ -124,8 +109,7 @@ fn verify_reports_input_errors() {
 
 #[test]
 fn judge_without_a_model_is_a_backend_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = sample_store(tmp.path());
+    let (tmp, store) = sample_store();
     let founded = chunk_id(
         &store,
         "Northlight Press founded Catherine Moray",
