@@ -775,6 +775,7 @@ struct ViewAcc {
     rel_evidence: Vec<(String, String)>,
     about: std::collections::HashMap<String, String>,
     chunk_doc: Vec<(String, String)>,
+    quads: u64,
 }
 
 impl ViewAcc {
@@ -787,10 +788,12 @@ impl ViewAcc {
             rel_evidence: Vec::new(),
             about: Default::default(),
             chunk_doc: Vec::new(),
+            quads: 0,
         })
     }
 
     fn add(&mut self, q: Quad) {
+        self.quads += 1;
         let v = &self.v;
         let subject = match &q.subject {
             NamedOrBlankNode::NamedNode(n) => n.as_str().to_string(),
@@ -883,7 +886,9 @@ impl ViewAcc {
         for (_, r) in self.rels {
             self.b.relation(r);
         }
-        self.b.build()
+        let mut view = self.b.build();
+        view.quads = self.quads;
+        view
     }
 }
 

@@ -354,6 +354,8 @@ pub struct GraphView {
     graph: UnGraph<Node, Edge>,
     /// Per node (by index): number of edges and their total weight.
     degree: Vec<(u32, f64)>,
+    /// Quads the view was built from.
+    pub(crate) quads: u64,
 }
 
 impl GraphView {
@@ -377,6 +379,11 @@ impl GraphView {
         self.labels.push(l.to_string());
         self.label_idx.insert(l.to_string(), i);
         i
+    }
+
+    /// Number of quads in the graph the view was built from.
+    pub fn quad_count(&self) -> u64 {
+        self.quads
     }
 
     /// Number of entities.

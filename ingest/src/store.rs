@@ -94,6 +94,22 @@ impl Store {
         std::fs::create_dir_all(dir.join("texts")).map_err(StoreError::io(dir.join("texts")))?;
         let index = ChunkIndex::open_or_create(&dir.join("index"), 2)?;
         let graph = GraphStore::open(&dir.join("graph"))?;
+        let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
+        store.recover()?;
+        if is_new {
+            store.manifest.save(&store.dir)?;
+        }
+        Ok(store)
+    }
+
+    /// A store over opened parts, with the committed set read from the manifest.
+    fn assemble(
+        dir: &Path,
+        manifest: Manifest,
+        index: ChunkIndex,
+        graph: GraphStore,
+        lock: Option<File>,
+    ) -> Store {
         let mut store = Store {
             dir: dir.to_path_buf(),
             committed: HashSet::new(),
@@ -101,14 +117,10 @@ impl Store {
             index,
             graph,
             view: Mutex::new(None),
-            lock: Some(lock),
+            lock,
         };
         store.refresh_committed();
-        store.recover()?;
-        if is_new {
-            store.manifest.save(&store.dir)?;
-        }
-        Ok(store)
+        store
     }
 
     /// Open the store in `dir` for reading: the last committed state, no lock.
@@ -117,17 +129,7 @@ impl Store {
             Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
         let index = ChunkIndex::open_read(&dir.join("index"))?;
         let graph = GraphStore::open_read_only(&dir.join("graph"))?;
-        let mut store = Store {
-            dir: dir.to_path_buf(),
-            committed: HashSet::new(),
-            manifest,
-            index,
-            graph,
-            view: Mutex::new(None),
-            lock: None,
-        };
-        store.refresh_committed();
-        Ok(store)
+        Ok(Store::assemble(dir, manifest, index, graph, None))
     }
 
     /// The store directory.
@@ -893,7 +895,7 @@ impl Store {
             mentions: view.mention_count(),
             chars: m.files.values().map(|f| f.text_bytes).sum(),
             entity_types: view.type_counts(),
-            quads: self.graph.len()? as u64,
+            quads: view.quad_count(),
         })
     }
 
