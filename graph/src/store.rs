@@ -1,11 +1,12 @@
-//! The persistent RDF store: oxigraph in memory, one N-Quads file per document graph on disk.
+//! The persistent RDF store: oxigraph on RocksDB, a live database for the writer
+//! and read-only checkpoints for readers.
 
 use std::collections::{BTreeSet, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
+use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use oxigraph::sparql::{CancellationToken, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
@@ -45,6 +46,9 @@ pub enum GraphError {
     /// A bad IRI built from data.
     #[error("bad IRI: {0}")]
     Iri(String),
+    /// The checkpoint the manifest names is gone (a writer replaced it meanwhile).
+    #[error("graph snapshot {0} is missing")]
+    SnapshotMissing(PathBuf),
     /// Serialization error.
     #[error("export: {0}")]
     Io(#[from] std::io::Error),
@@ -91,28 +95,42 @@ fn file_err(path: &Path, e: &dyn std::fmt::Display) -> GraphError {
     }
 }
 
-/// The oxigraph store of one rlmkg store.
+/// The oxigraph store of one rlmkg store, persistent in RocksDB.
 ///
-/// The quads live in an in-memory oxigraph store; each document's named graph is
-/// also persisted as one N-Quads file in the store's graph folder, written to a
-/// temporary name and renamed into place, so a document's facts appear or vanish
-/// atomically on disk. The files are loaded into oxigraph on first use of the
-/// store (SPARQL, export, writes, invariant checks); building the petgraph view
-/// alone parses the files directly and never fills oxigraph, which keeps `ask`,
-/// `search` and friends fast to open and small in memory. (oxigraph's RocksDB
-/// backend costs a C++ build of RocksDB that the project's build budget cannot
-/// carry; see ARCHITECTURE.md.)
+/// The single writer works on the live database (`<dir>/live`). Each commit of
+/// the store takes a RocksDB checkpoint of it (`<dir>/snap-<n>`: hard links to
+/// the immutable table files, so it costs milliseconds and little space) and the
+/// store's manifest names that checkpoint. Readers open the checkpoint the
+/// manifest names, read-only: they see exactly the last committed state and never
+/// touch a database another process writes to (RocksDB does not allow that).
+///
+/// Each document's graph is also kept as one record file (`<dir>/docs/<doc>.json`,
+/// the [`DocGraph`] the quads were made from, written to a temporary name and
+/// renamed): the petgraph view is built from these records, which is many times
+/// faster than decoding every quad out of RocksDB, where each term of each quad is
+/// a separate dictionary lookup.
 pub struct GraphStore {
-    store: std::sync::OnceLock<Store>,
+    store: Store,
     dir: PathBuf,
+    docs: PathBuf,
     writable: bool,
 }
 
 impl std::fmt::Debug for GraphStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GraphStore").finish_non_exhaustive()
+        f.debug_struct("GraphStore")
+            .field("dir", &self.dir)
+            .field("writable", &self.writable)
+            .finish_non_exhaustive()
     }
 }
+
+/// The folder of the live database inside the graph folder.
+const LIVE: &str = "live";
+/// Prefix of checkpoint folders.
+const SNAPSHOT_PREFIX: &str = "snap-";
+/// The folder of the per-document N-Quads files.
+const DOCS: &str = "docs";
 
 fn nn(iri: String) -> Result<NamedNode, GraphError> {
     NamedNode::new(iri).map_err(|e| GraphError::Iri(e.to_string()))
@@ -205,7 +223,8 @@ pub(crate) fn entity_iri(key: &str) -> String {
 }
 
 /// Entity key of an entity IRI.
-pub(crate) fn entity_of_iri(iri: &str) -> Option<String> {
+#[cfg(test)]
+fn entity_of_iri(iri: &str) -> Option<String> {
     let rest = iri.strip_prefix(vocab::ENTITY)?;
     Some(percent_decode(rest))
 }
@@ -235,60 +254,84 @@ fn percent_decode(s: &str) -> String {
 }
 
 impl GraphStore {
-    /// Open (creating when absent) the RDF store in `dir` for writing.
+    /// Open (creating when absent) the live database in `dir` for writing.
     pub fn open(dir: &Path) -> Result<Self, GraphError> {
         std::fs::create_dir_all(dir).map_err(|e| file_err(dir, &e))?;
-        Self::load(dir, true)
-    }
-
-    /// Open the RDF store in `dir` read-only.
-    pub fn open_read_only(dir: &Path) -> Result<Self, GraphError> {
-        Self::load(dir, false)
-    }
-
-    fn load(dir: &Path, writable: bool) -> Result<Self, GraphError> {
+        let docs = dir.join(DOCS);
+        std::fs::create_dir_all(&docs).map_err(|e| file_err(&docs, &e))?;
         Ok(Self {
-            store: std::sync::OnceLock::new(),
+            store: Store::open(dir.join(LIVE))?,
             dir: dir.to_path_buf(),
-            writable,
+            docs,
+            writable: true,
         })
+    }
+
+    /// Open the checkpoint `snapshot` of the graph in `dir` read-only; `None` (a
+    /// store that never committed) is an empty graph.
+    pub fn open_snapshot(dir: &Path, snapshot: Option<&str>) -> Result<Self, GraphError> {
+        let store = match snapshot {
+            None => Store::new()?,
+            Some(name) => {
+                let path = dir.join(name);
+                if !path.is_dir() {
+                    return Err(GraphError::SnapshotMissing(path));
+                }
+                Store::open_read_only(&path)?
+            }
+        };
+        Ok(Self {
+            store,
+            dir: dir.to_path_buf(),
+            docs: dir.join(DOCS),
+            writable: false,
+        })
+    }
+
+    /// The name of the checkpoint number `n`.
+    pub fn snapshot_name(n: u64) -> String {
+        format!("{SNAPSHOT_PREFIX}{n}")
+    }
+
+    /// Take a checkpoint of the live database named `name` (replacing a leftover
+    /// folder of that name from an interrupted command).
+    pub fn snapshot(&self, name: &str) -> Result<(), GraphError> {
+        self.check_writable()?;
+        let path = self.dir.join(name);
+        if path.exists() {
+            std::fs::remove_dir_all(&path).map_err(|e| file_err(&path, &e))?;
+        }
+        self.store.flush()?;
+        self.store.backup(&path)?;
+        Ok(())
+    }
+
+    /// Delete every checkpoint folder except those named in `keep`. Folders that
+    /// cannot be deleted are left for the next call.
+    pub fn prune_snapshots(&self, keep: &[&str]) -> Result<(), GraphError> {
+        self.check_writable()?;
+        let rd = std::fs::read_dir(&self.dir).map_err(|e| file_err(&self.dir, &e))?;
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(SNAPSHOT_PREFIX) && !keep.contains(&name.as_str()) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        Ok(())
     }
 
     /// The document graph files, sorted.
     fn files(&self) -> Result<Vec<PathBuf>, GraphError> {
-        if !self.dir.exists() {
+        if !self.docs.exists() {
             return Ok(Vec::new());
         }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
-            .map_err(|e| file_err(&self.dir, &e))?
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.docs)
+            .map_err(|e| file_err(&self.docs, &e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "nq"))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         files.sort();
         Ok(files)
-    }
-
-    /// The oxigraph store, loaded from the files on first use.
-    fn store(&self) -> Result<&Store, GraphError> {
-        if let Some(s) = self.store.get() {
-            return Ok(s);
-        }
-        let store = Store::new()?;
-        for f in self.files()? {
-            let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
-            store
-                .load_from_slice(RdfFormat::NQuads, &bytes)
-                .map_err(|e| GraphError::File {
-                    path: f.clone(),
-                    message: e.to_string(),
-                })?;
-        }
-        // Another thread may have loaded it meanwhile; either copy is the same.
-        let _ = self.store.set(store);
-        self.store.get().ok_or_else(|| GraphError::File {
-            path: self.dir.clone(),
-            message: "the graph store could not be loaded".to_owned(),
-        })
     }
 
     /// The file holding the named graph of document `doc`.
@@ -301,25 +344,31 @@ impl GraphStore {
                 name.push_str(&format!("%{b:02X}"));
             }
         }
-        name.push_str(".nq");
-        self.dir.join(name)
+        name.push_str(".json");
+        self.docs.join(name)
     }
 
-    /// Write the quads of one document graph to its file, atomically.
-    fn persist(&self, doc: &str, quads: &[&Quad]) -> Result<(), GraphError> {
-        let path = self.doc_file(doc);
-        let tmp = path.with_extension("nq.tmp");
-        let mut ser = RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new());
-        for q in quads {
-            ser.serialize_quad(*q).map_err(|e| file_err(&path, &e))?;
-        }
-        let bytes = ser.finish().map_err(|e| file_err(&path, &e))?;
+    /// Write the record of one document graph to its file, atomically.
+    fn persist(&self, doc: &DocGraph) -> Result<(), GraphError> {
+        let path = self.doc_file(&doc.doc);
+        let tmp = path.with_extension("json.tmp");
+        let bytes = serde_json::to_vec(doc).map_err(|e| file_err(&path, &e))?;
         {
             let mut f = std::fs::File::create(&tmp).map_err(|e| file_err(&tmp, &e))?;
             f.write_all(&bytes).map_err(|e| file_err(&tmp, &e))?;
             f.sync_all().map_err(|e| file_err(&tmp, &e))?;
         }
         std::fs::rename(&tmp, &path).map_err(|e| file_err(&path, &e))
+    }
+
+    /// The document ids that have a graph file.
+    pub fn file_doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
+        Ok(self
+            .files()?
+            .iter()
+            .filter_map(|f| f.file_stem().and_then(|s| s.to_str()))
+            .map(percent_decode)
+            .collect())
     }
 
     fn check_writable(&self) -> Result<(), GraphError> {
@@ -389,6 +438,7 @@ impl GraphStore {
                 push(&cn, &v.mentions, en.into());
             }
         }
+        let mut evidence_seen: HashSet<(u64, u64)> = HashSet::new();
         for (i, r) in doc.relations.iter().enumerate() {
             let rn = nn(format!("{}{}:{}", vocab::RELATION, doc.doc, i + 1))?;
             push(&rn, &v.rdf_type, v.c_relation.clone().into());
@@ -396,88 +446,54 @@ impl GraphStore {
             push(&rn, &v.object, nn(entity_iri(&r.object))?.into());
             push(&rn, &v.label, Literal::from(r.label.as_str()).into());
             push(&rn, &v.weight, Literal::from(r.weight).into());
-            for (k, ev) in r.evidence.iter().enumerate() {
+            for ev in &r.evidence {
+                // One node per evidence span, shared by every relation it supports
+                // (a sentence naming several entities supports several pairs).
                 let evn = nn(format!(
-                    "{}{}:{}:{}",
+                    "{}{}:{}-{}",
                     vocab::EVIDENCE,
                     doc.doc,
-                    i + 1,
-                    k + 1
+                    ev.start,
+                    ev.end
                 ))?;
                 push(&rn, &v.evidence, evn.clone().into());
-                push(&evn, &v.rdf_type, v.c_evidence.clone().into());
-                push(
-                    &evn,
-                    &v.in_chunk,
-                    nn(format!("{}{}", vocab::CHUNK, ev.chunk))?.into(),
-                );
-                push(&evn, &v.start, int(ev.start));
-                push(&evn, &v.end, int(ev.end));
+                if evidence_seen.insert((ev.start, ev.end)) {
+                    push(&evn, &v.rdf_type, v.c_evidence.clone().into());
+                    push(
+                        &evn,
+                        &v.in_chunk,
+                        nn(format!("{}{}", vocab::CHUNK, ev.chunk))?.into(),
+                    );
+                    push(&evn, &v.start, int(ev.start));
+                    push(&evn, &v.end, int(ev.end));
+                }
             }
         }
         Ok(q)
     }
 
-    /// Load prepared quads with the bulk loader (fast, not atomic: the store's
-    /// manifest is the commit point and recovery drops unlisted document graphs).
-    pub fn bulk_load(&self, quads: Vec<Quad>, threads: usize) -> Result<(), GraphError> {
+    /// Add document graphs: their record files, then their quads through
+    /// oxigraph's bulk loader, which writes sorted table files and adds them to
+    /// the database in one step. `quads` are the documents' quads
+    /// ([`GraphStore::quads_of`], which callers may build in parallel).
+    pub fn add_docs(
+        &self,
+        docs: &[DocGraph],
+        quads: Vec<Quad>,
+        threads: usize,
+    ) -> Result<(), GraphError> {
+        self.check_writable()?;
+        for d in docs {
+            self.persist(d)?;
+        }
         if quads.is_empty() {
             return Ok(());
         }
-        self.check_writable()?;
-        let mut by_doc: std::collections::BTreeMap<String, Vec<&Quad>> = Default::default();
-        for q in &quads {
-            let doc = match &q.graph_name {
-                GraphName::NamedNode(n) => {
-                    n.as_str().strip_prefix(vocab::DOC).unwrap_or(n.as_str())
-                }
-                _ => "default",
-            };
-            by_doc.entry(doc.to_owned()).or_default().push(q);
-        }
-        let loaded = self.store.get();
-        for (doc, qs) in &by_doc {
-            // Quads already held for this document graph are kept beside the new ones.
-            let mut all: Vec<Quad> = Vec::new();
-            if let Some(store) = loaded {
-                let gref = nn(format!("{}{}", vocab::DOC, doc))?;
-                for q in store.quads_for_pattern(
-                    None,
-                    None,
-                    None,
-                    Some(GraphNameRef::NamedNode(gref.as_ref())),
-                ) {
-                    all.push(q?);
-                }
-            } else {
-                let f = self.doc_file(doc);
-                if f.exists() {
-                    let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
-                    for q in RdfParser::from_format(RdfFormat::NQuads).for_slice(&bytes) {
-                        all.push(q.map_err(|e| GraphError::File {
-                            path: f.clone(),
-                            message: e.to_string(),
-                        })?);
-                    }
-                }
-            }
-            if all.is_empty() {
-                self.persist(doc, qs)?;
-            } else {
-                let mut refs: Vec<&Quad> = all.iter().collect();
-                refs.extend(qs.iter().copied());
-                self.persist(doc, &refs)?;
-            }
-        }
-        // oxigraph itself is only updated when something has loaded it; otherwise
-        // the files are the store and the next reader parses them.
-        let Some(store) = loaded else {
-            return Ok(());
-        };
-        let mut loader = store
+        let mut loader = self
+            .store
             .bulk_loader()
             .with_num_threads(threads.max(1))
-            .with_max_memory_size_in_megabytes(256);
+            .with_max_memory_size_in_megabytes(512);
         loader.load_quads(quads)?;
         loader.commit()?;
         Ok(())
@@ -485,6 +501,9 @@ impl GraphStore {
 
     /// Drop the named graphs of the given document ids.
     pub fn remove_docs(&self, docs: &[String]) -> Result<(), GraphError> {
+        if docs.is_empty() {
+            return Ok(());
+        }
         self.check_writable()?;
         for d in docs {
             let f = self.doc_file(d);
@@ -494,11 +513,8 @@ impl GraphStore {
                 Err(e) => return Err(file_err(&f, &e)),
             }
         }
-        let Some(store) = self.store.get() else {
-            return Ok(());
-        };
         for chunk in docs.chunks(256) {
-            let mut tx = store.start_transaction()?;
+            let mut tx = self.store.start_transaction()?;
             for d in chunk {
                 let g = nn(format!("{}{}", vocab::DOC, d))?;
                 tx.remove_named_graph(g.as_ref())?;
@@ -510,17 +526,8 @@ impl GraphStore {
 
     /// The document ids that have a named graph.
     pub fn doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
-        if self.store.get().is_none() {
-            // One file per document graph, named by its id.
-            return Ok(self
-                .files()?
-                .iter()
-                .filter_map(|f| f.file_stem().and_then(|s| s.to_str()))
-                .map(percent_decode)
-                .collect());
-        }
         let mut out = BTreeSet::new();
-        for g in self.store()?.named_graphs() {
+        for g in self.store.named_graphs() {
             if let NamedOrBlankNode::NamedNode(n) = g?
                 && let Some(id) = n.as_str().strip_prefix(vocab::DOC)
             {
@@ -535,7 +542,7 @@ impl GraphStore {
         let v = Vocab::new()?;
         let mut out = Vec::new();
         for q in self
-            .store()?
+            .store
             .quads_for_pattern(None, Some(v.in_document.as_ref()), None, None)
         {
             let q = q?;
@@ -556,7 +563,7 @@ impl GraphStore {
     pub fn spans(&self) -> Result<SpanReport, GraphError> {
         let v = Vocab::new()?;
         let mut report = SpanReport::default();
-        for g in self.store()?.named_graphs() {
+        for g in self.store.named_graphs() {
             let g = g?;
             let NamedOrBlankNode::NamedNode(gn) = g else {
                 continue;
@@ -572,10 +579,7 @@ impl GraphStore {
             let mut ends = std::collections::HashMap::new();
             let mut has_ev: HashSet<String> = HashSet::new();
             let mut relations: HashSet<String> = HashSet::new();
-            for q in self
-                .store()?
-                .quads_for_pattern(None, None, None, Some(gref))
-            {
+            for q in self.store.quads_for_pattern(None, None, None, Some(gref)) {
                 let q = q?;
                 let NamedOrBlankNode::NamedNode(s) = &q.subject else {
                     continue;
@@ -660,11 +664,7 @@ impl GraphStore {
             oxigraph::sparql::QueryEvaluationError::Cancelled => GraphError::Timeout(timeout),
             other => GraphError::Evaluation(other.to_string()),
         };
-        match prepared
-            .on_store(self.store()?)
-            .execute()
-            .map_err(map_err)?
-        {
+        match prepared.on_store(&self.store).execute().map_err(map_err)? {
             QueryResults::Solutions(sol) => {
                 let vars: Vec<String> = sol
                     .variables()
@@ -704,7 +704,7 @@ impl GraphStore {
             .with_prefix("rk", vocab::NS)
             .map_err(|e| GraphError::Iri(e.to_string()))?;
         let mut ser = serializer.for_writer(out);
-        for q in self.store()?.iter() {
+        for q in self.store.iter() {
             let q = q?;
             if rdf.supports_datasets() {
                 ser.serialize_quad(&q)?;
@@ -718,184 +718,44 @@ impl GraphStore {
 
     /// Number of quads.
     pub fn len(&self) -> Result<usize, GraphError> {
-        if let Some(s) = self.store.get() {
-            return Ok(s.len()?);
-        }
-        // One quad per N-Quads line; no need to load oxigraph to count them.
-        let mut n = 0;
-        for f in self.files()? {
-            let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
-            n += bytes
-                .split(|b| *b == b'\n')
-                .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
-                .count();
-        }
-        Ok(n)
+        Ok(self.store.len()?)
     }
 
     /// True when the store holds no quads.
     pub fn is_empty(&self) -> Result<bool, GraphError> {
-        Ok(self.len()? == 0)
+        Ok(self.store.is_empty()?)
     }
 
-    /// Flush to disk (a no-op: every document graph is written when loaded).
+    /// Flush the live database's memory tables to disk.
     pub fn flush(&self) -> Result<(), GraphError> {
+        if self.writable {
+            self.store.flush()?;
+        }
         Ok(())
     }
 
-    /// Build the in-memory petgraph view of the whole graph: from oxigraph when it
-    /// is loaded, else straight from the document files (without loading oxigraph).
-    pub fn load_view(&self) -> Result<GraphView, GraphError> {
-        let mut acc = ViewAcc::new()?;
-        if let Some(store) = self.store.get() {
-            for q in store.iter() {
-                acc.add(q?);
+    /// Build the in-memory petgraph view from the record files of the documents
+    /// `keep` accepts (readers pass the committed ones: a writer may be adding
+    /// files meanwhile).
+    pub fn load_view(&self, keep: &dyn Fn(&str) -> bool) -> Result<GraphView, GraphError> {
+        let mut b = crate::view::ViewBuilder::default();
+        for f in self.files()? {
+            let Some(doc) = f.file_stem().and_then(|s| s.to_str()).map(percent_decode) else {
+                continue;
+            };
+            if !keep(&doc) {
+                continue;
             }
-        } else {
-            for f in self.files()? {
-                let bytes = std::fs::read(&f).map_err(|e| file_err(&f, &e))?;
-                for q in RdfParser::from_format(RdfFormat::NQuads).for_slice(&bytes) {
-                    acc.add(q.map_err(|e| GraphError::File {
-                        path: f.clone(),
-                        message: e.to_string(),
-                    })?);
-                }
-            }
+            let bytes = match std::fs::read(&f) {
+                Ok(b) => b,
+                // Removed by a writer since the listing: no longer committed.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(file_err(&f, &e)),
+            };
+            let d: DocGraph = serde_json::from_slice(&bytes).map_err(|e| file_err(&f, &e))?;
+            b.add_doc(&d);
         }
-        Ok(acc.finish())
-    }
-}
-
-/// Collects the view in one pass over the quads, whatever their order.
-struct ViewAcc {
-    v: Vocab,
-    b: crate::view::ViewBuilder,
-    rels: std::collections::HashMap<String, crate::view::RawRelation>,
-    ev_chunk: std::collections::HashMap<String, String>,
-    rel_evidence: Vec<(String, String)>,
-    about: std::collections::HashMap<String, String>,
-    chunk_doc: Vec<(String, String)>,
-    quads: u64,
-}
-
-impl ViewAcc {
-    fn new() -> Result<Self, GraphError> {
-        Ok(Self {
-            v: Vocab::new()?,
-            b: crate::view::ViewBuilder::default(),
-            rels: Default::default(),
-            ev_chunk: Default::default(),
-            rel_evidence: Vec::new(),
-            about: Default::default(),
-            chunk_doc: Vec::new(),
-            quads: 0,
-        })
-    }
-
-    fn add(&mut self, q: Quad) {
-        self.quads += 1;
-        let v = &self.v;
-        let subject = match &q.subject {
-            NamedOrBlankNode::NamedNode(n) => n.as_str().to_string(),
-            NamedOrBlankNode::BlankNode(n) => n.as_str().to_string(),
-        };
-        let p = &q.predicate;
-        if *p == v.name || *p == v.entity_type || *p == v.alias {
-            if let (Some(e), Term::Literal(l)) = (subject_entity(&q), &q.object) {
-                if *p == v.name {
-                    self.b.name(&e, l.value());
-                } else if *p == v.entity_type {
-                    self.b.kind(&e, l.value());
-                } else {
-                    self.b.alias(&e, l.value());
-                }
-            }
-        } else if *p == v.mention_of {
-            if let Term::NamedNode(o) = &q.object
-                && let Some(e) = entity_of_iri(o.as_str())
-            {
-                self.b.mention(&e);
-            }
-        } else if *p == v.mentions {
-            if let Term::NamedNode(o) = &q.object
-                && let (Some(c), Some(e)) = (
-                    subject.strip_prefix(vocab::CHUNK),
-                    entity_of_iri(o.as_str()),
-                )
-            {
-                self.b.chunk_mention(c, &e);
-            }
-        } else if *p == v.subject || *p == v.object {
-            if let Term::NamedNode(o) = &q.object {
-                let r = self.rels.entry(subject).or_default();
-                if *p == v.subject {
-                    r.subject = entity_of_iri(o.as_str());
-                } else {
-                    r.object = entity_of_iri(o.as_str());
-                }
-            }
-        } else if *p == v.label {
-            if let Term::Literal(l) = &q.object {
-                self.rels.entry(subject).or_default().label = l.value().to_string();
-            }
-        } else if *p == v.weight {
-            if let Term::Literal(l) = &q.object {
-                self.rels.entry(subject).or_default().weight = l.value().parse().unwrap_or(1.0);
-            }
-        } else if *p == v.in_chunk {
-            if subject.starts_with(vocab::EVIDENCE)
-                && let Term::NamedNode(o) = &q.object
-                && let Some(c) = o.as_str().strip_prefix(vocab::CHUNK)
-            {
-                self.ev_chunk.insert(subject, c.to_string());
-            }
-        } else if *p == v.evidence {
-            if let Term::NamedNode(o) = &q.object {
-                self.rel_evidence.push((subject, o.as_str().to_string()));
-            }
-        } else if *p == v.about {
-            if let Term::NamedNode(o) = &q.object
-                && let (Some(d), Some(e)) =
-                    (subject.strip_prefix(vocab::DOC), entity_of_iri(o.as_str()))
-            {
-                self.about.insert(d.to_string(), e);
-            }
-        } else if *p == v.in_document
-            && let Term::NamedNode(o) = &q.object
-            && let (Some(c), Some(d)) = (
-                subject.strip_prefix(vocab::CHUNK),
-                o.as_str().strip_prefix(vocab::DOC),
-            )
-        {
-            self.chunk_doc.push((c.to_string(), d.to_string()));
-        }
-    }
-
-    fn finish(mut self) -> GraphView {
-        for (rel, ev) in std::mem::take(&mut self.rel_evidence) {
-            if let Some(c) = self.ev_chunk.get(&ev) {
-                self.rels.entry(rel).or_default().evidence.push(c.clone());
-            }
-        }
-        // Title entities: every chunk of a document is about the entity its title names.
-        for (c, d) in &self.chunk_doc {
-            if let Some(e) = self.about.get(d) {
-                self.b.chunk_about(c, e);
-            }
-        }
-        for (_, r) in self.rels {
-            self.b.relation(r);
-        }
-        let mut view = self.b.build();
-        view.quads = self.quads;
-        view
-    }
-}
-
-fn subject_entity(q: &Quad) -> Option<String> {
-    match &q.subject {
-        NamedOrBlankNode::NamedNode(n) => entity_of_iri(n.as_str()),
-        NamedOrBlankNode::BlankNode(_) => None,
+        Ok(b.build())
     }
 }
 
@@ -944,5 +804,120 @@ mod tests {
             assert_eq!(entity_of_iri(&entity_iri(k)).as_deref(), Some(k));
         }
         assert_eq!(entity_key("Barack Obama"), "barack_obama");
+    }
+
+    fn doc(id: &str, entity: &str) -> DocGraph {
+        use crate::model::{ChunkSpan, EntityDecl, EvidenceSpan, MentionDecl, RelationDecl};
+        let chunk = format!("c{}", &id[1..]);
+        DocGraph {
+            doc: id.to_string(),
+            path: format!("/{id}.txt"),
+            title: id.to_string(),
+            format: "txt".into(),
+            chunks: vec![ChunkSpan {
+                id: chunk.clone(),
+                start: 0,
+                end: 40,
+            }],
+            entities: vec![EntityDecl {
+                key: entity.to_string(),
+                name: entity.to_string(),
+                kind: "person".into(),
+                aliases: Vec::new(),
+            }],
+            mentions: vec![MentionDecl {
+                entity: entity.to_string(),
+                chunk: chunk.clone(),
+                start: 0,
+                end: 5,
+            }],
+            relations: vec![
+                RelationDecl {
+                    subject: entity.to_string(),
+                    object: "oslo".into(),
+                    label: "co-occurs".into(),
+                    weight: 1.0,
+                    evidence: vec![EvidenceSpan {
+                        chunk: chunk.clone(),
+                        start: 0,
+                        end: 20,
+                    }],
+                },
+                RelationDecl {
+                    subject: entity.to_string(),
+                    object: "bergen".into(),
+                    label: "co-occurs".into(),
+                    weight: 1.0,
+                    evidence: vec![EvidenceSpan {
+                        chunk,
+                        start: 0,
+                        end: 20,
+                    }],
+                },
+            ],
+            about: None,
+        }
+    }
+
+    #[test]
+    fn readers_see_the_checkpoint_not_the_live_database() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("graph");
+        let w = GraphStore::open(&dir).unwrap();
+        let d1 = doc("d1", "ada");
+        w.add_docs(
+            std::slice::from_ref(&d1),
+            GraphStore::quads_of(&d1).unwrap(),
+            1,
+        )
+        .unwrap();
+        w.snapshot(&GraphStore::snapshot_name(1)).unwrap();
+        let d2 = doc("d2", "bob");
+        w.add_docs(
+            std::slice::from_ref(&d2),
+            GraphStore::quads_of(&d2).unwrap(),
+            1,
+        )
+        .unwrap();
+        w.remove_docs(&["d1".to_string()]).unwrap();
+
+        let r = GraphStore::open_snapshot(&dir, Some("snap-1")).unwrap();
+        assert_eq!(r.doc_ids().unwrap(), BTreeSet::from(["d1".to_string()]));
+        assert_eq!(w.doc_ids().unwrap(), BTreeSet::from(["d2".to_string()]));
+        assert!(
+            r.remove_docs(&["d1".to_string()]).is_err(),
+            "readers cannot write"
+        );
+        // The view is built from the document files, filtered by the caller.
+        assert_eq!(
+            w.file_doc_ids().unwrap(),
+            BTreeSet::from(["d2".to_string()])
+        );
+        let view = w.load_view(&|d| d == "d2").unwrap();
+        assert!(view.entity("bob").is_some() && view.entity("ada").is_none());
+        assert_eq!(view.entities_of_chunk("c2"), vec!["bob".to_string()]);
+        // Two relations from one sentence share one evidence node.
+        let report = r.spans().unwrap();
+        assert_eq!(report.relations, 2);
+        assert!(report.relations_without_evidence.is_empty());
+        assert_eq!(
+            report
+                .spans
+                .iter()
+                .filter(|s| s.node.starts_with(vocab::EVIDENCE))
+                .count(),
+            1
+        );
+
+        w.snapshot(&GraphStore::snapshot_name(2)).unwrap();
+        w.prune_snapshots(&["snap-2"]).unwrap();
+        assert!(matches!(
+            GraphStore::open_snapshot(&dir, Some("snap-1")),
+            Err(GraphError::SnapshotMissing(_))
+        ));
+        let r2 = GraphStore::open_snapshot(&dir, Some("snap-2")).unwrap();
+        assert_eq!(r2.doc_ids().unwrap(), BTreeSet::from(["d2".to_string()]));
+        let empty = GraphStore::open_snapshot(&dir, None).unwrap();
+        assert!(empty.is_empty().unwrap());
     }
 }

@@ -211,6 +211,39 @@ impl ViewBuilder {
         self.relations.push(r);
     }
 
+    /// Add everything one document contributes (the same facts its named graph
+    /// holds as RDF).
+    pub fn add_doc(&mut self, d: &crate::model::DocGraph) {
+        for e in &d.entities {
+            self.name(&e.key, &e.name);
+            self.kind(&e.key, &e.kind);
+            for a in &e.aliases {
+                self.alias(&e.key, a);
+            }
+        }
+        let mut seen: HashSet<(&str, &str)> = HashSet::new();
+        for m in &d.mentions {
+            self.mention(&m.entity);
+            if seen.insert((m.chunk.as_str(), m.entity.as_str())) {
+                self.chunk_mention(&m.chunk, &m.entity);
+            }
+        }
+        for r in &d.relations {
+            self.relation(RawRelation {
+                subject: Some(r.subject.clone()),
+                object: Some(r.object.clone()),
+                label: r.label.clone(),
+                weight: r.weight,
+                evidence: r.evidence.iter().map(|e| e.chunk.clone()).collect(),
+            });
+        }
+        if let Some(a) = &d.about {
+            for c in &d.chunks {
+                self.chunk_about(&c.id, a);
+            }
+        }
+    }
+
     pub fn build(self) -> GraphView {
         let mut v = GraphView::default();
         let mut keys: Vec<String> = self.entities.keys().cloned().collect();
@@ -354,8 +387,6 @@ pub struct GraphView {
     graph: UnGraph<Node, Edge>,
     /// Per node (by index): number of edges and their total weight.
     degree: Vec<(u32, f64)>,
-    /// Quads the view was built from.
-    pub(crate) quads: u64,
 }
 
 impl GraphView {
@@ -379,11 +410,6 @@ impl GraphView {
         self.labels.push(l.to_string());
         self.label_idx.insert(l.to_string(), i);
         i
-    }
-
-    /// Number of quads in the graph the view was built from.
-    pub fn quad_count(&self) -> u64 {
-        self.quads
     }
 
     /// Number of entities.
@@ -522,30 +548,49 @@ impl GraphView {
         let Some(ei) = self.resolve(entity) else {
             return Vec::new();
         };
-        let mut out: Vec<Neighbor> = self
+        // Filter on label ids and rank before building any strings: a hub has
+        // thousands of edges and only `k` of them are returned.
+        let want = match relation {
+            Some(r) => match self.label_idx.get(r.trim_start_matches("<-")) {
+                Some(&l) => Some(l),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let mut cand: Vec<(usize, &Edge)> = self
             .relation_neighbors(ei)
             .into_iter()
-            .filter_map(|(j, edge)| {
-                let rel = self.label_of(edge, ei);
-                if let Some(want) = relation
-                    && rel.trim_start_matches("<-") != want.trim_start_matches("<-")
-                {
-                    return None;
-                }
+            .filter(|(_, edge)| match (want, edge) {
+                (Some(w), Edge::Relation { label, .. }) => *label == w,
+                _ => true,
+            })
+            .collect();
+        let order = |a: &(usize, &Edge), b: &(usize, &Edge)| {
+            b.1.weight()
+                .total_cmp(&a.1.weight())
+                .then_with(|| self.entities[a.0].id.cmp(&self.entities[b.0].id))
+        };
+        if k == 0 {
+            return Vec::new();
+        }
+        if cand.len() > k {
+            cand.select_nth_unstable_by(k - 1, order);
+            cand.truncate(k);
+        }
+        cand.sort_by(order);
+        cand.into_iter()
+            .map(|(j, edge)| {
                 let e = &self.entities[j];
-                Some(Neighbor {
+                Neighbor {
                     id: e.id.clone(),
                     name: e.name.clone(),
                     kind: e.kind.clone(),
-                    relation: rel,
+                    relation: self.label_of(edge, ei),
                     weight: edge.weight(),
                     evidence: self.evidence_of(edge),
-                })
+                }
             })
-            .collect();
-        out.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.id.cmp(&b.id)));
-        out.truncate(k);
-        out
+            .collect()
     }
 
     /// Entities within `hops` relation steps of `entity` (with their distance).

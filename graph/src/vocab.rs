@@ -2,7 +2,8 @@
 //!
 //! Nodes: `urn:rlmkg:doc:d1` (also the named graph of the document's facts),
 //! `urn:rlmkg:chunk:c1`, `urn:rlmkg:entity:<key>`, `urn:rlmkg:mention:<doc>:<n>`,
-//! `urn:rlmkg:relation:<doc>:<n>`, `urn:rlmkg:evidence:<doc>:<n>:<k>`.
+//! `urn:rlmkg:relation:<doc>:<n>`, `urn:rlmkg:evidence:<doc>:<start>-<end>` (one
+//! node per evidence span, shared by the relations it supports).
 //! Predicates and classes live under [`NS`].
 
 /// Namespace of predicates and classes.

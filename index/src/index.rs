@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use tantivy::collector::{Count, DocSetCollector, TopDocs};
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{QueryParser, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TEXT, Value,
 };
@@ -58,6 +58,7 @@ struct Fields {
     chunk_first: Field,
     chunk_count: Field,
     meta: Field,
+    doc_title: Field,
 }
 
 fn schema() -> Schema {
@@ -79,6 +80,10 @@ fn schema() -> Schema {
     b.add_u64_field("chunk_first", stored_u64.clone());
     b.add_u64_field("chunk_count", stored_u64);
     b.add_text_field("meta", STORED);
+    // A document record's title is stored apart from the chunks' searchable
+    // `title`, so a text query can only ever match chunks and needs no `kind`
+    // filter (a filter matching every chunk would defeat top-k pruning).
+    b.add_text_field("doc_title", STORED);
     b.build()
 }
 
@@ -105,6 +110,7 @@ fn fields(schema: &Schema) -> Result<Fields, IndexError> {
         chunk_first: f("chunk_first")?,
         chunk_count: f("chunk_count")?,
         meta: f("meta")?,
+        doc_title: f("doc_title")?,
     })
 }
 
@@ -201,7 +207,7 @@ impl ChunkIndex {
         d.add_u64(f.blob_offset, r.blob_offset);
         d.add_u64(f.chunk_first, r.chunk_first);
         d.add_u64(f.chunk_count, r.chunk_count);
-        d.add_text(f.title, &r.title);
+        d.add_text(f.doc_title, &r.title);
         self.writer()?.add_document(d)?;
         Ok(())
     }
@@ -236,16 +242,11 @@ impl ChunkIndex {
         if k == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
+        // Only chunks have `title`/`text` terms (see `schema`), so the parsed
+        // query alone selects chunks.
         let (parsed, _errors) = self.parser.parse_query_lenient(query);
-        let q = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(self.kind_query("chunk")) as Box<dyn Query>,
-            ),
-            (Occur::Must, parsed),
-        ]);
         let searcher = self.reader.searcher();
-        let top = searcher.search(&q, &TopDocs::with_limit(k).order_by_score())?;
+        let top = searcher.search(parsed.as_ref(), &TopDocs::with_limit(k).order_by_score())?;
         let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr)?;
@@ -375,7 +376,7 @@ impl ChunkIndex {
             id: Self::str_of(d, f.id),
             file: Self::str_of(d, f.file),
             path: Self::str_of(d, f.path),
-            title: Self::str_of(d, f.title),
+            title: Self::str_of(d, f.doc_title),
             format: Self::str_of(d, f.format),
             bytes: Self::u64_of(d, f.bytes),
             blob_offset: Self::u64_of(d, f.blob_offset),

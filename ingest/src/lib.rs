@@ -18,6 +18,7 @@ mod manifest;
 mod pipeline;
 mod store;
 mod text;
+mod tokens;
 mod types;
 
 pub use error::StoreError;
@@ -26,6 +27,7 @@ pub use manifest::{FORMAT_VERSION, FileEntry, Manifest, Settings};
 pub use pipeline::IngestOptions;
 pub use store::Store;
 pub use text::{SegmentMode, normalize, sentences};
+pub use tokens::{APPROX_IDENTITY, APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};
 pub use types::*;
 
 /// Bare tantivy indexing of texts (the ingest benchmark's baseline).

@@ -1,5 +1,5 @@
-//! The store manifest: format version, settings, id counters and one entry per
-//! ingested file. Writing it (atomically, by rename) is the commit point of every
+//! The store manifest: format version, chunking settings, id counters and one
+//! entry per ingested file. Writing it (atomically, by rename) is the commit point of every
 //! change: index records and document graphs not listed here are residue of an
 //! interrupted command and are removed when a writer next opens the store.
 
@@ -12,18 +12,26 @@ use serde::{Deserialize, Serialize};
 use crate::error::StoreError;
 
 /// The on-disk format version this build reads and writes (2 added title
-/// entities, `about`, to the graph).
-pub const FORMAT_VERSION: u32 = 2;
+/// entities, `about`, to the graph; 3 moved the graph into oxigraph's RocksDB
+/// store with checkpoints for readers).
+pub const FORMAT_VERSION: u32 = 3;
 
-/// Settings a store was built with.
+/// The chunking settings a store was built with. Files are re-chunked when an
+/// ingest runs with settings that differ (see [`Settings::differences`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
-    /// Target chunk size in (approximate) tokens.
+    /// Target chunk size in tokens.
     pub target_tokens: usize,
     /// Overlap between chunks, in sentences.
     pub overlap_sentences: usize,
-    /// How tokens are counted.
+    /// How tokens are counted: `approx: bytes/4`, or `tokenizers: <file name>
+    /// blake3:<first 16 hex digits of the file's hash>`.
     pub tokenizer: String,
+    /// Where the tokenizer was configured from (absolute path or Hugging Face
+    /// repo id), so a re-ingest without `--tokenizer` loads it again; absent for
+    /// the approximation (and in stores written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer_source: Option<String>,
 }
 
 impl Default for Settings {
@@ -31,8 +39,35 @@ impl Default for Settings {
         Self {
             target_tokens: 200,
             overlap_sentences: 1,
-            tokenizer: "approx: bytes/4".into(),
+            tokenizer: crate::tokens::APPROX_IDENTITY.into(),
+            tokenizer_source: None,
         }
+    }
+}
+
+impl Settings {
+    /// What changes the chunks between `self` (recorded) and `new`, one
+    /// `name old → new` item each; empty when files chunked under `self` stay
+    /// valid under `new` (where the tokenizer was loaded from does not matter,
+    /// only its identity).
+    pub fn differences(&self, new: &Settings) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.target_tokens != new.target_tokens {
+            out.push(format!(
+                "target tokens {} → {}",
+                self.target_tokens, new.target_tokens
+            ));
+        }
+        if self.overlap_sentences != new.overlap_sentences {
+            out.push(format!(
+                "overlap sentences {} → {}",
+                self.overlap_sentences, new.overlap_sentences
+            ));
+        }
+        if self.tokenizer != new.tokenizer {
+            out.push(format!("tokenizer {} → {}", self.tokenizer, new.tokenizer));
+        }
+        out
     }
 }
 
@@ -62,6 +97,18 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
+    /// Mark the file for re-chunking: its recorded hash is cleared, so it never
+    /// matches the file's content and the next ingest that reaches the file
+    /// prepares it again.
+    pub fn mark_rechunk(&mut self) {
+        self.hash.clear();
+    }
+
+    /// Whether the file waits for re-chunking (chunked under older settings).
+    pub fn needs_rechunk(&self) -> bool {
+        self.hash.is_empty()
+    }
+
     /// Document ids of this file.
     pub fn doc_ids(&self) -> impl Iterator<Item = String> + '_ {
         (self.doc_first..self.doc_first + self.doc_count).map(|n| format!("d{n}"))
@@ -83,6 +130,13 @@ pub struct Manifest {
     pub next_chunk: u64,
     /// Files by canonical path.
     pub files: BTreeMap<String, FileEntry>,
+    /// The graph checkpoint that holds exactly the committed state (None until
+    /// the first commit).
+    #[serde(default)]
+    pub graph_snapshot: Option<String>,
+    /// Number of the next graph checkpoint.
+    #[serde(default)]
+    pub next_snapshot: u64,
 }
 
 impl Default for Manifest {
@@ -94,6 +148,8 @@ impl Default for Manifest {
             next_doc: 1,
             next_chunk: 1,
             files: BTreeMap::new(),
+            graph_snapshot: None,
+            next_snapshot: 1,
         }
     }
 }
@@ -150,6 +206,21 @@ impl Manifest {
             let _ = d.sync_all();
         }
         Ok(())
+    }
+
+    /// Record `new` chunking settings. When they differ from the recorded ones
+    /// in a way that changes chunks, every file entry is marked for re-chunking
+    /// and the differences are returned (empty otherwise; then only the
+    /// tokenizer's recorded location may change).
+    pub fn apply_settings(&mut self, new: Settings) -> Vec<String> {
+        let diff = self.settings.differences(&new);
+        if !diff.is_empty() {
+            for f in self.files.values_mut() {
+                f.mark_rechunk();
+            }
+        }
+        self.settings = new;
+        diff
     }
 
     /// Does a document number belong to a committed file?

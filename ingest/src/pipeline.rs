@@ -5,7 +5,9 @@ use std::path::Path;
 
 use crate::extract::{Extraction, SentenceRef, extract};
 use crate::formats::{DocMeta, ReadOptions, read_file};
-use crate::text::{SegmentMode, approx_tokens, line_at, sentences};
+use crate::manifest::Settings;
+use crate::text::{SegmentMode, chunk_sentences, line_at, segment};
+use crate::tokens::TokenCounter;
 
 /// Options of an ingest.
 #[derive(Debug, Clone)]
@@ -14,7 +16,7 @@ pub struct IngestOptions {
     pub exclude: Vec<String>,
     /// Delete files that vanished from ingested directories (default on).
     pub prune: bool,
-    /// Target chunk size in approximate tokens.
+    /// Target chunk size in tokens (as counted by `tokens`).
     pub target_tokens: usize,
     /// Overlap between consecutive chunks, in sentences.
     pub overlap_sentences: usize,
@@ -26,6 +28,8 @@ pub struct IngestOptions {
     pub threads: usize,
     /// Bytes of input per commit batch (bounds memory).
     pub batch_bytes: u64,
+    /// How sentence tokens are counted (default: the bytes/4 approximation).
+    pub tokens: TokenCounter,
 }
 
 impl Default for IngestOptions {
@@ -39,6 +43,19 @@ impl Default for IngestOptions {
             title_field: "title".into(),
             threads: 0,
             batch_bytes: 16 << 20,
+            tokens: TokenCounter::approx(),
+        }
+    }
+}
+
+impl IngestOptions {
+    /// The chunking settings these options record in the store.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            target_tokens: self.target_tokens,
+            overlap_sentences: self.overlap_sentences,
+            tokenizer: self.tokens.identity().to_string(),
+            tokenizer_source: self.tokens.source().map(str::to_string),
         }
     }
 }
@@ -71,28 +88,26 @@ pub(crate) struct PFile {
     pub skipped: Option<String>,
 }
 
-/// Cut sentence spans into chunks of about `target` tokens with `overlap` sentences.
-pub(crate) fn pack(
-    text: &str,
-    sents: &[(usize, usize)],
-    target: usize,
-    overlap: usize,
-) -> Vec<(usize, usize)> {
+/// Group sentences into chunks of about `target` tokens with `overlap`
+/// sentences shared by neighbours, given each sentence's token count. Returns
+/// half-open sentence index ranges. A chunk exceeds `target` only when its
+/// first sentence alone does.
+pub(crate) fn pack(counts: &[usize], target: usize, overlap: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
-    while i < sents.len() {
+    while i < counts.len() {
         let mut j = i;
         let mut tokens = 0;
-        while j < sents.len() {
-            let t = approx_tokens(&text[sents[j].0..sents[j].1]);
+        while j < counts.len() {
+            let t = counts[j];
             if j > i && tokens + t > target {
                 break;
             }
             tokens += t;
             j += 1;
         }
-        out.push((sents[i].0, sents[j - 1].1));
-        if j >= sents.len() {
+        out.push((i, j));
+        if j >= counts.len() {
             break;
         }
         let n = j - i;
@@ -101,7 +116,8 @@ pub(crate) fn pack(
     out
 }
 
-/// Prepare one document: chunk it and extract entities and relations.
+/// Prepare one document: segment it once, chunk it and extract entities and
+/// relations.
 pub(crate) fn prepare_doc(
     title: String,
     text: String,
@@ -110,18 +126,19 @@ pub(crate) fn prepare_doc(
     opts: &IngestOptions,
 ) -> PDoc {
     let mode = SegmentMode::for_format(format);
-    let sents = sentences(&text, mode);
-    let spans = pack(
-        &text,
-        &sents,
-        opts.target_tokens.max(1),
-        opts.overlap_sentences,
-    );
-    let mut chunks = Vec::with_capacity(spans.len());
+    let seg = segment(&text, mode);
+    let sents = &seg.spans;
+    let counts: Vec<usize> = sents
+        .iter()
+        .map(|&(a, b)| opts.tokens.count(&text[a..b]))
+        .collect();
+    let ranges = pack(&counts, opts.target_tokens.max(1), opts.overlap_sentences);
+    let mut chunks = Vec::with_capacity(ranges.len());
     let mut line = 1u32;
     let mut line_pos = 0usize;
-    let mut names: Vec<String> = Vec::with_capacity(spans.len());
-    for (k, &(s, e)) in spans.iter().enumerate() {
+    let names: Vec<String> = (0..ranges.len()).map(|k| k.to_string()).collect();
+    for &(i, j) in &ranges {
+        let (s, e) = (sents[i].0, sents[j - 1].1);
         line = line_at(&text, line_pos, line, s);
         line_pos = s;
         chunks.push(PChunk {
@@ -129,15 +146,13 @@ pub(crate) fn prepare_doc(
             end: e,
             line_start: line,
         });
-        names.push(k.to_string());
     }
-    // Sentences for extraction: the chunk's own segmentation (as read back), each
-    // sentence attributed to the first chunk that holds it.
+    // Sentences for extraction: each chunk's sentences as read back (`c12.s3`),
+    // each sentence attributed to the first chunk that holds it.
     let mut srefs: Vec<SentenceRef<'_>> = Vec::new();
     let mut covered = 0usize;
-    for (k, c) in chunks.iter().enumerate() {
-        for (a, b) in sentences(&text[c.start..c.end], mode) {
-            let (a, b) = (c.start + a, c.start + b);
+    for (k, &(i, j)) in ranges.iter().enumerate() {
+        for (a, b) in chunk_sentences(&text, &seg, i, j, mode) {
             if a >= covered {
                 srefs.push(SentenceRef {
                     chunk: &names[k],
@@ -146,7 +161,7 @@ pub(crate) fn prepare_doc(
                 });
             }
         }
-        covered = covered.max(c.end);
+        covered = covered.max(sents[j - 1].1);
     }
     let extraction = extract(&text, &title, &srefs);
     PDoc {
@@ -200,14 +215,92 @@ mod tests {
     #[test]
     fn pack_respects_target_and_overlap() {
         let text = "Aaaa bbbb. ".repeat(20);
-        let sents = sentences(&text, SegmentMode::Prose);
-        let chunks = pack(&text, &sents, 6, 1);
+        let sents = crate::text::sentences(&text, SegmentMode::Prose);
+        let counts: Vec<usize> = sents
+            .iter()
+            .map(|&(a, b)| TokenCounter::approx().count(&text[a..b]))
+            .collect();
+        let chunks = pack(&counts, 6, 1);
         assert!(chunks.len() > 5);
         for w in chunks.windows(2) {
             assert!(w[1].0 < w[0].1, "overlap of one sentence");
             assert!(w[1].1 > w[0].1, "progress");
         }
-        let chunks = pack(&text, &sents, 1000, 0);
-        assert_eq!(chunks, vec![(0, text.trim_end().len())]);
+        assert_eq!(pack(&counts, 1000, 0), vec![(0, sents.len())]);
+    }
+
+    /// Every chunk's derived sentences equal the re-segmentation of its text
+    /// (what `c12.s3` numbering reads) on the fixture corpora and the sample
+    /// corpus, for several chunk sizes; `RLMKG_SEGMENT_CORPUS` adds a folder.
+    #[test]
+    fn chunk_sentences_match_resegmentation_on_corpora() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut dirs = vec![
+            root.join("tests").join("fixtures").join("ingest"),
+            root.join("examples").join("corpus"),
+        ];
+        if let Some(extra) = std::env::var_os("RLMKG_SEGMENT_CORPUS") {
+            dirs.push(extra.into());
+        }
+        let ro = ReadOptions {
+            text_field: "text".into(),
+            title_field: "title".into(),
+        };
+        let (mut docs, mut chunks) = (0, 0);
+        for dir in dirs {
+            for entry in ignore::WalkBuilder::new(&dir).build().flatten() {
+                let path = entry.path();
+                let Some(format) = crate::formats::format_of(path) else {
+                    continue;
+                };
+                let Ok(bytes) = std::fs::read(path) else {
+                    continue;
+                };
+                for d in read_file(path, &bytes, format, &ro).docs {
+                    docs += 1;
+                    let mode = SegmentMode::for_format(d.format);
+                    let seg = segment(&d.text, mode);
+                    let counts: Vec<usize> = seg
+                        .spans
+                        .iter()
+                        .map(|&(a, b)| TokenCounter::approx().count(&d.text[a..b]))
+                        .collect();
+                    for (target, overlap) in [(1, 0), (12, 1), (60, 2), (200, 1)] {
+                        for (i, j) in pack(&counts, target, overlap) {
+                            chunks += 1;
+                            let (cs, ce) = (seg.spans[i].0, seg.spans[j - 1].1);
+                            let again: Vec<(usize, usize)> =
+                                crate::text::sentences(&d.text[cs..ce], mode)
+                                    .into_iter()
+                                    .map(|(a, b)| (cs + a, cs + b))
+                                    .collect();
+                            assert_eq!(
+                                chunk_sentences(&d.text, &seg, i, j, mode),
+                                again,
+                                "{}: chunk {:?}",
+                                path.display(),
+                                &d.text[cs..ce]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            docs >= 20 && chunks >= 500,
+            "{docs} documents, {chunks} chunks"
+        );
+    }
+
+    #[test]
+    fn pack_exceeds_target_only_for_one_long_sentence() {
+        let counts = [3, 3, 9, 3, 3, 3, 1];
+        let chunks = pack(&counts, 6, 0);
+        assert_eq!(chunks, vec![(0, 2), (2, 3), (3, 5), (5, 7)]);
+        for &(i, j) in &chunks {
+            let sum: usize = counts[i..j].iter().sum();
+            assert!(sum <= 6 || j - i == 1);
+        }
+        assert!(pack(&[], 6, 1).is_empty());
     }
 }

@@ -52,6 +52,30 @@ fn parse_num(id: &str, prefix: char) -> Option<u64> {
     id.strip_prefix(prefix)?.parse().ok()
 }
 
+/// The document ids a manifest lists, as sorted number ranges (a lookup is a
+/// binary search, not a scan over the files).
+struct ListedDocs(Vec<(u64, u64)>);
+
+impl ListedDocs {
+    fn of(m: &Manifest) -> Self {
+        let mut r: Vec<(u64, u64)> = m
+            .files
+            .values()
+            .filter(|f| f.doc_count > 0)
+            .map(|f| (f.doc_first, f.doc_first + f.doc_count))
+            .collect();
+        r.sort_unstable();
+        Self(r)
+    }
+
+    fn contains(&self, doc: &str) -> bool {
+        parse_num(doc, 'd').is_some_and(|n| {
+            let i = self.0.partition_point(|r| r.0 <= n);
+            i > 0 && n < self.0[i - 1].1
+        })
+    }
+}
+
 impl Store {
     /// Open the store in `dir` as the single writer, creating it when absent. Takes
     /// the lock file (failing at once when another writer holds it) and removes any
@@ -95,10 +119,7 @@ impl Store {
         let index = ChunkIndex::open_or_create(&dir.join("index"), 2)?;
         let graph = GraphStore::open(&dir.join("graph"))?;
         let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
-        store.recover()?;
-        if is_new {
-            store.manifest.save(&store.dir)?;
-        }
+        store.recover(is_new)?;
         Ok(store)
     }
 
@@ -125,11 +146,46 @@ impl Store {
 
     /// Open the store in `dir` for reading: the last committed state, no lock.
     pub fn open_read(dir: &Path) -> Result<Store, StoreError> {
-        let manifest =
-            Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
-        let index = ChunkIndex::open_read(&dir.join("index"))?;
-        let graph = GraphStore::open_read_only(&dir.join("graph"))?;
-        Ok(Store::assemble(dir, manifest, index, graph, None))
+        let mut attempt = 0;
+        loop {
+            let manifest =
+                Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
+            // The graph checkpoint the manifest names; a writer that commits
+            // meanwhile may retire it, then the newer manifest names another.
+            match GraphStore::open_snapshot(&dir.join("graph"), manifest.graph_snapshot.as_deref())
+            {
+                Ok(graph) => {
+                    let index = ChunkIndex::open_read(&dir.join("index"))?;
+                    return Ok(Store::assemble(dir, manifest, index, graph, None));
+                }
+                Err(e) if attempt < 4 => {
+                    let _ = e;
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(25 << attempt));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Make the index's and the live graph's current state the committed one:
+    /// checkpoint the graph, then write the manifest naming the checkpoint (the
+    /// commit point). The index must be committed before. The previous
+    /// checkpoint is kept for readers that opened it a moment ago; older ones go.
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
+        self.manifest.next_snapshot += 1;
+        self.graph.snapshot(&name)?;
+        let prev = self.manifest.graph_snapshot.replace(name.clone());
+        self.manifest.save(&self.dir)?;
+        self.refresh_committed();
+        let mut keep = vec![name.as_str()];
+        if let Some(p) = &prev {
+            keep.push(p.as_str());
+        }
+        self.graph.prune_snapshots(&keep)?;
+        self.reset_view();
+        Ok(())
     }
 
     /// The store directory.
@@ -153,47 +209,67 @@ impl Store {
         self.dir.join("texts").join(format!("{file}.txt"))
     }
 
-    /// Remove index records, document graphs and text blobs not listed in the manifest.
-    fn recover(&mut self) -> Result<(), StoreError> {
+    /// Remove index records, document graphs and text blobs not listed in the
+    /// manifest, forget listed files whose records or graphs are incomplete (the
+    /// next ingest adds them again), and commit when anything changed.
+    fn recover(&mut self, is_new: bool) -> Result<(), StoreError> {
         let listed: BTreeSet<String> = self.committed.iter().cloned().collect();
         let in_index = self.index.files()?;
-        let mut dirty = false;
+        let mut index_dirty = false;
         for f in in_index.difference(&listed) {
             self.index.delete_file(f)?;
-            dirty = true;
+            index_dirty = true;
         }
-        if dirty {
-            self.index.commit()?;
-        }
-        let docs_ok = |n: u64| self.manifest.file_of_doc(n).is_some();
-        let residue: Vec<String> = self
-            .graph
-            .doc_ids()?
-            .into_iter()
-            .filter(|d| parse_num(d, 'd').is_none_or(|n| !docs_ok(n)))
+        let graph_docs = self.graph.doc_ids()?;
+        let file_docs = self.graph.file_doc_ids()?;
+        let listed_docs = ListedDocs::of(&self.manifest);
+        let residue: Vec<String> = graph_docs
+            .union(&file_docs)
+            .filter(|d| !listed_docs.contains(d))
+            .cloned()
             .collect();
-        if !residue.is_empty() {
-            self.graph.remove_docs(&residue)?;
-        }
-        // A listed file missing from the index cannot be trusted: forget it so the
-        // next ingest re-adds it.
+        let mut changed = !residue.is_empty();
+        self.graph.remove_docs(&residue)?;
+        // A listed file missing from the index, or whose document graphs are not
+        // all there, cannot be trusted: forget it so the next ingest re-adds it.
         let missing: Vec<String> = self
             .manifest
             .files
             .iter()
-            .filter(|(_, f)| f.doc_count > 0 && !in_index.contains(&f.id))
+            .filter(|(_, f)| {
+                f.doc_count > 0
+                    && (!in_index.contains(&f.id)
+                        || f.doc_ids()
+                            .any(|d| !graph_docs.contains(&d) || !file_docs.contains(&d)))
+            })
             .map(|(k, _)| k.clone())
             .collect();
         if !missing.is_empty() {
+            changed = true;
             let mut docs = Vec::new();
             for k in &missing {
                 if let Some(f) = self.manifest.files.remove(k) {
+                    self.index.delete_file(&f.id)?;
+                    index_dirty = true;
                     docs.extend(f.doc_ids());
                 }
             }
             self.graph.remove_docs(&docs)?;
-            self.manifest.save(&self.dir)?;
             self.refresh_committed();
+        }
+        if index_dirty {
+            self.index.commit()?;
+        }
+        let snapshot_ok = self
+            .manifest
+            .graph_snapshot
+            .as_ref()
+            .is_some_and(|s| self.dir.join("graph").join(s).is_dir());
+        if changed || is_new || !snapshot_ok {
+            self.commit()?;
+        } else if let Some(s) = self.manifest.graph_snapshot.clone() {
+            // Checkpoints of interrupted commits.
+            self.graph.prune_snapshots(&[s.as_str()])?;
         }
         if let Ok(rd) = std::fs::read_dir(self.dir.join("texts")) {
             for e in rd.flatten() {
@@ -222,7 +298,8 @@ impl Store {
         if let Some(v) = guard.as_ref() {
             return Ok(v.clone());
         }
-        let v = Arc::new(self.graph.load_view()?);
+        let listed = ListedDocs::of(&self.manifest);
+        let v = Arc::new(self.graph.load_view(&|d| listed.contains(d))?);
         *guard = Some(v.clone());
         Ok(v)
     }
@@ -242,6 +319,23 @@ impl Store {
         let (files, dirs) = self.walk(paths, opts, progress, &mut summary)?;
         progress.start(files.len() as u64);
         summary.files = files.len() as u64 + summary.skipped;
+        summary.tokenizer = opts.tokens.identity().to_string();
+        // New chunking settings: every file is marked for re-chunking (the
+        // manifest is saved at once, so an interrupted run still re-chunks).
+        let settings = opts.settings();
+        if settings != self.manifest.settings {
+            let had_files = !self.manifest.files.is_empty();
+            let changed = self.manifest.apply_settings(settings);
+            if had_files && !changed.is_empty() {
+                progress.warn(&format!(
+                    "chunking settings differ from the store's ({}): files are re-chunked \
+                     even where their content is unchanged",
+                    changed.join(", ")
+                ));
+                summary.warnings += 1;
+            }
+            self.manifest.save(&self.dir)?;
+        }
         // Prune vanished files under ingested directories.
         if opts.prune {
             let seen: HashSet<&str> = files.iter().map(|f| f.key.as_str()).collect();
@@ -434,13 +528,22 @@ impl Store {
         if new_entries.is_empty() {
             return Ok(());
         }
-        // 1. Graph (bulk), 2. index commit, 3. manifest (the commit point), 4. old versions out.
+        // 1. Live graph: new documents in, replaced ones out (readers use the
+        // last checkpoint, so they see neither yet). 2. Index commit (new records
+        // stay hidden from readers until the manifest lists them). 3. Checkpoint
+        // and manifest: the commit point. 4. Replaced index records and texts out.
         let quads: Vec<Vec<oxigraph_quads::Quad>> = docgraphs
             .par_iter()
             .map(GraphStore::quads_of)
             .collect::<Result<Vec<_>, rlmkg_graph::GraphError>>()?;
         let quads: Vec<oxigraph_quads::Quad> = quads.into_iter().flatten().collect();
-        self.graph.bulk_load(quads, 2)?;
+        self.graph.add_docs(&docgraphs, quads, 2)?;
+        let replaced: Vec<String> = new_entries
+            .iter()
+            .filter_map(|(k, _)| self.manifest.files.get(k))
+            .flat_map(|e| e.doc_ids().collect::<Vec<_>>())
+            .collect();
+        self.graph.remove_docs(&replaced)?;
         self.index.commit()?;
         let mut old = Vec::new();
         for (key, entry) in new_entries {
@@ -448,8 +551,7 @@ impl Store {
                 old.push(prev);
             }
         }
-        self.manifest.save(&self.dir)?;
-        self.refresh_committed();
+        self.commit()?;
         self.drop_entries(&old)?;
         Ok(())
     }
@@ -562,7 +664,8 @@ impl Store {
         Ok(entry)
     }
 
-    /// Delete index records, graphs and blobs of entries no longer in the manifest.
+    /// Delete the index records and texts of entries no longer in the manifest
+    /// (their graphs left the live graph before the commit).
     fn drop_entries(&mut self, old: &[FileEntry]) -> Result<(), StoreError> {
         if old.is_empty() {
             return Ok(());
@@ -571,11 +674,6 @@ impl Store {
             self.index.delete_file(&e.id)?;
         }
         self.index.commit()?;
-        let docs: Vec<String> = old
-            .iter()
-            .flat_map(|e| e.doc_ids().collect::<Vec<_>>())
-            .collect();
-        self.graph.remove_docs(&docs)?;
         for e in old {
             let _ = std::fs::remove_file(self.blob_path(&e.id));
         }
@@ -598,8 +696,12 @@ impl Store {
         if old.is_empty() {
             return Ok(summary);
         }
-        self.manifest.save(&self.dir)?;
-        self.refresh_committed();
+        let docs: Vec<String> = old
+            .iter()
+            .flat_map(|e| e.doc_ids().collect::<Vec<_>>())
+            .collect();
+        self.graph.remove_docs(&docs)?;
+        self.commit()?;
         self.drop_entries(&old)?;
         Ok(summary)
     }
@@ -895,7 +997,7 @@ impl Store {
             mentions: view.mention_count(),
             chars: m.files.values().map(|f| f.text_bytes).sum(),
             entity_types: view.type_counts(),
-            quads: view.quad_count(),
+            quads: self.graph.len()? as u64,
         })
     }
 
@@ -936,6 +1038,20 @@ impl Store {
                 .collect();
             v(format!(
                 "index and graph disagree on documents, e.g. {extra:?}"
+            ));
+        }
+        // The document files the view is built from: every listed document has
+        // one; only a writer's own store is free of files of uncommitted ones.
+        let file_docs = self.graph.file_doc_ids()?;
+        let extra_ok = self.lock.is_none();
+        let off: Vec<_> = file_docs
+            .symmetric_difference(&listed_docs)
+            .filter(|d| !(extra_ok && file_docs.contains(*d)))
+            .take(5)
+            .collect();
+        if !off.is_empty() {
+            v(format!(
+                "manifest and graph files disagree on documents, e.g. {off:?}"
             ));
         }
         let mut chunk_span: HashMap<String, (String, u64, u64)> = HashMap::new();

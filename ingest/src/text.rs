@@ -1,4 +1,4 @@
-//! Text normalization, sentence segmentation, token estimates and line numbers.
+//! Text normalization, sentence segmentation, the token approximation and line numbers.
 //!
 //! Segmentation is a pure function of a text and a [`SegmentMode`]: the same
 //! function cuts chunks at ingest and numbers sentences (`c12.s3`) at read time.
@@ -48,7 +48,7 @@ pub fn normalize(raw: &str) -> String {
 }
 
 /// Approximate token count: one token per four bytes, rounded up (documented in
-/// the README; a configured tokenizer would replace it).
+/// the README; the default of [`crate::TokenCounter`] when no tokenizer is configured).
 pub fn approx_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
@@ -88,12 +88,35 @@ fn ends_with_abbreviation(piece: &str) -> bool {
 /// Sentence spans `(start, end)` in bytes of `text`, trimmed of surrounding whitespace,
 /// in order, non-empty.
 pub fn sentences(text: &str, mode: SegmentMode) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+    segment(text, mode).spans
+}
+
+/// A text's sentences, as [`sentences`] gives them, and which of them begin at
+/// a forced cut of an over-long sentence.
+#[derive(Debug, Default)]
+pub(crate) struct Segmentation {
+    /// Sentence spans.
+    pub spans: Vec<(usize, usize)>,
+    /// Indexes (ascending) of the spans that continue an over-long sentence cut
+    /// at [`MAX_SENTENCE`] bytes.
+    pub forced: Vec<usize>,
+}
+
+impl Segmentation {
+    /// Whether sentence `k` continues an over-long sentence cut at a forced place.
+    fn cut_at(&self, k: usize) -> bool {
+        self.forced.binary_search(&k).is_ok()
+    }
+}
+
+/// Segment a text (see [`sentences`]).
+pub(crate) fn segment(text: &str, mode: SegmentMode) -> Segmentation {
+    let mut out = Segmentation::default();
     match mode {
         SegmentMode::Lines => {
             let mut pos = 0;
             for line in text.split('\n') {
-                push_trimmed(text, pos, pos + line.len(), &mut out);
+                push_trimmed(text, pos, pos + line.len(), &mut out.spans);
                 pos += line.len() + 1;
             }
         }
@@ -136,7 +159,7 @@ fn line_is_heading(text: &str, para_start: usize, nl: usize) -> bool {
     text[line_start..nl].trim_start().starts_with('#')
 }
 
-fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
+fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Segmentation) {
     let para = &text[a..b];
     if para.trim().is_empty() {
         return;
@@ -186,13 +209,56 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Vec<(usize, usize
                         .find(|&c| text.is_char_boundary(c))
                         .unwrap_or(e);
                 }
-                push_trimmed(text, pos, cut, out);
+                let n = out.spans.len();
+                push_trimmed(text, pos, cut, &mut out.spans);
+                if pos > s && out.spans.len() > n {
+                    out.forced.push(n);
+                }
                 pos = cut;
             }
         } else {
-            push_trimmed(text, s, e, out);
+            push_trimmed(text, s, e, &mut out.spans);
         }
     }
+}
+
+/// The sentences of the chunk made of the document's sentences `i..j`, in
+/// document offsets: exactly what [`sentences`] gives for the chunk's own text
+/// (read-time numbering, `c12.s3`, segments the chunk text).
+///
+/// They are the document's sentences `i..j` except in two cases, where the chunk
+/// is segmented again: in `Lines` mode always equal; in `Prose` mode a chunk
+/// that starts inside a line whose heading status (`#` at its start) differs
+/// from the chunk's first sentence may cut its first line differently, and a
+/// chunk that starts on a piece of an over-long sentence cut at
+/// [`MAX_SENTENCE`] bytes counts those bytes from another place. Elsewhere Unicode sentence boundaries and the
+/// merge rules only look inside a sentence and at its predecessor in the
+/// chunk, which are the same in both readings (tested against re-segmentation
+/// on the fixture corpora and on generated adversarial text).
+pub(crate) fn chunk_sentences(
+    text: &str,
+    seg: &Segmentation,
+    i: usize,
+    j: usize,
+    mode: SegmentMode,
+) -> Vec<(usize, usize)> {
+    let (cs, ce) = (seg.spans[i].0, seg.spans[j - 1].1);
+    if mode == SegmentMode::Prose
+        && (seg.cut_at(i) || seg.cut_at(i + 1) || first_line_heading_differs(text, cs))
+    {
+        return sentences(&text[cs..ce], mode)
+            .into_iter()
+            .map(|(a, b)| (cs + a, cs + b))
+            .collect();
+    }
+    seg.spans[i..j].to_vec()
+}
+
+/// Whether the line holding byte `cs` counts as a markdown heading differently
+/// when read from its start (whole document) and from `cs` (a chunk's text).
+fn first_line_heading_differs(text: &str, cs: usize) -> bool {
+    let ls = text[..cs].rfind('\n').map_or(0, |p| p + 1);
+    text[ls..].trim_start().starts_with('#') != text[cs..].trim_start().starts_with('#')
 }
 
 fn push_trimmed(text: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
@@ -271,5 +337,180 @@ mod tests {
         let s = sentences(&t, SegmentMode::Prose);
         assert!(s.len() >= 3);
         assert!(s.iter().all(|(a, b)| b - a <= MAX_SENTENCE));
+    }
+}
+
+/// Chunk sentences derived from the document segmentation must equal what
+/// read-time numbering computes by segmenting the chunk text again.
+#[cfg(test)]
+mod chunk_sentences_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    /// Pieces of adversarial prose: abbreviations, initials, quotes, closing
+    /// punctuation, headings and `#` inside lines, list items, blank lines,
+    /// lowercase and digit starts, CJK and combining text.
+    const PIECES: &[&str] = &[
+        "Dr.",
+        "Mr. Smith",
+        "the U.S.",
+        "J. R. Tolkien",
+        "e.g.",
+        "etc.",
+        "No. 5",
+        "Fig. 3",
+        "he",
+        "said",
+        "\"Stop.\"",
+        "\"Go!\"",
+        "(see below)",
+        "(Ibid.)",
+        "?",
+        "!",
+        ".",
+        "...",
+        "3.5",
+        "1990.",
+        "\n",
+        "\n\n",
+        "\n# Heading",
+        "#3",
+        "# ",
+        "x",
+        "Word",
+        "word",
+        "words.",
+        "Paris",
+        "and",
+        "lowercase start.",
+        "i.e.",
+        "a.m.",
+        "'quoted.'",
+        ")",
+        "(",
+        ":",
+        ";",
+        "  ",
+        "\t",
+        "A.",
+        "b.",
+        "vs.",
+        "St. Louis",
+        "Inc.",
+        "½",
+        "Ünïcödé.",
+        "日本語。",
+        "“Curly.”",
+        "-",
+        "—",
+        "*",
+        "1.",
+        "2)",
+        "- item",
+        "\n- item",
+        "\n1. item",
+        "\n  ",
+        "«Bonjour.»",
+    ];
+
+    /// xorshift64: deterministic text without a dependency.
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    fn generate(seed: &mut u64, n: usize) -> String {
+        let mut s = String::new();
+        for _ in 0..n {
+            let r = next(seed);
+            s.push_str(PIECES[(r % PIECES.len() as u64) as usize]);
+            if !r.is_multiple_of(3) {
+                s.push(' ');
+            }
+        }
+        s
+    }
+
+    /// Compare derived and re-segmented sentences for every window of up to
+    /// `width` consecutive sentences; returns (windows checked, mismatches).
+    pub(crate) fn check_windows(
+        text: &str,
+        mode: SegmentMode,
+        width: usize,
+    ) -> (usize, Vec<String>) {
+        let seg = segment(text, mode);
+        let n = seg.spans.len();
+        let mut checked = 0;
+        let mut bad = Vec::new();
+        for i in 0..n {
+            for j in i + 1..=(i + width).min(n) {
+                checked += 1;
+                let (cs, ce) = (seg.spans[i].0, seg.spans[j - 1].1);
+                let again: Vec<(usize, usize)> = sentences(&text[cs..ce], mode)
+                    .into_iter()
+                    .map(|(a, b)| (a + cs, b + cs))
+                    .collect();
+                let derived = chunk_sentences(text, &seg, i, j, mode);
+                if derived != again {
+                    bad.push(format!(
+                        "chunk {:?}\n derived {derived:?}\n again   {again:?}",
+                        &text[cs..ce]
+                    ));
+                }
+            }
+        }
+        (checked, bad)
+    }
+
+    #[test]
+    fn adversarial_prose() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        let mut checked = 0;
+        for _ in 0..400 {
+            let t = generate(&mut seed, 60);
+            for mode in [SegmentMode::Prose, SegmentMode::Lines] {
+                let (n, bad) = check_windows(&t, mode, 4);
+                assert!(bad.is_empty(), "{}", bad.join("\n"));
+                checked += n;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    #[test]
+    fn over_long_sentences() {
+        let mut seed = 0x1234_5678_9abc_def1;
+        for round in 0..40 {
+            let mut t = String::new();
+            for _ in 0..6 {
+                let r = next(&mut seed);
+                let word =
+                    ["word ", "wörd ", "a ", "longerword ", "x\n", "日本 "][(r >> 20) as usize % 6];
+                t.push_str(&word.repeat((r % 3000) as usize));
+                t.push_str(&generate(&mut seed, 5 + round % 7));
+                t.push_str(". ");
+            }
+            let (_, bad) = check_windows(&t, SegmentMode::Prose, 3);
+            assert!(bad.is_empty(), "{}", bad.len());
+        }
+    }
+
+    #[test]
+    fn heading_status_of_the_first_line() {
+        // The document's line starts with `#`; a chunk starting mid-line does not.
+        let t = "# Title. Second part\nwraps here. Next.";
+        let (_, bad) = check_windows(t, SegmentMode::Prose, 3);
+        assert!(bad.is_empty(), "{bad:?}");
+        // A sentence starting with `#` inside an ordinary line.
+        let t = "Price? #3 costs\nfive dollars. More.";
+        let (_, bad) = check_windows(t, SegmentMode::Prose, 3);
+        assert!(bad.is_empty(), "{bad:?}");
+        let seg = segment(t, SegmentMode::Prose);
+        assert!(first_line_heading_differs(t, seg.spans[1].0));
+        // The whole document reads one sentence; the chunk from `#3` reads two.
+        assert_eq!(seg.spans.len(), 3);
+        assert_eq!(chunk_sentences(t, &seg, 1, 2, SegmentMode::Prose).len(), 2);
     }
 }

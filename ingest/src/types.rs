@@ -167,6 +167,9 @@ pub struct IngestSummary {
     pub seconds: f64,
     /// Ingested bytes per second, in MB/s.
     pub mb_per_s: f64,
+    /// How chunk tokens were counted: `approx: bytes/4` or `tokenizers: <file>
+    /// blake3:<hash prefix>` (the store's recorded setting).
+    pub tokenizer: String,
 }
 
 /// The summary of a removal.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rlmkg_ingest::{IngestOptions, Progress, Store};
+use rlmkg_ingest::{IngestOptions, Progress, Store, TokenCounter};
 
 use crate::cli::GlobalArgs;
 
@@ -24,12 +24,18 @@ pub struct IngestArgs {
     /// Keep files that vanished from an ingested directory (default: delete them).
     #[arg(long)]
     pub no_prune: bool,
-    /// Target chunk size in tokens (approximated as bytes / 4).
-    #[arg(long, default_value_t = 200)]
-    pub chunk_tokens: usize,
-    /// Overlap between consecutive chunks, in sentences.
-    #[arg(long, default_value_t = 1)]
-    pub overlap: usize,
+    /// Target chunk size in tokens [default: the store's setting, 200 for a new store].
+    #[arg(long, visible_alias = "target-tokens")]
+    pub chunk_tokens: Option<usize>,
+    /// Overlap between consecutive chunks, in sentences [default: the store's setting, 1].
+    #[arg(long)]
+    pub overlap: Option<usize>,
+    /// Count tokens with this tokenizer: a tokenizer.json, a .gguf model with a
+    /// tokenizer.json beside it, or a Hugging Face repo id found in the local cache
+    /// (never downloaded); `approx` for bytes / 4 [default: the store's setting,
+    /// bytes / 4 for a new store]. Changing it re-chunks the store's files.
+    #[arg(long, value_name = "FILE|GGUF|ORG/NAME|approx")]
+    pub tokenizer: Option<String>,
     /// JSONL / JSON field holding the document text.
     #[arg(long, default_value = "text")]
     pub text_field: String,
@@ -88,16 +94,29 @@ pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
 
 /// Run `rlmkg ingest`.
 pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    // A bad --tokenizer fails before a store is created.
+    let explicit = args
+        .tokenizer
+        .as_deref()
+        .map(TokenCounter::resolve)
+        .transpose()?;
     let mut store = Store::create_or_open(&global.store)?;
+    // Flags not given keep the store's recorded chunking settings.
+    let recorded = store.manifest().settings.clone();
+    let tokens = match explicit {
+        Some(t) => t,
+        None => TokenCounter::for_settings(&recorded)?,
+    };
     let opts = IngestOptions {
         exclude: args.exclude,
         prune: !args.no_prune,
-        target_tokens: args.chunk_tokens,
-        overlap_sentences: args.overlap,
+        target_tokens: args.chunk_tokens.unwrap_or(recorded.target_tokens),
+        overlap_sentences: args.overlap.unwrap_or(recorded.overlap_sentences),
         text_field: args.text_field,
         title_field: args.title_field,
         threads: args.threads,
         batch_bytes: args.batch_bytes,
+        tokens,
     };
     let bar = (std::io::stderr().is_terminal() && !global.quiet && !global.json).then(|| {
         let b = ProgressBar::new(0);
@@ -133,6 +152,9 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             s.seconds,
             s.mb_per_s
         );
+        if s.tokenizer != rlmkg_ingest::APPROX_IDENTITY {
+            println!("tokens counted by {}", s.tokenizer);
+        }
         if s.warnings > 0 {
             eprintln!("{} warnings", s.warnings);
         }
