@@ -271,3 +271,44 @@ fn related_follows_a_mention_to_the_document_its_title_names() {
         "related {related_rank:?} vs bm25 {bm25_rank:?}: {ranked:#?}"
     );
 }
+
+/// Readers open the graph checkpoint the manifest names, so they work while a
+/// writer holds the store open and see each commit only once it is made.
+#[test]
+fn readers_see_the_last_commit_while_a_writer_holds_the_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(src.join("a.txt"), "Anna Berg founded Fjordline in Oslo.").unwrap();
+    let dir = tmp.path().join("store");
+    let mut w = Store::create_or_open(&dir).unwrap();
+    let opts = IngestOptions::default();
+    w.ingest(std::slice::from_ref(&src), &opts, &NoProgress)
+        .unwrap();
+    let before = Store::open_read(&dir).unwrap();
+    assert!(before.check_invariants().unwrap().ok());
+    assert!(before.entity("Anna Berg").unwrap().is_some());
+
+    std::fs::write(src.join("b.txt"), "Dora Eik painted the harbour of Porto.").unwrap();
+    w.ingest(std::slice::from_ref(&src), &opts, &NoProgress)
+        .unwrap();
+    // The reader opened before the second commit keeps its view and its checkpoint.
+    assert!(before.entity("Dora Eik").unwrap().is_none());
+    assert!(before.search("Porto", 5).unwrap().is_empty());
+    let sparql = "SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }";
+    let count = |s: &Store| match s
+        .sparql(sparql, std::time::Duration::from_secs(10))
+        .unwrap()
+    {
+        rlmkg_ingest::SparqlOutput::Select { rows, .. } => rows[0][0].clone().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    assert!(count(&before).starts_with("\"1\""), "{}", count(&before));
+    // A reader opened now sees both documents, in the index and in the graph.
+    let after = Store::open_read(&dir).unwrap();
+    assert!(after.check_invariants().unwrap().ok());
+    assert!(after.entity("Dora Eik").unwrap().is_some());
+    assert_eq!(after.search("Porto", 5).unwrap().len(), 1);
+    assert!(count(&after).starts_with("\"2\""), "{}", count(&after));
+    assert!(w.check_invariants().unwrap().ok());
+}
