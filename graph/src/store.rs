@@ -301,7 +301,7 @@ impl GraphStore {
         if path.exists() {
             std::fs::remove_dir_all(&path).map_err(|e| file_err(&path, &e))?;
         }
-        self.store.flush()?;
+        // A RocksDB checkpoint flushes the memory tables itself.
         self.store.backup(&path)?;
         Ok(())
     }
@@ -724,14 +724,6 @@ impl GraphStore {
     /// True when the store holds no quads.
     pub fn is_empty(&self) -> Result<bool, GraphError> {
         Ok(self.store.is_empty()?)
-    }
-
-    /// Flush the live database's memory tables to disk.
-    pub fn flush(&self) -> Result<(), GraphError> {
-        if self.writable {
-            self.store.flush()?;
-        }
-        Ok(())
     }
 
     /// Build the in-memory petgraph view from the record files of the documents

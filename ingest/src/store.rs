@@ -52,6 +52,11 @@ fn parse_num(id: &str, prefix: char) -> Option<u64> {
     id.strip_prefix(prefix)?.parse().ok()
 }
 
+/// The document ids of file entries.
+fn doc_ids_of(entries: &[FileEntry]) -> Vec<String> {
+    entries.iter().flat_map(FileEntry::doc_ids).collect()
+}
+
 /// The document ids a manifest lists, as sorted number ranges (a lookup is a
 /// binary search, not a scan over the files).
 struct ListedDocs(Vec<(u64, u64)>);
@@ -158,8 +163,7 @@ impl Store {
                     let index = ChunkIndex::open_read(&dir.join("index"))?;
                     return Ok(Store::assemble(dir, manifest, index, graph, None));
                 }
-                Err(e) if attempt < 4 => {
-                    let _ = e;
+                Err(_) if attempt < 4 => {
                     attempt += 1;
                     std::thread::sleep(Duration::from_millis(25 << attempt));
                 }
@@ -538,19 +542,13 @@ impl Store {
             .collect::<Result<Vec<_>, rlmkg_graph::GraphError>>()?;
         let quads: Vec<oxigraph_quads::Quad> = quads.into_iter().flatten().collect();
         self.graph.add_docs(&docgraphs, quads, 2)?;
-        let replaced: Vec<String> = new_entries
+        let old: Vec<FileEntry> = new_entries
             .iter()
-            .filter_map(|(k, _)| self.manifest.files.get(k))
-            .flat_map(|e| e.doc_ids().collect::<Vec<_>>())
+            .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
             .collect();
-        self.graph.remove_docs(&replaced)?;
+        self.graph.remove_docs(&doc_ids_of(&old))?;
         self.index.commit()?;
-        let mut old = Vec::new();
-        for (key, entry) in new_entries {
-            if let Some(prev) = self.manifest.files.insert(key, entry) {
-                old.push(prev);
-            }
-        }
+        self.manifest.files.extend(new_entries);
         self.commit()?;
         self.drop_entries(&old)?;
         Ok(())
@@ -696,11 +694,7 @@ impl Store {
         if old.is_empty() {
             return Ok(summary);
         }
-        let docs: Vec<String> = old
-            .iter()
-            .flat_map(|e| e.doc_ids().collect::<Vec<_>>())
-            .collect();
-        self.graph.remove_docs(&docs)?;
+        self.graph.remove_docs(&doc_ids_of(&old))?;
         self.commit()?;
         self.drop_entries(&old)?;
         Ok(summary)
