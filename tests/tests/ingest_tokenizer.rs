@@ -226,28 +226,20 @@ fn bad_tokenizers_are_clear_errors() {
     let store = tmp.path().join("store");
     let doc = corpus().join("tomas_reyes.md");
     let doc = doc.to_str().unwrap();
-    let err = usage_error(&ingest(
-        tmp.path(),
-        &store,
-        &[doc, "--tokenizer", "missing/tokenizer.json"],
-        &[],
-    ));
-    assert!(err.contains("no such file or folder"), "{err}");
     std::fs::write(tmp.path().join("notes.json"), r#"{"model": "none"}"#).unwrap();
-    let err = usage_error(&ingest(
-        tmp.path(),
-        &store,
-        &[doc, "--tokenizer", "notes.json"],
-        &[],
-    ));
-    assert!(err.contains("not a valid tokenizer.json"), "{err}");
-    let err = usage_error(&ingest(
-        tmp.path(),
-        &store,
-        &[doc, "--tokenizer", "model"],
-        &[],
-    ));
-    assert!(err.contains("no such file"), "{err}");
+    for (spec, want) in [
+        ("missing/tokenizer.json", "no such file or folder"),
+        ("notes.json", "not a valid tokenizer.json"),
+        ("model", "no such file"),
+    ] {
+        let err = usage_error(&ingest(
+            tmp.path(),
+            &store,
+            &[doc, "--tokenizer", spec],
+            &[],
+        ));
+        assert!(err.contains(want), "--tokenizer {spec}: {err}");
+    }
     assert!(!store.exists(), "no store is created for a bad --tokenizer");
 }
 
