@@ -1,7 +1,7 @@
 //! The persistent RDF store: oxigraph on RocksDB, a live database for the writer
 //! and read-only checkpoints for readers.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -141,9 +141,6 @@ struct Vocab {
     c_document: NamedNode,
     c_chunk: NamedNode,
     c_entity: NamedNode,
-    c_mention: NamedNode,
-    c_relation: NamedNode,
-    c_evidence: NamedNode,
     path: NamedNode,
     title: NamedNode,
     format: NamedNode,
@@ -153,7 +150,6 @@ struct Vocab {
     name: NamedNode,
     alias: NamedNode,
     entity_type: NamedNode,
-    mention_of: NamedNode,
     in_chunk: NamedNode,
     mentions: NamedNode,
     subject: NamedNode,
@@ -172,9 +168,6 @@ impl Vocab {
             c_document: t(term::DOCUMENT)?,
             c_chunk: t(term::CHUNK)?,
             c_entity: t(term::ENTITY)?,
-            c_mention: t(term::MENTION)?,
-            c_relation: t(term::RELATION)?,
-            c_evidence: t(term::EVIDENCE_SPAN)?,
             path: t(term::PATH)?,
             title: t(term::TITLE)?,
             format: t(term::FORMAT)?,
@@ -184,7 +177,6 @@ impl Vocab {
             name: t(term::NAME)?,
             alias: t(term::ALIAS)?,
             entity_type: t(term::ENTITY_TYPE)?,
-            mention_of: t(term::MENTION_OF)?,
             in_chunk: t(term::IN_CHUNK)?,
             mentions: t(term::MENTIONS)?,
             subject: t(term::SUBJECT)?,
@@ -199,6 +191,86 @@ impl Vocab {
 
 fn int(v: u64) -> Term {
     Literal::from(i64::try_from(v).unwrap_or(i64::MAX)).into()
+}
+
+/// Most quads one bulk-loader worker sorts at once: larger sorts are slower per
+/// quad (the keys no longer fit the caches), smaller ones leave more table files
+/// for RocksDB to compact.
+const LOADER_CHUNK_QUADS: usize = 256_000;
+
+/// The memory setting that makes oxigraph's bulk loader cut `n` quads into equal
+/// chunks of at most [`LOADER_CHUNK_QUADS`], a whole number of rounds for every
+/// worker, so no worker is left sorting a large chunk alone at the end (the
+/// loader's chunk size is `megabytes * 1000 / threads` quads).
+fn loader_memory_mb(n: usize, threads: usize) -> usize {
+    let per_worker = n.div_ceil(threads).max(1);
+    let rounds = per_worker.div_ceil(LOADER_CHUNK_QUADS);
+    let chunk = per_worker.div_ceil(rounds);
+    (chunk * threads).div_ceil(1000).max(1)
+}
+
+/// Extension of record files.
+const RECORD_EXT: &str = "jsonl";
+
+/// A document id for a file name: ASCII letters, digits, `-` and `_` as they
+/// are, every other byte percent-encoded (so `+` never appears).
+fn file_safe(id: &str) -> String {
+    let mut name = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            name.push(char::from(b));
+        } else {
+            name.push_str(&format!("%{b:02X}"));
+        }
+    }
+    name
+}
+
+/// `d17` → `("d", 17)`.
+fn split_numbered(id: &str) -> Option<(&str, u64)> {
+    let digits = id.len() - id.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (prefix, n) = id.split_at(digits);
+    if n.is_empty() || (n.len() > 1 && n.starts_with('0')) {
+        return None;
+    }
+    Some((prefix, n.parse().ok()?))
+}
+
+/// The file stem of a record holding `ids`: the id itself for one document,
+/// `d17+3` for the run d17, d18, d19 (how ingest numbers the documents of one
+/// input file), and otherwise every id followed by `+` (`a+b+`).
+fn record_stem(ids: &[&str]) -> String {
+    let run = ids.len() > 1
+        && ids.iter().zip(ids.iter().skip(1)).all(|(a, b)| {
+            matches!((split_numbered(a), split_numbered(b)), (Some((pa, na)), Some((pb, nb))) if pa == pb && nb == na + 1)
+        });
+    match ids {
+        [one] => file_safe(one),
+        [first, ..] if run => format!("{}+{}", file_safe(first), ids.len()),
+        // Not a numbered run (never from ingest): list every id.
+        _ => {
+            ids.iter()
+                .map(|d| file_safe(d))
+                .collect::<Vec<_>>()
+                .join("+")
+                + "+"
+        }
+    }
+}
+
+/// The document ids a record file name holds (inverse of [`record_stem`]).
+fn record_ids(stem: &str) -> Vec<String> {
+    if let Some(list) = stem.strip_suffix('+') {
+        return list.split('+').map(percent_decode).collect();
+    }
+    if let Some((first, count)) = stem.rsplit_once('+') {
+        let first = percent_decode(first);
+        let (Some((prefix, n)), Ok(count)) = (split_numbered(&first), count.parse::<u64>()) else {
+            return Vec::new();
+        };
+        return (n..n + count).map(|k| format!("{prefix}{k}")).collect();
+    }
+    vec![percent_decode(stem)]
 }
 
 /// Percent-encode characters that may not appear in an IRI path segment.
@@ -320,54 +392,90 @@ impl GraphStore {
         Ok(())
     }
 
-    /// The document graph files, sorted.
-    fn files(&self) -> Result<Vec<PathBuf>, GraphError> {
+    /// The record files and the document ids each holds (from its name), sorted
+    /// by name.
+    fn record_files(&self) -> Result<Vec<(PathBuf, Vec<String>)>, GraphError> {
         if !self.docs.exists() {
             return Ok(Vec::new());
         }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.docs)
+        let mut files: Vec<(PathBuf, Vec<String>)> = std::fs::read_dir(&self.docs)
             .map_err(|e| file_err(&self.docs, &e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| p.extension().is_some_and(|x| x == RECORD_EXT))
+            .filter_map(|p| {
+                let ids = p.file_stem().and_then(|s| s.to_str()).map(record_ids)?;
+                Some((p, ids))
+            })
             .collect();
         files.sort();
         Ok(files)
     }
 
-    /// The file holding the named graph of document `doc`.
-    fn doc_file(&self, doc: &str) -> PathBuf {
-        let mut name = String::with_capacity(doc.len() + 3);
-        for b in doc.bytes() {
-            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
-                name.push(char::from(b));
-            } else {
-                name.push_str(&format!("%{b:02X}"));
-            }
-        }
-        name.push_str(".json");
-        self.docs.join(name)
+    /// The record file of a group of documents (those of one input file).
+    fn record_file(&self, ids: &[&str]) -> PathBuf {
+        self.docs.join(format!("{}.{RECORD_EXT}", record_stem(ids)))
     }
 
-    /// Write the record of one document graph to its file, atomically.
-    fn persist(&self, doc: &DocGraph) -> Result<(), GraphError> {
-        let path = self.doc_file(&doc.doc);
-        let tmp = path.with_extension("json.tmp");
-        let bytes = serde_json::to_vec(doc).map_err(|e| file_err(&path, &e))?;
+    /// Write the record of a group of document graphs (one JSON document per
+    /// line) to its file, atomically (made durable by
+    /// [`GraphStore::sync_records`]).
+    fn persist(&self, docs: &[DocGraph]) -> Result<PathBuf, GraphError> {
+        let ids: Vec<&str> = docs.iter().map(|d| d.doc.as_str()).collect();
+        let path = self.record_file(&ids);
+        let tmp = path.with_extension(format!("{RECORD_EXT}.tmp"));
+        let mut bytes = Vec::new();
+        for d in docs {
+            serde_json::to_writer(&mut bytes, d).map_err(|e| file_err(&path, &e))?;
+            bytes.push(b'\n');
+        }
+        std::fs::write(&tmp, &bytes).map_err(|e| file_err(&tmp, &e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| file_err(&path, &e))?;
+        Ok(path)
+    }
+
+    /// Read a record file; a file removed since it was listed reads as empty.
+    fn read_record(path: &Path) -> Result<Vec<DocGraph>, GraphError> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            // Removed by a writer since the listing: no longer committed.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(file_err(path, &e)),
+        };
+        serde_json::Deserializer::from_slice(&bytes)
+            .into_iter::<DocGraph>()
+            .map(|d| d.map_err(|e| file_err(path, &e)))
+            .collect()
+    }
+
+    /// Make freshly written records and their directory entries durable: one
+    /// `syncfs` on Linux (an fsync per record cost about 3 ms each, which
+    /// dominated corpora of many small documents), an fsync per file elsewhere.
+    fn sync_records(&self, written: &[PathBuf]) -> Result<(), GraphError> {
+        if written.is_empty() {
+            return Ok(());
+        }
+        let dir = std::fs::File::open(&self.docs).map_err(|e| file_err(&self.docs, &e))?;
+        #[cfg(target_os = "linux")]
         {
-            let mut f = std::fs::File::create(&tmp).map_err(|e| file_err(&tmp, &e))?;
-            f.write_all(&bytes).map_err(|e| file_err(&tmp, &e))?;
-            f.sync_all().map_err(|e| file_err(&tmp, &e))?;
+            let _ = written;
+            rustix::fs::syncfs(&dir).map_err(|e| file_err(&self.docs, &e))
         }
-        std::fs::rename(&tmp, &path).map_err(|e| file_err(&path, &e))
+        #[cfg(not(target_os = "linux"))]
+        {
+            for p in written {
+                let f = std::fs::File::open(p).map_err(|e| file_err(p, &e))?;
+                f.sync_all().map_err(|e| file_err(p, &e))?;
+            }
+            dir.sync_all().map_err(|e| file_err(&self.docs, &e))
+        }
     }
 
-    /// The document ids that have a graph file.
+    /// The document ids that have a record.
     pub fn file_doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
         Ok(self
-            .files()?
-            .iter()
-            .filter_map(|f| f.file_stem().and_then(|s| s.to_str()))
-            .map(percent_decode)
+            .record_files()?
+            .into_iter()
+            .flat_map(|(_, ids)| ids)
             .collect())
     }
 
@@ -382,16 +490,19 @@ impl GraphStore {
         }
     }
 
-    /// Build the quads of one document.
+    /// Build the quads of one document (the shape is described in
+    /// [`crate::vocab`]).
     pub fn quads_of(doc: &DocGraph) -> Result<Vec<Quad>, GraphError> {
         let v = Vocab::new()?;
-        let d = nn(format!("{}{}", vocab::DOC, doc.doc))?;
+        // Our own ids are ASCII (`d12`, `c345`, numbers): always valid IRIs.
+        let own = |iri: String| NamedNode::new_unchecked(iri);
+        let d = own(format!("{}{}", vocab::DOC, doc.doc));
         let g = GraphName::NamedNode(d.clone());
         let mut q = Vec::with_capacity(
-            4 + doc.chunks.len() * 4
+            5 + doc.chunks.len() * 4
                 + doc.entities.len() * 3
-                + doc.mentions.len() * 5
-                + doc.relations.len() * 10,
+                + doc.mentions.len()
+                + doc.relations.len() * 8,
         );
         let mut push = |s: &NamedNode, p: &NamedNode, o: Term| {
             q.push(Quad::new(
@@ -405,18 +516,48 @@ impl GraphStore {
         push(&d, &v.path, Literal::from(doc.path.as_str()).into());
         push(&d, &v.title, Literal::from(doc.title.as_str()).into());
         push(&d, &v.format, Literal::from(doc.format.as_str()).into());
-        if let Some(about) = &doc.about {
-            push(&d, &v.about, nn(entity_iri(about))?.into());
+        // Entity IRIs are validated once per document and reused.
+        let mut entities: HashMap<&str, NamedNode> = HashMap::new();
+        let keys = doc.entities.iter().map(|e| e.key.as_str());
+        let keys = keys
+            .chain(doc.mentions.iter().map(|m| m.entity.as_str()))
+            .chain(
+                doc.relations
+                    .iter()
+                    .flat_map(|r| [r.subject.as_str(), r.object.as_str()]),
+            )
+            .chain(doc.about.as_deref());
+        for k in keys {
+            if !entities.contains_key(k) {
+                entities.insert(k, nn(entity_iri(k))?);
+            }
         }
+        let entity = |key: &str| -> Result<NamedNode, GraphError> {
+            match entities.get(key) {
+                Some(n) => Ok(n.clone()),
+                None => nn(entity_iri(key)),
+            }
+        };
+        if let Some(about) = &doc.about {
+            push(&d, &v.about, entity(about)?.into());
+        }
+        let mut chunks: HashMap<&str, NamedNode> = HashMap::with_capacity(doc.chunks.len());
         for c in &doc.chunks {
-            let cn = nn(format!("{}{}", vocab::CHUNK, c.id))?;
+            let cn = own(format!("{}{}", vocab::CHUNK, c.id));
             push(&cn, &v.rdf_type, v.c_chunk.clone().into());
             push(&cn, &v.in_document, d.clone().into());
             push(&cn, &v.start, int(c.start));
             push(&cn, &v.end, int(c.end));
+            chunks.insert(c.id.as_str(), cn);
         }
+        let chunk = |id: &str| {
+            chunks
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| own(format!("{}{id}", vocab::CHUNK)))
+        };
         for e in &doc.entities {
-            let en = nn(entity_iri(&e.key))?;
+            let en = entity(&e.key)?;
             push(&en, &v.rdf_type, v.c_entity.clone().into());
             push(&en, &v.name, Literal::from(e.name.as_str()).into());
             push(&en, &v.entity_type, Literal::from(e.kind.as_str()).into());
@@ -424,46 +565,34 @@ impl GraphStore {
                 push(&en, &v.alias, Literal::from(a.as_str()).into());
             }
         }
+        // One `rk:mentions` fact per (chunk, entity); the mentions' exact spans
+        // stay in the document's record.
         let mut seen: HashSet<(&str, &str)> = HashSet::new();
-        for (i, m) in doc.mentions.iter().enumerate() {
-            let mn = nn(format!("{}{}:{}", vocab::MENTION, doc.doc, i + 1))?;
-            let en = nn(entity_iri(&m.entity))?;
-            let cn = nn(format!("{}{}", vocab::CHUNK, m.chunk))?;
-            push(&mn, &v.rdf_type, v.c_mention.clone().into());
-            push(&mn, &v.mention_of, en.clone().into());
-            push(&mn, &v.in_chunk, cn.clone().into());
-            push(&mn, &v.start, int(m.start));
-            push(&mn, &v.end, int(m.end));
+        for m in &doc.mentions {
             if seen.insert((m.chunk.as_str(), m.entity.as_str())) {
-                push(&cn, &v.mentions, en.into());
+                push(&chunk(&m.chunk), &v.mentions, entity(&m.entity)?.into());
             }
         }
         let mut evidence_seen: HashSet<(u64, u64)> = HashSet::new();
         for (i, r) in doc.relations.iter().enumerate() {
-            let rn = nn(format!("{}{}:{}", vocab::RELATION, doc.doc, i + 1))?;
-            push(&rn, &v.rdf_type, v.c_relation.clone().into());
-            push(&rn, &v.subject, nn(entity_iri(&r.subject))?.into());
-            push(&rn, &v.object, nn(entity_iri(&r.object))?.into());
+            let rn = own(format!("{}{}:{}", vocab::RELATION, doc.doc, i + 1));
+            push(&rn, &v.subject, entity(&r.subject)?.into());
+            push(&rn, &v.object, entity(&r.object)?.into());
             push(&rn, &v.label, Literal::from(r.label.as_str()).into());
             push(&rn, &v.weight, Literal::from(r.weight).into());
             for ev in &r.evidence {
                 // One node per evidence span, shared by every relation it supports
                 // (a sentence naming several entities supports several pairs).
-                let evn = nn(format!(
+                let evn = own(format!(
                     "{}{}:{}-{}",
                     vocab::EVIDENCE,
                     doc.doc,
                     ev.start,
                     ev.end
-                ))?;
+                ));
                 push(&rn, &v.evidence, evn.clone().into());
                 if evidence_seen.insert((ev.start, ev.end)) {
-                    push(&evn, &v.rdf_type, v.c_evidence.clone().into());
-                    push(
-                        &evn,
-                        &v.in_chunk,
-                        nn(format!("{}{}", vocab::CHUNK, ev.chunk))?.into(),
-                    );
+                    push(&evn, &v.in_chunk, chunk(&ev.chunk).into());
                     push(&evn, &v.start, int(ev.start));
                     push(&evn, &v.end, int(ev.end));
                 }
@@ -472,28 +601,32 @@ impl GraphStore {
         Ok(q)
     }
 
-    /// Add document graphs: their record files, then their quads through
-    /// oxigraph's bulk loader, which writes sorted table files and adds them to
-    /// the database in one step. `quads` are the documents' quads
-    /// ([`GraphStore::quads_of`], which callers may build in parallel).
+    /// Add the document graphs of input files (one group per file): a record
+    /// file per group, then their quads through oxigraph's bulk loader, which
+    /// writes sorted table files and adds them to the database in one step.
+    /// `quads` are the documents' quads ([`GraphStore::quads_of`], which callers
+    /// may build in parallel).
     pub fn add_docs(
         &self,
-        docs: &[DocGraph],
+        groups: &[Vec<DocGraph>],
         quads: Vec<Quad>,
         threads: usize,
     ) -> Result<(), GraphError> {
         self.check_writable()?;
-        for d in docs {
-            self.persist(d)?;
+        let mut written = Vec::with_capacity(groups.len());
+        for g in groups.iter().filter(|g| !g.is_empty()) {
+            written.push(self.persist(g)?);
         }
+        self.sync_records(&written)?;
         if quads.is_empty() {
             return Ok(());
         }
+        let threads = threads.max(1);
         let mut loader = self
             .store
             .bulk_loader()
-            .with_num_threads(threads.max(1))
-            .with_max_memory_size_in_megabytes(512);
+            .with_num_threads(threads)
+            .with_max_memory_size_in_megabytes(loader_memory_mb(quads.len(), threads));
         loader.load_quads(quads)?;
         loader.commit()?;
         Ok(())
@@ -505,8 +638,11 @@ impl GraphStore {
             return Ok(());
         }
         self.check_writable()?;
-        for d in docs {
-            let f = self.doc_file(d);
+        let gone: HashSet<&str> = docs.iter().map(String::as_str).collect();
+        for (f, ids) in self.record_files()? {
+            if !ids.iter().any(|d| gone.contains(d.as_str())) {
+                continue;
+            }
             match std::fs::remove_file(&f) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -558,73 +694,128 @@ impl GraphStore {
         Ok(out)
     }
 
-    /// Mention spans `(doc, chunk, start, end)` and evidence spans, for invariant checks.
-    /// Returns `(mentions, evidence, relations_without_evidence)`.
-    pub fn spans(&self) -> Result<SpanReport, GraphError> {
+    /// Mention spans (from the documents' records) and evidence spans (from
+    /// the RDF), relations without evidence, and documents whose record and RDF
+    /// disagree on which chunks mention which entities: for invariant checks.
+    /// Records of documents `keep` rejects (a writer's uncommitted ones) are
+    /// not checked.
+    pub fn spans(&self, keep: &dyn Fn(&str) -> bool) -> Result<SpanReport, GraphError> {
         let v = Vocab::new()?;
         let mut report = SpanReport::default();
-        for g in self.store.named_graphs() {
-            let g = g?;
-            let NamedOrBlankNode::NamedNode(gn) = g else {
-                continue;
-            };
-            let doc = gn
-                .as_str()
-                .strip_prefix(vocab::DOC)
-                .unwrap_or_default()
-                .to_string();
-            let gref = GraphNameRef::NamedNode(gn.as_ref());
-            let mut chunk_of = std::collections::HashMap::new();
-            let mut starts = std::collections::HashMap::new();
-            let mut ends = std::collections::HashMap::new();
-            let mut has_ev: HashSet<String> = HashSet::new();
-            let mut relations: HashSet<String> = HashSet::new();
-            for q in self.store.quads_for_pattern(None, None, None, Some(gref)) {
-                let q = q?;
-                let NamedOrBlankNode::NamedNode(s) = &q.subject else {
-                    continue;
-                };
-                let s = s.as_str().to_string();
-                if q.predicate == v.in_chunk {
-                    if let Term::NamedNode(o) = &q.object {
-                        chunk_of.insert(
-                            s,
-                            o.as_str()
-                                .strip_prefix(vocab::CHUNK)
-                                .unwrap_or_default()
-                                .to_string(),
-                        );
-                    }
-                } else if q.predicate == v.start {
-                    starts.insert(s, lit_u64(&q.object));
-                } else if q.predicate == v.end {
-                    ends.insert(s, lit_u64(&q.object));
-                } else if q.predicate == v.evidence {
-                    has_ev.insert(s);
-                } else if q.predicate == v.rdf_type
-                    && q.object == Term::NamedNode(v.c_relation.clone())
-                {
-                    relations.insert(s);
-                }
-            }
-            for (node, chunk) in chunk_of {
-                let span = SpanCheck {
-                    doc: doc.clone(),
-                    node: node.clone(),
-                    chunk,
-                    start: starts.get(&node).copied().flatten(),
-                    end: ends.get(&node).copied().flatten(),
-                };
-                report.spans.push(span);
-            }
-            report.relations += relations.len();
-            for r in relations {
-                if !has_ev.contains(&r) {
-                    report.relations_without_evidence.push(r);
+        // Every record file is read once, and each of its documents is checked
+        // against its named graph; then the named graphs without a record.
+        let mut checked: HashSet<String> = HashSet::new();
+        for (f, _) in self.record_files()? {
+            for record in Self::read_record(&f)? {
+                if keep(&record.doc) && checked.insert(record.doc.clone()) {
+                    self.check_doc(&v, &record.doc, Some(&record), &mut report)?;
                 }
             }
         }
+        for g in self.store.named_graphs() {
+            if let NamedOrBlankNode::NamedNode(gn) = g?
+                && let Some(doc) = gn.as_str().strip_prefix(vocab::DOC)
+                && !checked.contains(doc)
+            {
+                self.check_doc(&v, doc, None, &mut report)?;
+            }
+        }
         Ok(report)
+    }
+
+    /// Check one document's named graph (and its record, when it has one).
+    fn check_doc(
+        &self,
+        v: &Vocab,
+        doc: &str,
+        record: Option<&DocGraph>,
+        report: &mut SpanReport,
+    ) -> Result<(), GraphError> {
+        let gn = NamedNode::new_unchecked(format!("{}{doc}", vocab::DOC));
+        let gref = GraphNameRef::NamedNode(gn.as_ref());
+        let mut chunk_of = HashMap::new();
+        let mut starts = HashMap::new();
+        let mut ends = HashMap::new();
+        let mut has_ev: HashSet<String> = HashSet::new();
+        let mut relations: HashSet<String> = HashSet::new();
+        let mut mentions: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut quads = 0usize;
+        for q in self.store.quads_for_pattern(None, None, None, Some(gref)) {
+            let q = q?;
+            quads += 1;
+            let NamedOrBlankNode::NamedNode(s) = &q.subject else {
+                continue;
+            };
+            let s = s.as_str().to_string();
+            let object_iri = match &q.object {
+                Term::NamedNode(o) => Some(o.as_str()),
+                _ => None,
+            };
+            if q.predicate == v.in_chunk {
+                if let Some(o) = object_iri {
+                    let c = o.strip_prefix(vocab::CHUNK).unwrap_or_default();
+                    chunk_of.insert(s, c.to_string());
+                }
+            } else if q.predicate == v.start {
+                starts.insert(s, lit_u64(&q.object));
+            } else if q.predicate == v.end {
+                ends.insert(s, lit_u64(&q.object));
+            } else if q.predicate == v.evidence {
+                has_ev.insert(s);
+            } else if q.predicate == v.subject {
+                relations.insert(s);
+            } else if q.predicate == v.mentions
+                && let Some(o) = object_iri
+            {
+                let c = s.strip_prefix(vocab::CHUNK).unwrap_or_default();
+                mentions.insert((c.to_string(), o.to_string()));
+            }
+        }
+        for (node, chunk) in chunk_of {
+            report.spans.push(SpanCheck {
+                doc: doc.to_string(),
+                start: starts.get(&node).copied().flatten(),
+                end: ends.get(&node).copied().flatten(),
+                node,
+                chunk,
+            });
+        }
+        report.relations += relations.len();
+        for r in relations {
+            if !has_ev.contains(&r) {
+                report.relations_without_evidence.push(r);
+            }
+        }
+        let Some(record) = record else {
+            report.mention_mismatch.push(format!("{doc}: no record"));
+            return Ok(());
+        };
+        if quads == 0 {
+            report
+                .mention_mismatch
+                .push(format!("{doc}: no named graph"));
+            return Ok(());
+        }
+        let mut from_record = BTreeSet::new();
+        for (i, m) in record.mentions.iter().enumerate() {
+            report.spans.push(SpanCheck {
+                doc: doc.to_string(),
+                node: format!("mention {} of {} in {doc}", i + 1, m.entity),
+                chunk: m.chunk.clone(),
+                start: Some(m.start),
+                end: Some(m.end),
+            });
+            from_record.insert((m.chunk.clone(), entity_iri(&m.entity)));
+        }
+        report.mentions += record.mentions.len();
+        if from_record != mentions {
+            report.mention_mismatch.push(format!(
+                "{doc}: the record has {} (chunk, entity) mention pairs, the RDF {}",
+                from_record.len(),
+                mentions.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Run a read-only SPARQL query with a time limit.
@@ -731,21 +922,15 @@ impl GraphStore {
     /// files meanwhile).
     pub fn load_view(&self, keep: &dyn Fn(&str) -> bool) -> Result<GraphView, GraphError> {
         let mut b = crate::view::ViewBuilder::default();
-        for f in self.files()? {
-            let Some(doc) = f.file_stem().and_then(|s| s.to_str()).map(percent_decode) else {
-                continue;
-            };
-            if !keep(&doc) {
+        for (f, ids) in self.record_files()? {
+            if !ids.iter().any(|d| keep(d)) {
                 continue;
             }
-            let bytes = match std::fs::read(&f) {
-                Ok(b) => b,
-                // Removed by a writer since the listing: no longer committed.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(file_err(&f, &e)),
-            };
-            let d: DocGraph = serde_json::from_slice(&bytes).map_err(|e| file_err(&f, &e))?;
-            b.add_doc(&d);
+            for d in Self::read_record(&f)? {
+                if keep(&d.doc) {
+                    b.add_doc(&d);
+                }
+            }
         }
         Ok(b.build())
     }
@@ -776,12 +961,16 @@ pub struct SpanCheck {
 /// Spans found in the graph, for the store's invariant checks.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SpanReport {
-    /// Every mention and evidence span.
+    /// Every mention span (records) and evidence span (RDF).
     pub spans: Vec<SpanCheck>,
     /// Number of relations.
     pub relations: usize,
     /// Relations without any evidence span.
     pub relations_without_evidence: Vec<String>,
+    /// Mentions checked (from the records).
+    pub mentions: usize,
+    /// Documents whose record and RDF disagree on their mention facts.
+    pub mention_mismatch: Vec<String>,
 }
 
 #[cfg(test)]
@@ -789,6 +978,26 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use crate::view::entity_key;
+
+    #[test]
+    fn record_names_round_trip() {
+        let cases: &[&[&str]] = &[
+            &["d7"],
+            &["d17", "d18", "d19"],
+            &["d9", "d10"],
+            &["a b", "x+y"],
+            &["d1", "d3"],
+            &["d01", "d02"],
+            &["d+1"],
+        ];
+        for ids in cases {
+            let stem = record_stem(ids);
+            assert!(!stem.contains(['/', ' ']), "{stem}");
+            assert_eq!(record_ids(&stem), *ids, "{stem}");
+        }
+        assert_eq!(record_stem(&["d17", "d18", "d19"]), "d17+3");
+        assert!(record_ids("junk+x").is_empty());
+    }
 
     #[test]
     fn entity_iri_round_trips() {
@@ -857,20 +1066,12 @@ mod tests {
         let dir = tmp.path().join("graph");
         let w = GraphStore::open(&dir).unwrap();
         let d1 = doc("d1", "ada");
-        w.add_docs(
-            std::slice::from_ref(&d1),
-            GraphStore::quads_of(&d1).unwrap(),
-            1,
-        )
-        .unwrap();
+        w.add_docs(&[vec![d1.clone()]], GraphStore::quads_of(&d1).unwrap(), 1)
+            .unwrap();
         w.snapshot(&GraphStore::snapshot_name(1)).unwrap();
         let d2 = doc("d2", "bob");
-        w.add_docs(
-            std::slice::from_ref(&d2),
-            GraphStore::quads_of(&d2).unwrap(),
-            1,
-        )
-        .unwrap();
+        w.add_docs(&[vec![d2.clone()]], GraphStore::quads_of(&d2).unwrap(), 1)
+            .unwrap();
         w.remove_docs(&["d1".to_string()]).unwrap();
 
         let r = GraphStore::open_snapshot(&dir, Some("snap-1")).unwrap();
@@ -889,7 +1090,7 @@ mod tests {
         assert!(view.entity("bob").is_some() && view.entity("ada").is_none());
         assert_eq!(view.entities_of_chunk("c2"), vec!["bob".to_string()]);
         // Two relations from one sentence share one evidence node.
-        let report = r.spans().unwrap();
+        let report = r.spans(&|_| true).unwrap();
         assert_eq!(report.relations, 2);
         assert!(report.relations_without_evidence.is_empty());
         assert_eq!(

@@ -1,9 +1,26 @@
 //! The small RDF vocabulary of rlmkg and the IRIs of its nodes.
 //!
-//! Nodes: `urn:rlmkg:doc:d1` (also the named graph of the document's facts),
-//! `urn:rlmkg:chunk:c1`, `urn:rlmkg:entity:<key>`, `urn:rlmkg:mention:<doc>:<n>`,
-//! `urn:rlmkg:relation:<doc>:<n>`, `urn:rlmkg:evidence:<doc>:<start>-<end>` (one
-//! node per evidence span, shared by the relations it supports).
+//! Every fact of a document lives in the named graph `urn:rlmkg:doc:<d>`:
+//!
+//! - the document `urn:rlmkg:doc:<d>`: `a rk:Document`, `rk:path`, `rk:title`,
+//!   `rk:format`, and `rk:about` the entity its title names;
+//! - each chunk `urn:rlmkg:chunk:<c>`: `a rk:Chunk`, `rk:inDocument`, `rk:start`,
+//!   `rk:end` (byte offsets in the document text);
+//! - each entity `urn:rlmkg:entity:<key>` it names: `a rk:Entity`, `rk:name`,
+//!   `rk:entityType`, `rk:alias`;
+//! - mentions: `<chunk> rk:mentions <entity>`, once per chunk and entity (the
+//!   exact span of every mention is in the document's record, which the
+//!   in-memory view is built from);
+//! - each relation `urn:rlmkg:relation:<d>:<n>`: `rk:subject`, `rk:object`,
+//!   `rk:label` (`co-occurs` or a verb phrase), `rk:weight` (supporting
+//!   sentences), `rk:evidence` (one or more);
+//! - each evidence span `urn:rlmkg:evidence:<d>:<start>-<end>` (one node per
+//!   sentence, shared by the relations it supports): `rk:inChunk`, `rk:start`,
+//!   `rk:end`.
+//!
+//! The shape is kept lean on purpose: loading quads into RocksDB is most of what
+//! an ingest costs (six sorted indexes per quad), so facts that a query can
+//! derive (the class of a relation or of an evidence node) are not stored.
 //! Predicates and classes live under [`NS`].
 
 /// Namespace of predicates and classes.
@@ -14,8 +31,6 @@ pub const DOC: &str = "urn:rlmkg:doc:";
 pub const CHUNK: &str = "urn:rlmkg:chunk:";
 /// IRI prefix of entities.
 pub const ENTITY: &str = "urn:rlmkg:entity:";
-/// IRI prefix of mentions.
-pub const MENTION: &str = "urn:rlmkg:mention:";
 /// IRI prefix of relations.
 pub const RELATION: &str = "urn:rlmkg:relation:";
 /// IRI prefix of evidence spans.
@@ -31,12 +46,6 @@ pub mod term {
     pub const CHUNK: &str = "Chunk";
     /// Class of entities.
     pub const ENTITY: &str = "Entity";
-    /// Class of mentions.
-    pub const MENTION: &str = "Mention";
-    /// Class of relations.
-    pub const RELATION: &str = "Relation";
-    /// Class of evidence spans.
-    pub const EVIDENCE_SPAN: &str = "EvidenceSpan";
     /// Document path.
     pub const PATH: &str = "path";
     /// Document title.
@@ -55,11 +64,9 @@ pub mod term {
     pub const ALIAS: &str = "alias";
     /// Entity type guess.
     pub const ENTITY_TYPE: &str = "entityType";
-    /// Mention → entity.
-    pub const MENTION_OF: &str = "mentionOf";
-    /// Mention or evidence → chunk.
+    /// Evidence span → chunk.
     pub const IN_CHUNK: &str = "inChunk";
-    /// Chunk → entity shortcut.
+    /// Chunk → an entity it mentions.
     pub const MENTIONS: &str = "mentions";
     /// Relation subject.
     pub const SUBJECT: &str = "subject";

@@ -13,8 +13,10 @@ use crate::error::StoreError;
 
 /// The on-disk format version this build reads and writes (2 added title
 /// entities, `about`, to the graph; 3 moved the graph into oxigraph's RocksDB
-/// store with checkpoints for readers).
-pub const FORMAT_VERSION: u32 = 3;
+/// store with checkpoints for readers; 4 made the RDF lean: one `rk:mentions`
+/// fact per chunk and entity instead of a node per mention, untyped relations
+/// and evidence spans).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).

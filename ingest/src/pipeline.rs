@@ -26,7 +26,8 @@ pub struct IngestOptions {
     pub title_field: String,
     /// Worker threads (0 = all cores).
     pub threads: usize,
-    /// Bytes of input per commit batch (bounds memory).
+    /// Bytes of input per commit batch. Memory is bounded by about two batches:
+    /// the next one is prepared while the current one is written.
     pub batch_bytes: u64,
     /// How sentence tokens are counted (default: the bytes/4 approximation).
     pub tokens: TokenCounter,

@@ -356,22 +356,50 @@ impl Store {
                 summary.removed = r.files;
             }
         }
+        summary.stages.walk = t0.elapsed().as_secs_f64();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads(opts.threads))
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        let mut batch: Vec<WalkedFile> = Vec::new();
+        // Batches of about `batch_bytes`. Each batch is prepared (in parallel)
+        // while the one before it is written, so the CPU does not idle while
+        // the graph store sorts and the index commits.
+        let mut batches: Vec<Vec<WalkedFile>> = Vec::new();
         let mut batch_bytes = 0u64;
-        let mut it = files.into_iter().peekable();
-        while let Some(f) = it.next() {
-            batch_bytes += f.size;
-            batch.push(f);
-            if batch_bytes >= opts.batch_bytes || it.peek().is_none() {
-                let b = std::mem::take(&mut batch);
+        for f in files {
+            if batches.is_empty() || batch_bytes >= opts.batch_bytes {
+                batches.push(Vec::new());
                 batch_bytes = 0;
-                pool.install(|| self.ingest_batch(b, opts, progress, &mut summary))?;
+            }
+            batch_bytes += f.size;
+            if let Some(b) = batches.last_mut() {
+                b.push(f);
             }
         }
+        pool.install(|| -> Result<(), StoreError> {
+            let mut batches = batches.into_iter();
+            let mut ready = batches.next().map(|b| {
+                let known = self.known_hashes(&b);
+                let (p, secs) = prepare_batch(b, known, opts);
+                summary.stages.prepare += secs;
+                p
+            });
+            while let Some(current) = ready.take() {
+                let Some(next) = batches.next() else {
+                    self.apply_batch(current, progress, &mut summary)?;
+                    break;
+                };
+                let known = self.known_hashes(&next);
+                let ((p, secs), applied) = rayon::join(
+                    || prepare_batch(next, known, opts),
+                    || self.apply_batch(current, progress, &mut summary),
+                );
+                applied?;
+                summary.stages.prepare += secs;
+                ready = Some(p);
+            }
+            Ok(())
+        })?;
         self.reset_view();
         summary.seconds = t0.elapsed().as_secs_f64();
         summary.mb_per_s = if summary.seconds > 0.0 {
@@ -471,30 +499,25 @@ impl Store {
         Ok((out, dirs))
     }
 
-    fn ingest_batch(
+    /// The recorded content hash of each file of a batch (for skipping
+    /// unchanged files).
+    fn known_hashes(&self, batch: &[WalkedFile]) -> Vec<Option<String>> {
+        batch
+            .iter()
+            .map(|f| self.manifest.files.get(&f.key).map(|e| e.hash.clone()))
+            .collect()
+    }
+
+    /// Write a prepared batch: texts and index records, then the graph, then
+    /// the commit.
+    fn apply_batch(
         &mut self,
-        batch: Vec<WalkedFile>,
-        opts: &IngestOptions,
+        prepared: Vec<(WalkedFile, Prepared)>,
         progress: &dyn Progress,
         summary: &mut IngestSummary,
     ) -> Result<(), StoreError> {
-        let manifest = &self.manifest;
-        let prepared: Vec<(WalkedFile, Prepared)> = batch
-            .into_par_iter()
-            .map(|f| {
-                let bytes = match std::fs::read(&f.path) {
-                    Ok(b) => b,
-                    Err(e) => return (f.clone(), Prepared::Unreadable(e.to_string())),
-                };
-                let hash = blake3::hash(&bytes).to_hex().to_string();
-                if manifest.files.get(&f.key).is_some_and(|e| e.hash == hash) {
-                    return (f, Prepared::Unchanged);
-                }
-                let out = prepare_file(&f.path, &bytes, f.format, opts);
-                (f, Prepared::Ready(hash, bytes.len() as u64, out))
-            })
-            .collect();
-        let mut docgraphs: Vec<DocGraph> = Vec::new();
+        let t = Instant::now();
+        let mut docgraphs: Vec<Vec<DocGraph>> = Vec::new();
         let mut new_entries: Vec<(String, FileEntry)> = Vec::new();
         for (f, p) in prepared {
             match p {
@@ -529,15 +552,18 @@ impl Store {
             }
             progress.file_done(&f.path, f.size);
         }
+        summary.stages.index += t.elapsed().as_secs_f64();
         if new_entries.is_empty() {
             return Ok(());
         }
+        let t = Instant::now();
         // 1. Live graph: new documents in, replaced ones out (readers use the
         // last checkpoint, so they see neither yet). 2. Index commit (new records
         // stay hidden from readers until the manifest lists them). 3. Checkpoint
         // and manifest: the commit point. 4. Replaced index records and texts out.
         let quads: Vec<Vec<oxigraph_quads::Quad>> = docgraphs
             .par_iter()
+            .flatten()
             .map(GraphStore::quads_of)
             .collect::<Result<Vec<_>, rlmkg_graph::GraphError>>()?;
         let quads: Vec<oxigraph_quads::Quad> = quads.into_iter().flatten().collect();
@@ -547,10 +573,13 @@ impl Store {
             .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
             .collect();
         self.graph.remove_docs(&doc_ids_of(&old))?;
+        summary.stages.graph += t.elapsed().as_secs_f64();
+        let t = Instant::now();
         self.index.commit()?;
         self.manifest.files.extend(new_entries);
         self.commit()?;
         self.drop_entries(&old)?;
+        summary.stages.commit += t.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -577,7 +606,7 @@ impl Store {
         hash: &str,
         size: u64,
         out: PFile,
-        docgraphs: &mut Vec<DocGraph>,
+        docgraphs: &mut Vec<Vec<DocGraph>>,
         summary: &mut IngestSummary,
     ) -> Result<FileEntry, StoreError> {
         let mut entry = self.empty_entry(f, hash, size);
@@ -585,6 +614,7 @@ impl Store {
         let mut blob =
             std::io::BufWriter::new(File::create(&blob_path).map_err(StoreError::io(&blob_path))?);
         let mut offset = 0u64;
+        let mut group = Vec::with_capacity(out.docs.len());
         for d in out.docs {
             let dn = self.manifest.next_doc;
             self.manifest.next_doc += 1;
@@ -646,7 +676,7 @@ impl Store {
             entry.doc_count += 1;
             entry.chunk_count += chunks.len() as u64;
             entry.text_bytes += d.text.len() as u64;
-            docgraphs.push(DocGraph {
+            group.push(DocGraph {
                 doc: doc_id,
                 path: f.display.clone(),
                 title: d.title,
@@ -659,6 +689,7 @@ impl Store {
             });
         }
         blob.flush().map_err(StoreError::io(&blob_path))?;
+        docgraphs.push(group);
         Ok(entry)
     }
 
@@ -1097,7 +1128,7 @@ impl Store {
                 v(format!("chunk {c}: graph says document {d}"));
             }
         }
-        let spans = self.graph.spans()?;
+        let spans = self.graph.spans(&|d| listed_docs.contains(d))?;
         for s in &spans.spans {
             match (chunk_span.get(&s.chunk), s.start, s.end) {
                 (Some((doc, cs, ce)), Some(a), Some(b)) => {
@@ -1113,6 +1144,9 @@ impl Store {
         }
         for rel in &spans.relations_without_evidence {
             v(format!("relation {rel} has no evidence"));
+        }
+        for m in &spans.mention_mismatch {
+            v(format!("record and graph disagree on mentions: {m}"));
         }
         r.docs = docs.len() as u64;
         r.chunks = chunks.len() as u64;
@@ -1134,6 +1168,33 @@ struct WalkedFile {
     display: String,
     size: u64,
     format: &'static str,
+}
+
+/// Read, hash and prepare the files of a batch in parallel (`known`: each
+/// file's recorded hash); returns them with the wall seconds it took.
+fn prepare_batch(
+    batch: Vec<WalkedFile>,
+    known: Vec<Option<String>>,
+    opts: &IngestOptions,
+) -> (Vec<(WalkedFile, Prepared)>, f64) {
+    let t = Instant::now();
+    let prepared = batch
+        .into_par_iter()
+        .zip(known)
+        .map(|(f, known)| {
+            let bytes = match std::fs::read(&f.path) {
+                Ok(b) => b,
+                Err(e) => return (f, Prepared::Unreadable(e.to_string())),
+            };
+            let hash = blake3::hash(&bytes).to_hex().to_string();
+            if known.is_some_and(|k| k == hash) {
+                return (f, Prepared::Unchanged);
+            }
+            let out = prepare_file(&f.path, &bytes, f.format, opts);
+            (f, Prepared::Ready(hash, bytes.len() as u64, out))
+        })
+        .collect();
+    (prepared, t.elapsed().as_secs_f64())
 }
 
 enum Prepared {

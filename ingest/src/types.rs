@@ -170,6 +170,26 @@ pub struct IngestSummary {
     /// How chunk tokens were counted: `approx: bytes/4` or `tokenizers: <file>
     /// blake3:<hash prefix>` (the store's recorded setting).
     pub tokenizer: String,
+    /// Where the wall time went.
+    pub stages: StageTimes,
+}
+
+/// Wall seconds spent in each stage of an ingest. A batch is prepared while the
+/// previous one is written, so `prepare` overlaps the other stages and the sum
+/// can exceed [`IngestSummary::seconds`].
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct StageTimes {
+    /// Walking the inputs and pruning vanished files.
+    pub walk: f64,
+    /// Reading, hashing, normalizing, chunking and extracting (parallel, and
+    /// overlapping the writing of the previous batch).
+    pub prepare: f64,
+    /// Handing records and texts to the index and the text files.
+    pub index: f64,
+    /// Loading the documents' facts into the graph store.
+    pub graph: f64,
+    /// Commits: index, graph checkpoint, manifest, replaced entries.
+    pub commit: f64,
 }
 
 /// The summary of a removal.

@@ -312,3 +312,37 @@ fn readers_see_the_last_commit_while_a_writer_holds_the_store() {
     assert!(count(&after).starts_with("\"2\""), "{}", count(&after));
     assert!(w.check_invariants().unwrap().ok());
 }
+
+/// Small batches (each prepared while the previous one is written) build the
+/// same store as one batch, and a second run over small batches finds every
+/// file unchanged.
+#[test]
+fn small_batches_build_the_same_store_as_one_batch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = repo_root().join("examples").join("corpus");
+    let mut stats = Vec::new();
+    for batch_bytes in [16 << 20, 2_000] {
+        let dir = tmp.path().join(format!("store-{batch_bytes}"));
+        let opts = IngestOptions {
+            batch_bytes,
+            ..IngestOptions::default()
+        };
+        let mut s = Store::create_or_open(&dir).unwrap();
+        let first = s
+            .ingest(std::slice::from_ref(&corpus), &opts, &NoProgress)
+            .unwrap();
+        assert!(first.ingested >= 12, "{first:?}");
+        let again = s
+            .ingest(std::slice::from_ref(&corpus), &opts, &NoProgress)
+            .unwrap();
+        assert_eq!(
+            (again.ingested, again.unchanged),
+            (0, first.ingested),
+            "{again:?}"
+        );
+        let r = s.check_invariants().unwrap();
+        assert!(r.ok(), "{:#?}", r.violations);
+        stats.push(s.stats().unwrap());
+    }
+    assert_eq!(stats[0], stats[1]);
+}

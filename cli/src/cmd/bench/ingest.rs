@@ -140,7 +140,20 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         target: target.map(str::to_string),
         note: note.clone(),
     };
+    let st = &s.stages;
+    let stages = format!(
+        "walk {:.2} s, prepare {:.2} s, index {:.2} s, graph {:.2} s, commit {:.2} s",
+        st.walk, st.prepare, st.index, st.graph, st.commit
+    );
     Ok(vec![
+        BenchRow {
+            area: "ingest".into(),
+            name: "ingest seconds (index + graph)".into(),
+            value: s.seconds,
+            unit: "s".into(),
+            target: None,
+            note: stages,
+        },
         row(
             "ingest throughput (index + graph)",
             ingest_mbs,
