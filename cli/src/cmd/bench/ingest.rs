@@ -120,6 +120,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let rss = peak_rss_mb();
     let ingest_mbs = s.bytes as f64 / 1e6 / secs;
     let texts = store.chunk_texts()?;
+    let quads = store.stats()?.quads as f64;
     drop(store);
     let bare_dir = args.work_dir.join("bench-bare-tantivy");
     let _ = std::fs::remove_dir_all(&bare_dir);
@@ -168,5 +169,17 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             Some(">= 0.5"),
         ),
         row("peak RSS after ingest", rss, "MB", None),
+        row(
+            "RDF quads per chunk",
+            quads / (s.chunks.max(1) as f64),
+            "quads",
+            None,
+        ),
+        row(
+            "graph stage rate (records + RocksDB bulk load)",
+            quads / st.graph.max(1e-9),
+            "quads/s",
+            None,
+        ),
     ])
 }
