@@ -670,6 +670,12 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
             && s.is_char_boundary(p)
             && s.is_char_boundary(p + title.len())
             && s[p..].len() >= title.len()
+            // A full name ending in the title ("Ada Lovelace" in a document
+            // titled "lovelace") stays whole; the surname merge below ties the
+            // title to it.
+            && !cands
+                .iter()
+                .any(|c| c.start < p && c.end == p + title.len() && c.kind == "person")
         {
             cands.retain(|c| c.end <= p || c.start >= p + title.len());
             cands.push(Cand {
@@ -895,6 +901,13 @@ mod tests {
                 "In Love and War is a 1987 television film starring James Woods.",
                 Some("in_love_and_war"),
                 "In Love and War (1987 film)",
+                true,
+            ),
+            (
+                "lovelace",
+                "Ada Lovelace worked with Charles Babbage. Lovelace wrote notes.",
+                Some("ada_lovelace"),
+                "lovelace",
                 true,
             ),
             ("", "Nothing to see here.", None, "", false),

@@ -346,3 +346,23 @@ fn small_batches_build_the_same_store_as_one_batch() {
     }
     assert_eq!(stats[0], stats[1]);
 }
+
+/// The RDF of one small document, as `export --format nquads` writes it: pins the
+/// vocabulary and the lean shape documented in `graph/src/vocab.rs`.
+#[test]
+fn rdf_shape_of_one_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("rdf/lovelace.txt"), tmp.path().join("lovelace.txt")).unwrap();
+    let out = run(tmp.path(), &["ingest", "lovelace.txt"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(tmp.path(), &["export", "--format", "nquads"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    lines.sort();
+    insta::with_settings!({
+        snapshot_path => fixture("rdf/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!("lovelace_nquads", lines.join("\n"));
+    });
+}
