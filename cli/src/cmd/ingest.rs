@@ -155,6 +155,14 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         if s.tokenizer != rlmkg_ingest::APPROX_IDENTITY {
             println!("tokens counted by {}", s.tokenizer);
         }
+        if global.verbose > 0 {
+            let st = &s.stages;
+            eprintln!(
+                "stages: walk {:.2} s, prepare {:.2} s (overlaps the writing), index {:.2} s, \
+                 graph {:.2} s, commit {:.2} s",
+                st.walk, st.prepare, st.index, st.graph, st.commit
+            );
+        }
         if s.warnings > 0 {
             eprintln!("{} warnings", s.warnings);
         }
