@@ -239,6 +239,19 @@ impl ChunkIndex {
 
     /// BM25 search over chunk titles and texts; at most `k` results, best first.
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<SearchResult>, IndexError> {
+        self.search_where(query, k, &|_| true)
+    }
+
+    /// The best `k` chunks for `query` that `keep` accepts. Stored documents are
+    /// read lazily, best first, and reading stops at `k` accepted ones: each read
+    /// decompresses a block of the document store, which costs more than the
+    /// ranking itself. Up to `2k + 8` ranked candidates are considered.
+    pub fn search_where(
+        &self,
+        query: &str,
+        k: usize,
+        keep: &dyn Fn(&ChunkRecord) -> bool,
+    ) -> Result<Vec<SearchResult>, IndexError> {
         if k == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -246,14 +259,21 @@ impl ChunkIndex {
         // query alone selects chunks.
         let (parsed, _errors) = self.parser.parse_query_lenient(query);
         let searcher = self.reader.searcher();
-        let top = searcher.search(parsed.as_ref(), &TopDocs::with_limit(k).order_by_score())?;
-        let mut out = Vec::with_capacity(top.len());
+        let limit = k.saturating_mul(2).saturating_add(8);
+        let top = searcher.search(
+            parsed.as_ref(),
+            &TopDocs::with_limit(limit).order_by_score(),
+        )?;
+        let mut out = Vec::with_capacity(k);
         for (score, addr) in top {
             let d: TantivyDocument = searcher.doc(addr)?;
-            out.push(SearchResult {
-                score,
-                chunk: self.to_chunk(&d),
-            });
+            let chunk = self.to_chunk(&d);
+            if keep(&chunk) {
+                out.push(SearchResult { score, chunk });
+                if out.len() == k {
+                    break;
+                }
+            }
         }
         Ok(out)
     }
@@ -413,4 +433,53 @@ pub fn bare_index_throughput<'a>(
     }
     w.commit()?;
     Ok(t0.elapsed().as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn chunk(id: &str, file: &str, text: &str) -> ChunkRecord {
+        ChunkRecord {
+            id: id.into(),
+            file: file.into(),
+            doc: "d1".into(),
+            title: "t".into(),
+            path: "p".into(),
+            text: text.into(),
+            start: 0,
+            end: text.len() as u64,
+            line_start: 1,
+        }
+    }
+
+    #[test]
+    fn search_where_skips_rejected_chunks_and_keeps_k() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ix = ChunkIndex::open_or_create(tmp.path(), 1).unwrap();
+        ix.add_chunk(&chunk("c1", "f1", "harbour harbour harbour lighthouse"))
+            .unwrap();
+        ix.add_chunk(&chunk("c2", "f2", "harbour harbour lighthouse"))
+            .unwrap();
+        ix.add_chunk(&chunk("c3", "f2", "harbour lighthouse"))
+            .unwrap();
+        ix.add_chunk(&chunk("c4", "f2", "nothing relevant"))
+            .unwrap();
+        ix.commit().unwrap();
+        let ids = |hits: Vec<SearchResult>| -> Vec<String> {
+            hits.into_iter().map(|h| h.chunk.id).collect()
+        };
+        assert_eq!(ids(ix.search("harbour", 2).unwrap()), ["c1", "c2"]);
+        let not_f1 = |c: &ChunkRecord| c.file != "f1";
+        assert_eq!(
+            ids(ix.search_where("harbour", 2, &not_f1).unwrap()),
+            ["c2", "c3"]
+        );
+        assert_eq!(
+            ids(ix.search_where("harbour", 5, &not_f1).unwrap()),
+            ["c2", "c3"]
+        );
+        assert!(ix.search_where("harbour", 0, &not_f1).unwrap().is_empty());
+    }
 }

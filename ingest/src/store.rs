@@ -764,11 +764,11 @@ impl Store {
 
     /// BM25 search over chunks (titles included).
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let hits = self.index.search(query, k + k / 2 + 4)?;
+        let hits = self
+            .index
+            .search_where(query, k, &|c| self.is_committed(&c.file))?;
         Ok(hits
             .into_iter()
-            .filter(|h| self.is_committed(&h.chunk.file))
-            .take(k)
             .map(|h| SearchHit {
                 id: h.chunk.id,
                 doc: h.chunk.doc,
