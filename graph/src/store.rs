@@ -106,11 +106,11 @@ fn file_err(path: &Path, e: &dyn std::fmt::Display) -> GraphError {
 /// manifest names, read-only: they see exactly the last committed state and never
 /// touch a database another process writes to (RocksDB does not allow that).
 ///
-/// Each document's graph is also kept as one record file (`<dir>/docs/<doc>.json`,
-/// the [`DocGraph`] the quads were made from, written to a temporary name and
-/// renamed): the petgraph view is built from these records, which is many times
-/// faster than decoding every quad out of RocksDB, where each term of each quad is
-/// a separate dictionary lookup.
+/// The [`DocGraph`]s the quads were made from are also kept as record files, one
+/// per input file (`<dir>/docs/d17+3.jsonl` holds d17–d19, one JSON document per
+/// line, written to a temporary name and renamed): the petgraph view is built
+/// from these records, which is many times faster than decoding every quad out
+/// of RocksDB, where each term of each quad is a separate dictionary lookup.
 pub struct GraphStore {
     store: Store,
     dir: PathBuf,
@@ -131,7 +131,7 @@ impl std::fmt::Debug for GraphStore {
 const LIVE: &str = "live";
 /// Prefix of checkpoint folders.
 const SNAPSHOT_PREFIX: &str = "snap-";
-/// The folder of the per-document N-Quads files.
+/// The folder of the record files.
 const DOCS: &str = "docs";
 
 fn nn(iri: String) -> Result<NamedNode, GraphError> {
@@ -496,9 +496,31 @@ impl GraphStore {
     /// [`crate::vocab`]).
     pub fn quads_of(doc: &DocGraph) -> Result<Vec<Quad>, GraphError> {
         let v = Vocab::new()?;
-        // Our own ids are ASCII (`d12`, `c345`, numbers): always valid IRIs.
-        let own = |iri: String| NamedNode::new_unchecked(iri);
-        let d = own(format!("{}{}", vocab::DOC, doc.doc));
+        // Ids as ingest makes them (`d12`, `c345`) need no IRI validation,
+        // which was a noticeable share of this function; any other id is checked.
+        let plain = doc
+            .chunks
+            .iter()
+            .map(|c| c.id.as_str())
+            .chain(doc.mentions.iter().map(|m| m.chunk.as_str()))
+            .chain(
+                doc.relations
+                    .iter()
+                    .flat_map(|r| r.evidence.iter().map(|e| e.chunk.as_str())),
+            )
+            .chain([doc.doc.as_str()])
+            .all(|id| {
+                id.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            });
+        let own = |iri: String| -> Result<NamedNode, GraphError> {
+            if plain {
+                Ok(NamedNode::new_unchecked(iri))
+            } else {
+                nn(iri)
+            }
+        };
+        let d = own(format!("{}{}", vocab::DOC, doc.doc))?;
         let g = GraphName::NamedNode(d.clone());
         let mut q = Vec::with_capacity(
             5 + doc.chunks.len() * 4
@@ -545,18 +567,16 @@ impl GraphStore {
         }
         let mut chunks: HashMap<&str, NamedNode> = HashMap::with_capacity(doc.chunks.len());
         for c in &doc.chunks {
-            let cn = own(format!("{}{}", vocab::CHUNK, c.id));
+            let cn = own(format!("{}{}", vocab::CHUNK, c.id))?;
             push(&cn, &v.rdf_type, v.c_chunk.clone().into());
             push(&cn, &v.in_document, d.clone().into());
             push(&cn, &v.start, int(c.start));
             push(&cn, &v.end, int(c.end));
             chunks.insert(c.id.as_str(), cn);
         }
-        let chunk = |id: &str| {
-            chunks
-                .get(id)
-                .cloned()
-                .unwrap_or_else(|| own(format!("{}{id}", vocab::CHUNK)))
+        let chunk = |id: &str| match chunks.get(id) {
+            Some(n) => Ok(n.clone()),
+            None => own(format!("{}{id}", vocab::CHUNK)),
         };
         for e in &doc.entities {
             let en = entity(&e.key)?;
@@ -572,12 +592,12 @@ impl GraphStore {
         let mut seen: HashSet<(&str, &str)> = HashSet::new();
         for m in &doc.mentions {
             if seen.insert((m.chunk.as_str(), m.entity.as_str())) {
-                push(&chunk(&m.chunk), &v.mentions, entity(&m.entity)?.into());
+                push(&chunk(&m.chunk)?, &v.mentions, entity(&m.entity)?.into());
             }
         }
         let mut evidence_seen: HashSet<(u64, u64)> = HashSet::new();
         for (i, r) in doc.relations.iter().enumerate() {
-            let rn = own(format!("{}{}:{}", vocab::RELATION, doc.doc, i + 1));
+            let rn = own(format!("{}{}:{}", vocab::RELATION, doc.doc, i + 1))?;
             push(&rn, &v.subject, entity(&r.subject)?.into());
             push(&rn, &v.object, entity(&r.object)?.into());
             push(&rn, &v.label, Literal::from(r.label.as_str()).into());
@@ -591,10 +611,10 @@ impl GraphStore {
                     doc.doc,
                     ev.start,
                     ev.end
-                ));
+                ))?;
                 push(&rn, &v.evidence, evn.clone().into());
                 if evidence_seen.insert((ev.start, ev.end)) {
-                    push(&evn, &v.in_chunk, chunk(&ev.chunk).into());
+                    push(&evn, &v.in_chunk, chunk(&ev.chunk)?.into());
                     push(&evn, &v.start, int(ev.start));
                     push(&evn, &v.end, int(ev.end));
                 }
@@ -1081,6 +1101,24 @@ mod tests {
             ],
             about: None,
         }
+    }
+
+    #[test]
+    fn ids_that_are_not_plain_are_validated_as_iris() {
+        let ok = doc("d1", "ada");
+        assert!(GraphStore::quads_of(&ok).is_ok());
+        let mut bad = ok.clone();
+        bad.doc = "d 1".into();
+        assert!(matches!(
+            GraphStore::quads_of(&bad),
+            Err(GraphError::Iri(_))
+        ));
+        let mut bad = ok;
+        bad.chunks[0].id = "c<1>".into();
+        assert!(matches!(
+            GraphStore::quads_of(&bad),
+            Err(GraphError::Iri(_))
+        ));
     }
 
     #[test]
