@@ -27,5 +27,6 @@ pub use oxigraph::model::Quad;
 pub use rdf::{ExportFormat, RdfGraph, SpanCheck, SpanReport, SparqlOutput, quad_count, quads_of};
 pub use store::GraphStore;
 pub use view::{
-    EntityInfo, GraphPath, GraphView, MentionEdge, Neighbor, PathStep, ViewSummary, entity_key,
+    EntityInfo, GraphPath, GraphView, MentionEdge, Neighbor, PathStep, ViewBuilder, ViewSummary,
+    entity_key,
 };

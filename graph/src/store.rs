@@ -126,8 +126,18 @@ impl GraphStore {
         keep: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<GraphView, GraphError> {
         let mut b = ViewBuilder::default();
-        self.for_records(keep, &mut |d| b.add_doc(&d))?;
+        self.extend_view(&mut b, keep)?;
         Ok(b.build())
+    }
+
+    /// Add the records of the documents `keep` accepts to a view under
+    /// construction.
+    pub fn extend_view(
+        &self,
+        b: &mut ViewBuilder,
+        keep: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<(), GraphError> {
+        self.for_records(keep, &mut |d| b.add_doc(&d))
     }
 
     /// The RDF of the records of the documents `keep` accepts, with the

@@ -142,9 +142,9 @@ impl Edge {
     }
 }
 
-/// A relation as read from the RDF, before aggregation.
+/// A relation as read from a record, before aggregation.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RawRelation {
+struct RawRelation {
     pub subject: Option<String>,
     pub object: Option<String>,
     pub label: String,
@@ -160,19 +160,19 @@ struct EntityAcc {
     mentions: u64,
 }
 
-/// Collects the view while scanning the RDF.
+/// Collects the view from documents' records, one at a time.
 #[derive(Default)]
-pub(crate) struct ViewBuilder {
+pub struct ViewBuilder {
     entities: HashMap<String, EntityAcc>,
     chunk_mentions: HashMap<(String, String), u32>,
     chunk_about: Vec<(String, String)>,
     relations: Vec<RawRelation>,
-    docs: u64,
+    docs: Vec<String>,
     quads: u64,
 }
 
 impl ViewBuilder {
-    pub fn name(&mut self, e: &str, name: &str) {
+    fn name(&mut self, e: &str, name: &str) {
         *self
             .entities
             .entry(e.to_string())
@@ -181,7 +181,7 @@ impl ViewBuilder {
             .entry(name.to_string())
             .or_default() += 1;
     }
-    pub fn kind(&mut self, e: &str, kind: &str) {
+    fn kind(&mut self, e: &str, kind: &str) {
         *self
             .entities
             .entry(e.to_string())
@@ -190,33 +190,33 @@ impl ViewBuilder {
             .entry(kind.to_string())
             .or_default() += 1;
     }
-    pub fn alias(&mut self, e: &str, alias: &str) {
+    fn alias(&mut self, e: &str, alias: &str) {
         self.entities
             .entry(e.to_string())
             .or_default()
             .aliases
             .insert(alias.to_string());
     }
-    pub fn mention(&mut self, e: &str) {
+    fn mention(&mut self, e: &str) {
         self.entities.entry(e.to_string()).or_default().mentions += 1;
     }
-    pub fn chunk_mention(&mut self, chunk: &str, e: &str) {
+    fn chunk_mention(&mut self, chunk: &str, e: &str) {
         *self
             .chunk_mentions
             .entry((chunk.to_string(), e.to_string()))
             .or_default() += 1;
     }
-    pub fn chunk_about(&mut self, chunk: &str, e: &str) {
+    fn chunk_about(&mut self, chunk: &str, e: &str) {
         self.chunk_about.push((chunk.to_string(), e.to_string()));
     }
-    pub fn relation(&mut self, r: RawRelation) {
+    fn relation(&mut self, r: RawRelation) {
         self.relations.push(r);
     }
 
     /// Add everything one document contributes (the same facts its named graph
     /// holds as RDF).
     pub fn add_doc(&mut self, d: &crate::model::DocGraph) {
-        self.docs += 1;
+        self.docs.push(d.doc.clone());
         self.quads += crate::rdf::quad_count(d) as u64;
         for e in &d.entities {
             self.name(&e.key, &e.name);
@@ -248,9 +248,20 @@ impl ViewBuilder {
         }
     }
 
+    /// Number of documents added.
+    pub fn docs(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether `listed` accepts every document added.
+    pub fn all_listed(&self, listed: &dyn Fn(&str) -> bool) -> bool {
+        self.docs.iter().all(|d| listed(d))
+    }
+
+    /// The view of every document added.
     pub fn build(self) -> GraphView {
         let mut v = GraphView {
-            docs: self.docs,
+            docs: self.docs.len() as u64,
             quads: self.quads,
             ..GraphView::default()
         };

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rlmkg_graph::{GraphStore, GraphView, RdfGraph};
+use rlmkg_graph::{GraphStore, GraphView, RdfGraph, ViewBuilder};
 use rlmkg_index::ChunkIndex;
 
 use crate::error::StoreError;
@@ -37,6 +37,9 @@ pub struct Store {
     graph: GraphStore,
     view: Mutex<Option<Arc<GraphView>>>,
     rdf: Mutex<Option<Arc<RdfGraph>>>,
+    /// The writer's view of the documents this command added (numbers from
+    /// the first), so the final commit reads only the records of the others.
+    fresh: Option<(u64, ViewBuilder)>,
     lock: Option<File>,
 }
 
@@ -125,6 +128,7 @@ impl Store {
             graph,
             view: Mutex::new(None),
             rdf: Mutex::new(None),
+            fresh: None,
             lock,
         };
         store.refresh_committed();
@@ -153,7 +157,20 @@ impl Store {
             let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
             self.manifest.next_snapshot += 1;
             let listed = ListedDocs::of(&self.manifest);
-            let view = self.graph.build_view(&|d| listed.contains(d))?;
+            let (first, mut b) = self
+                .fresh
+                .take()
+                .unwrap_or((u64::MAX, ViewBuilder::default()));
+            // Documents of this command whose records it replaced again are
+            // not listed: start over from the records then (rare).
+            let view = if b.docs() > 0 && !b.all_listed(&|d| listed.contains(d)) {
+                self.graph.build_view(&|d| listed.contains(d))?
+            } else {
+                self.graph.extend_view(&mut b, &|d| {
+                    listed.contains(d) && parse_num(d, 'd').is_some_and(|n| n < first)
+                })?;
+                b.build()
+            };
             self.graph.write_snapshot(&name, &view)?;
             self.manifest.view_snapshot = Some(name);
             self.set_view(Some(Arc::new(view)));

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use rlmkg_graph::{ChunkSpan, DocGraph};
+use rlmkg_graph::{ChunkSpan, DocGraph, ViewBuilder};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
 use super::{Store, doc_ids_of};
@@ -93,6 +93,7 @@ impl Store {
             return Ok(());
         }
         let t = Instant::now();
+        let first_doc = self.manifest.next_doc;
         let mut groups: Vec<Vec<DocGraph>> = Vec::new();
         let mut new_entries: Vec<(String, FileEntry)> = Vec::with_capacity(files.len());
         for f in files {
@@ -105,6 +106,12 @@ impl Store {
         summary.stages.index += t.elapsed().as_secs_f64();
         let t = Instant::now();
         self.graph.add_docs(&groups)?;
+        let (_, fresh) = self
+            .fresh
+            .get_or_insert_with(|| (first_doc, ViewBuilder::default()));
+        for d in groups.iter().flatten() {
+            fresh.add_doc(d);
+        }
         drop(groups);
         summary.stages.graph += t.elapsed().as_secs_f64();
         let t = Instant::now();
