@@ -734,12 +734,13 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     }
     // 2. Group by key.
     let mut ents: BTreeMap<String, Ent> = BTreeMap::new();
-    for (_, c) in &found {
-        let key = entity_key(&c.name);
+    // Each candidate's key, computed once.
+    let found_keys: Vec<String> = found.iter().map(|(_, c)| entity_key(&c.name)).collect();
+    for ((_, c), key) in found.iter().zip(&found_keys) {
         if key.is_empty() {
             continue;
         }
-        let e = ents.entry(key).or_insert_with(|| Ent {
+        let e = ents.entry(key.clone()).or_insert_with(|| Ent {
             name: c.name.clone(),
             kind: c.kind,
             aliases: Vec::new(),
@@ -754,30 +755,32 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         }
     }
     // 3. Alias merging: surname → full person name; acronym → expansion.
-    let keys: Vec<String> = ents.keys().cloned().collect();
-    let mut merge: HashMap<String, String> = HashMap::new();
-    for k in &keys {
-        let Some(e) = ents.get(k) else { continue };
-        if !k.contains('_') && e.kind != "date" {
-            if is_acronym(&e.name) {
-                let targets: Vec<&String> = keys
-                    .iter()
-                    .filter(|o| *o != k && o.contains('_'))
-                    .filter(|o| ents.get(*o).is_some_and(|x| initials(&x.name) == e.name))
-                    .collect();
-                if targets.len() == 1 {
-                    merge.insert(k.clone(), targets[0].clone());
-                }
-            } else {
-                let targets: Vec<&String> = keys
-                    .iter()
-                    .filter(|o| *o != k && o.ends_with(&format!("_{k}")))
-                    .filter(|o| ents.get(*o).is_some_and(|x| x.kind == "person"))
-                    .collect();
-                if targets.len() == 1 {
-                    merge.insert(k.clone(), targets[0].clone());
-                }
+    // Multi-word keys indexed by their initials and (persons) their last word,
+    // so each single-word key looks up its targets instead of scanning.
+    let mut by_initials: HashMap<String, Vec<&String>> = HashMap::new();
+    let mut by_surname: HashMap<&str, Vec<&String>> = HashMap::new();
+    for (o, x) in &ents {
+        if let Some((_, last)) = o.rsplit_once('_') {
+            by_initials.entry(initials(&x.name)).or_default().push(o);
+            if x.kind == "person" {
+                by_surname.entry(last).or_default().push(o);
             }
+        }
+    }
+    let mut merge: HashMap<String, String> = HashMap::new();
+    for (k, e) in &ents {
+        if k.contains('_') || e.kind == "date" {
+            continue;
+        }
+        let targets = if is_acronym(&e.name) {
+            by_initials.get(&e.name)
+        } else {
+            by_surname.get(k.as_str())
+        };
+        if let Some([only]) = targets.map(Vec::as_slice)
+            && *only != k
+        {
+            merge.insert(k.clone(), (*only).clone());
         }
     }
     for (from, to) in &merge {
@@ -813,8 +816,8 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     }
     // 4. Mentions.
     let mut per_sentence: Vec<Vec<(String, usize, usize)>> = vec![Vec::new(); sentences.len()];
-    for (si, c) in &found {
-        let key = resolve(&entity_key(&c.name));
+    for ((si, c), key) in found.iter().zip(&found_keys) {
+        let key = resolve(key);
         if !ents.contains_key(&key) {
             continue;
         }
