@@ -152,18 +152,19 @@ impl Records {
     }
 
     /// Write the record of a group of document graphs (one JSON document per
-    /// line) to its file, atomically; [`Records::sync`] makes it durable.
+    /// line) to its file; [`Records::sync`] makes it durable. No temporary
+    /// name is needed: the file names documents no manifest lists yet, so a
+    /// half-written one is never read, and the next writer removes it before
+    /// it gives those ids again.
     pub(crate) fn write(&self, docs: &[DocGraph]) -> Result<PathBuf, GraphError> {
         let ids: Vec<&str> = docs.iter().map(|d| d.doc.as_str()).collect();
         let path = self.path_of(&ids);
-        let tmp = path.with_extension(format!("{RECORD_EXT}.tmp"));
         let mut bytes = Vec::new();
         for d in docs {
             serde_json::to_writer(&mut bytes, d).map_err(|e| file_err(&path, &e))?;
             bytes.push(b'\n');
         }
-        std::fs::write(&tmp, &bytes).map_err(|e| file_err(&tmp, &e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| file_err(&path, &e))?;
+        std::fs::write(&path, &bytes).map_err(|e| file_err(&path, &e))?;
         Ok(path)
     }
 

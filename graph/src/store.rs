@@ -66,6 +66,18 @@ impl GraphStore {
         self.records.sync(&written)
     }
 
+    /// Write the record file of one input file's documents (callers may write
+    /// several at once from different threads); [`GraphStore::sync`] makes
+    /// the written files durable.
+    pub fn write_group(&self, group: &[DocGraph]) -> Result<PathBuf, GraphError> {
+        self.records.write(group)
+    }
+
+    /// Make record files written by [`GraphStore::write_group`] durable.
+    pub fn sync(&self, written: &[PathBuf]) -> Result<(), GraphError> {
+        self.records.sync(written)
+    }
+
     /// Delete the records of documents (call only once the manifest no longer
     /// lists them, so a reader never misses a record its manifest names).
     pub fn remove_docs(&self, docs: &[String]) -> Result<(), GraphError> {

@@ -10,7 +10,7 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rlmkg_graph::{ChunkSpan, DocGraph, ViewBuilder};
@@ -38,6 +38,14 @@ pub(crate) struct FileUpdate {
     /// The prepared documents; `None` when the file has no content any more
     /// (it became unreadable): its entry then keeps no stale content.
     pub docs: Option<Vec<PDoc>>,
+}
+
+/// One file as written by [`Store::write_file`], before the commit.
+struct Written {
+    key: String,
+    entry: FileEntry,
+    group: Vec<DocGraph>,
+    record: Option<PathBuf>,
 }
 
 impl Store {
@@ -82,37 +90,47 @@ impl Store {
     }
 
     /// Write a batch of files and commit it (see the module doc); counts go to
-    /// `summary`, with the time of each stage.
+    /// `summary`, with the time of each stage. Ids are given in order first;
+    /// then each file's text, index records and graph record are written in
+    /// parallel.
     pub(crate) fn write_files(
         &mut self,
         files: Vec<FileUpdate>,
         summary: &mut IngestSummary,
     ) -> Result<(), StoreError> {
+        use rayon::prelude::*;
         self.require_writer()?;
         if files.is_empty() {
             return Ok(());
         }
         let t = Instant::now();
         let first_doc = self.manifest.next_doc;
-        let mut groups: Vec<Vec<DocGraph>> = Vec::new();
-        let mut new_entries: Vec<(String, FileEntry)> = Vec::with_capacity(files.len());
-        for f in files {
-            let mut entry = self.empty_entry(&f);
-            if let Some(docs) = f.docs {
-                groups.push(self.add_docs(&f.display, &mut entry, docs, summary)?);
-            }
-            new_entries.push((f.key, entry));
-        }
+        let entries: Vec<FileEntry> = files.iter().map(|f| self.allot(f)).collect();
+        let this = &*self;
+        let written: Vec<Written> = files
+            .into_par_iter()
+            .zip(entries)
+            .map(|(f, entry)| this.write_file(f, entry))
+            .collect::<Result<_, _>>()?;
         summary.stages.index += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        self.graph.add_docs(&groups)?;
+        let paths: Vec<PathBuf> = written.iter().filter_map(|w| w.record.clone()).collect();
+        self.graph.sync(&paths)?;
         let (_, fresh) = self
             .fresh
             .get_or_insert_with(|| (first_doc, ViewBuilder::default()));
-        for d in groups.iter().flatten() {
-            fresh.add_doc(d);
+        let mut new_entries = Vec::with_capacity(written.len());
+        for w in written {
+            for d in &w.group {
+                summary.docs += 1;
+                summary.chunks += d.chunks.len() as u64;
+                summary.entities += d.entities.len() as u64;
+                summary.relations += d.relations.len() as u64;
+                summary.mentions += d.mentions.len() as u64;
+                fresh.add_doc(d);
+            }
+            new_entries.push((w.key, w.entry));
         }
-        drop(groups);
         summary.stages.graph += t.elapsed().as_secs_f64();
         let t = Instant::now();
         self.index.commit()?;
@@ -134,43 +152,49 @@ impl Store {
         self.commit(true)
     }
 
-    fn empty_entry(&mut self, f: &FileUpdate) -> FileEntry {
+    /// The entry of a file with its ids: a file number, and the document and
+    /// chunk numbers its documents take (in order).
+    fn allot(&mut self, f: &FileUpdate) -> FileEntry {
         let id = format!("f{}", self.manifest.next_file);
         self.manifest.next_file += 1;
-        FileEntry {
+        let docs = f.docs.as_deref().unwrap_or_default();
+        let entry = FileEntry {
             id,
             display: f.display.clone(),
             hash: f.hash.clone(),
             bytes: f.bytes,
             format: f.format.to_string(),
             doc_first: self.manifest.next_doc,
-            doc_count: 0,
+            doc_count: docs.len() as u64,
             chunk_first: self.manifest.next_chunk,
-            chunk_count: 0,
-            text_bytes: 0,
-        }
+            chunk_count: docs.iter().map(|d| d.chunks.len() as u64).sum(),
+            text_bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
+        };
+        self.manifest.next_doc += entry.doc_count;
+        self.manifest.next_chunk += entry.chunk_count;
+        entry
     }
 
-    /// Give a file's documents their ids, write their text and index records,
-    /// and return their graph records.
-    fn add_docs(
-        &mut self,
-        display: &str,
-        entry: &mut FileEntry,
-        docs: Vec<PDoc>,
-        summary: &mut IngestSummary,
-    ) -> Result<Vec<DocGraph>, StoreError> {
+    /// Write one file's documents under the ids of `entry`: their text, index
+    /// records and graph record.
+    fn write_file(&self, f: FileUpdate, entry: FileEntry) -> Result<Written, StoreError> {
+        let Some(docs) = f.docs else {
+            return Ok(Written {
+                key: f.key,
+                entry,
+                group: Vec::new(),
+                record: None,
+            });
+        };
+        let display = f.display.as_str();
         let blob_path = self.blob_path(&entry.id);
         let mut blob =
             std::io::BufWriter::new(File::create(&blob_path).map_err(StoreError::io(&blob_path))?);
         let mut offset = 0u64;
+        let mut chunk_first = entry.chunk_first;
         let mut group = Vec::with_capacity(docs.len());
-        for d in docs {
-            let dn = self.manifest.next_doc;
-            self.manifest.next_doc += 1;
+        for (dn, d) in (entry.doc_first..).zip(docs) {
             let doc_id = format!("d{dn}");
-            let chunk_first = self.manifest.next_chunk;
-            self.manifest.next_chunk += d.chunks.len() as u64;
             blob.write_all(d.text.as_bytes())
                 .map_err(StoreError::io(&blob_path))?;
             self.index.add_doc(&DocRecord {
@@ -186,7 +210,9 @@ impl Store {
                 meta: serde_json::to_string(&d.meta).unwrap_or_default(),
             })?;
             offset += d.text.len() as u64;
-            let chunk_id = |k: usize| format!("c{}", chunk_first + k as u64);
+            let first = chunk_first;
+            chunk_first += d.chunks.len() as u64;
+            let chunk_id = |k: usize| format!("c{}", first + k as u64);
             let mut chunks = Vec::with_capacity(d.chunks.len());
             for (k, c) in d.chunks.iter().enumerate() {
                 let Some(text) = d.text.get(c.start..c.end) else {
@@ -212,21 +238,22 @@ impl Store {
                     end: c.end as u64,
                 });
             }
-            // Extraction refers to chunks by local index; every index it
-            // holds was made from `d.chunks`, so the ids resolve.
+            // Extraction refers to chunks by their index in `d.chunks`.
             let ex = d.extraction;
-            let mut mentions = Vec::with_capacity(ex.mentions.len());
-            for m in ex.mentions {
-                mentions.push(rlmkg_graph::MentionDecl {
+            let mentions = ex
+                .mentions
+                .into_iter()
+                .map(|m| rlmkg_graph::MentionDecl {
                     entity: m.entity,
                     chunk: chunk_id(m.chunk),
                     start: m.start,
                     end: m.end,
-                });
-            }
-            let mut relations = Vec::with_capacity(ex.relations.len());
-            for r in ex.relations {
-                relations.push(rlmkg_graph::RelationDecl {
+                })
+                .collect();
+            let relations = ex
+                .relations
+                .into_iter()
+                .map(|r| rlmkg_graph::RelationDecl {
                     subject: r.subject,
                     object: r.object,
                     label: r.label,
@@ -240,16 +267,8 @@ impl Store {
                             end: e.end,
                         })
                         .collect(),
-                });
-            }
-            summary.docs += 1;
-            summary.chunks += chunks.len() as u64;
-            summary.entities += ex.entities.len() as u64;
-            summary.relations += relations.len() as u64;
-            summary.mentions += mentions.len() as u64;
-            entry.doc_count += 1;
-            entry.chunk_count += chunks.len() as u64;
-            entry.text_bytes += d.text.len() as u64;
+                })
+                .collect();
             group.push(DocGraph {
                 doc: doc_id,
                 path: display.to_string(),
@@ -263,7 +282,17 @@ impl Store {
             });
         }
         blob.flush().map_err(StoreError::io(&blob_path))?;
-        Ok(group)
+        let record = if group.is_empty() {
+            None
+        } else {
+            Some(self.graph.write_group(&group)?)
+        };
+        Ok(Written {
+            key: f.key,
+            entry,
+            group,
+            record,
+        })
     }
 
     /// Delete the index records, graph records and texts of entries the
