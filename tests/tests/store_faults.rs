@@ -239,3 +239,55 @@ fn sigkill_at_random_moments_leaves_a_consistent_store() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["unchanged"], 30, "{v}");
 }
+
+/// Ingest stays inside the folders it is given (issue 15): a symlink out of the
+/// root (to a secret file, to a folder, to `/proc`) is skipped with a warning
+/// and counted, and so is a file over `--max-file-size`; nothing of theirs
+/// reaches the store.
+#[test]
+fn ingest_stays_inside_its_roots_and_under_the_size_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("docs");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(outside.join("dir")).unwrap();
+    std::fs::write(root.join("ok.txt"), "Anna Berg founded Fjordline in Oslo.").unwrap();
+    std::fs::write(root.join("inner.txt"), "Dora Eik painted the harbour.").unwrap();
+    std::fs::write(outside.join("secret.txt"), "The vault code is zebra-4711.").unwrap();
+    std::fs::write(outside.join("dir/more.txt"), "Another secret: quokka-99.").unwrap();
+    std::fs::write(root.join("big.txt"), "word ".repeat(50_000)).unwrap();
+    let link =
+        |target: &Path, name: &str| std::os::unix::fs::symlink(target, root.join(name)).unwrap();
+    link(&outside.join("secret.txt"), "secret.txt");
+    link(&outside.join("dir"), "linked_dir");
+    link(Path::new("/proc/self/pagemap"), "pagemap.txt");
+    link(Path::new("/proc/self"), "proc_self");
+    // A link inside the root is fine (and read once).
+    link(&root.join("inner.txt"), "alias.txt");
+    let out = run(
+        tmp.path(),
+        &["--json", "ingest", "docs", "--max-file-size", "100000"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let s: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for needle in [
+        "secret.txt",
+        "linked_dir",
+        "pagemap.txt",
+        "proc_self",
+        "big.txt",
+    ] {
+        assert!(err.contains(needle), "no warning about {needle}: {err}");
+    }
+    assert!(err.contains("--max-file-size"), "{err}");
+    assert_eq!(s["ingested"], 2, "{s}");
+    assert!(s["skipped"].as_u64().unwrap() >= 5, "{s}");
+    for q in ["zebra", "quokka"] {
+        let out = run(tmp.path(), &["--json", "search", q]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let hits: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(hits.as_array().map(Vec::len), Some(0), "{q}: {hits}");
+    }
+    check_store(&tmp.path().join(".rlmkg"));
+}
