@@ -447,7 +447,7 @@ impl GraphView {
     /// inside it (a damaged or foreign file must not panic a query).
     pub(crate) fn is_consistent(&self) -> bool {
         let nodes = self.graph.node_count();
-        let ok = self.entity_node.len() == self.entities.len()
+        self.entity_node.len() == self.entities.len()
             && self.chunk_node.len() == self.chunks.len()
             && self.degree.len() == nodes
             && self
@@ -482,8 +482,7 @@ impl GraphView {
                         && evidence.iter().all(|&c| (c as usize) < self.chunks.len())
                 }
                 Edge::Mention(_) => true,
-            });
-        ok
+            })
     }
 
     fn chunk(&mut self, id: &str) -> usize {
