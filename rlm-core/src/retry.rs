@@ -1,5 +1,5 @@
 //! Retrying model calls: exponential backoff with jitter, honouring the server's
-//! `Retry-After`, for [`ModelError::Transient`] only. Every other class is returned
+//! `Retry-After`, for [`ModelError::Transient`] and [`ModelError::RateLimited`] only. Every other class is returned
 //! at once: context-length and truncation errors are reported, never retried blindly.
 
 use std::time::Duration;
@@ -7,6 +7,7 @@ use std::time::Duration;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
+use crate::duration::{clamp_secs, scale};
 use crate::model::{ChatRequest, ChatResponse, LanguageModel, ModelError};
 
 /// How to retry transient failures.
@@ -34,16 +35,12 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     /// The wait before retry number `attempt` (0-based) after `err`.
     pub fn delay(&self, attempt: u32, err: &ModelError) -> Duration {
-        if let ModelError::Transient {
-            retry_after_secs: Some(s),
-            ..
-        } = err
-        {
-            return Duration::from_secs_f64(*s).min(self.max_delay);
+        if let Some(s) = err.retry_after_secs() {
+            return clamp_secs(s, self.max_delay);
         }
         let exp = self.base_delay.saturating_mul(1u32 << attempt.min(16));
         let jitter = rand::rng().random_range(0.5..1.0);
-        exp.mul_f64(jitter).min(self.max_delay)
+        scale(exp, jitter).min(self.max_delay)
     }
 }
 
@@ -68,7 +65,7 @@ pub async fn chat_with_retry(
     loop {
         match model.chat(request).await {
             Ok(r) => return (Ok(r), notes),
-            Err(e @ ModelError::Transient { .. }) if attempt < policy.max_retries => {
+            Err(e) if e.is_retryable() && attempt < policy.max_retries => {
                 let waited = policy.delay(attempt, &e);
                 tokio::time::sleep(waited).await;
                 notes.push(RetryNote { error: e, waited });

@@ -529,6 +529,11 @@ impl LanguageModel for EmbeddedModel {
         Some(self.inner.ctx)
     }
 
+    fn default_concurrency(&self) -> usize {
+        // One in-process CPU model: parallel calls would only split the cores.
+        1
+    }
+
     fn count_tokens(&self, text: &str) -> usize {
         self.inner
             .encode(text)
