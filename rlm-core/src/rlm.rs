@@ -167,11 +167,38 @@ pub enum Ending {
     ModelError,
 }
 
+/// Why a run's result must not be shown as the root model's answer, so the
+/// caller answers another way (the heuristic strategy, SPEC §5.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FallbackReason {
+    /// No code block ran in the whole run, so nothing the model said was looked up.
+    NoCodeExecuted {
+        /// Root turns the run took.
+        turns: u32,
+    },
+}
+
+impl std::fmt::Display for FallbackReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoCodeExecuted { turns } => write!(
+                f,
+                "the root model ran no code in {turns} turn(s), so its prose is not an answer"
+            ),
+        }
+    }
+}
+
 /// The result of a run (or a repair turn).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunOutcome {
-    /// The accepted answer, if any.
+    /// The accepted answer, if any (never set when `fallback` is).
     pub answer: Option<String>,
+    /// Set when the caller should answer another way; the run gave no usable answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<FallbackReason>,
     /// How the run ended.
     pub ending: Ending,
     /// Why it stopped, in words.
@@ -780,25 +807,43 @@ fn prelude(handle: &dyn ContextHandle, profile: Profile) -> String {
     s
 }
 
-/// Extract the code of every ```` ```repl ```` (or ```` ```python ````) block, in order.
-/// An unclosed last block counts unless `closed_only`.
-pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<Vec<&str>> = None;
+/// One fenced block of a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fence {
+    /// The info string's first word, lower-cased (empty for a bare fence).
+    label: String,
+    /// The lines between the fences.
+    code: String,
+    /// Whether a closing fence was seen.
+    closed: bool,
+}
+
+/// Every fenced block of `reply`, in order.
+fn fences(reply: &str) -> Vec<Fence> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
     for line in reply.lines() {
         let t = line.trim();
         match current.as_mut() {
             None => {
                 if let Some(info) = t.strip_prefix("```") {
-                    let info = info.trim().to_ascii_lowercase();
-                    if matches!(info.as_str(), "repl" | "python" | "py" | "python3") {
-                        current = Some(Vec::new());
-                    }
+                    let label = info
+                        .trim()
+                        .trim_start_matches('{')
+                        .split(|c: char| c.is_whitespace() || c == '}' || c == ',')
+                        .next()
+                        .unwrap_or_default()
+                        .to_lowercase();
+                    current = Some((label, Vec::new()));
                 }
             }
-            Some(lines) => {
+            Some((label, lines)) => {
                 if t == "```" {
-                    blocks.push(lines.join("\n"));
+                    out.push(Fence {
+                        label: std::mem::take(label),
+                        code: lines.join("\n"),
+                        closed: true,
+                    });
                     current = None;
                 } else {
                     lines.push(line);
@@ -806,16 +851,79 @@ pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
             }
         }
     }
-    if let Some(lines) = current
-        && !closed_only
-        && !lines.is_empty()
-    {
-        blocks.push(lines.join("\n"));
+    if let Some((label, lines)) = current {
+        out.push(Fence {
+            label,
+            code: lines.join("\n"),
+            closed: false,
+        });
     }
-    blocks
+    out
+}
+
+/// Labels of fences that run as code.
+const CODE_LABELS: &[&str] = &["repl", "python", "py", "python3"];
+
+/// Names whose call marks a bare fence as sandbox code.
+const SANDBOX_CALLS: &[&str] = &[
+    "context.",
+    "kg.",
+    "print(",
+    "FINAL(",
+    "FINAL_VAR(",
+    "llm_query(",
+    "llm_query_batched(",
+    "rlm_query(",
+    "answer[",
+];
+
+/// Whether a fence runs: a ```` ```repl ````/```` ```python ````/```` ```py ```` block,
+/// or a bare ```` ``` ```` block whose text calls into the sandbox (the handle, `print`,
+/// `FINAL`, the sub-model helpers, the `answer` dict). Bare fences holding prose,
+/// sample output or a quoted answer stay text; fences with any other label never run.
+fn runs(f: &Fence) -> bool {
+    if CODE_LABELS.contains(&f.label.as_str()) {
+        return true;
+    }
+    f.label.is_empty() && SANDBOX_CALLS.iter().any(|c| f.code.contains(c))
+}
+
+/// Extract the code of every block that runs (see the rule on [`runs`]): ```` ```repl ````,
+/// ```` ```python ````/```` ```py ````, and bare fences whose text calls into the sandbox.
+/// An unclosed last block counts unless `closed_only`.
+pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
+    fences(reply)
         .into_iter()
+        .filter(|f| runs(f) && (f.closed || !closed_only))
+        .map(|f| f.code)
         .filter(|b| !b.trim().is_empty())
         .collect()
+}
+
+/// The one correction sent when a reply ran no code: what it wrote, and what runs.
+fn no_code_correction(reply: &str) -> String {
+    let skipped: Vec<String> = fences(reply)
+        .iter()
+        .filter(|f| !runs(f))
+        .map(|f| {
+            if f.label.is_empty() {
+                "a bare ``` block with no sandbox call".to_string()
+            } else {
+                format!("a ```{} block", f.label)
+            }
+        })
+        .collect();
+    let what = if skipped.is_empty() {
+        "your reply had no code block".to_string()
+    } else {
+        format!("your reply had {}, which is not run", skipped.join(", "))
+    };
+    format!(
+        "No code ran: {what}. Only code in a ```repl block runs (```python works too). \
+         Write for example:\n```repl\nhits = context.search(\"your keywords\")\nprint(hits)\n```\n\
+         and end the run by calling FINAL(\"answer [c12.s3]\") inside such a block; \
+         text that merely mentions FINAL does nothing."
+    )
 }
 
 /// Unsubstituted placeholders in an answer: `{name}` or `[snake_case_name]`.
@@ -989,15 +1097,32 @@ impl Session {
     fn outcome(
         &self,
         answer: Option<String>,
-        ending: Ending,
+        mut ending: Ending,
         stop_reason: impl Into<String>,
     ) -> RunOutcome {
         let mut usage = self.shared.totals();
         usage.iterations = self.iteration;
+        let mut stop_reason = stop_reason.into();
+        let mut answer = answer;
+        // The ARCHITECTURE invariant: only executed code ends a run with an answer.
+        let fallback = if self.seen_output || ending == Ending::ModelError {
+            None
+        } else {
+            answer = None;
+            if ending == Ending::BestEffort {
+                ending = Ending::NoAnswer;
+            }
+            let why = FallbackReason::NoCodeExecuted {
+                turns: self.iteration,
+            };
+            stop_reason = format!("{stop_reason}; {why}");
+            Some(why)
+        };
         RunOutcome {
             answer,
+            fallback,
             ending,
-            stop_reason: stop_reason.into(),
+            stop_reason,
             usage,
             read_ids: self.host.state_read_ids(),
             trajectory: self.trace.as_ref().map(|t| t.path().to_path_buf()),
@@ -1216,6 +1341,10 @@ impl Session {
             return Ok(TurnEnd::Done(self.outcome(Some(text), ending, why)));
         }
         if blocks.is_empty() {
+            it.events.push(TraceEvent {
+                kind: "no_code".into(),
+                message: "the reply had no block that runs".into(),
+            });
             let prose = resp.content.trim().to_string();
             if kind != TurnKind::Normal && !prose.is_empty() {
                 match self.check_guards(&prose, false) {
@@ -1238,15 +1367,7 @@ impl Session {
                     }),
                 }
             }
-            it.events.push(TraceEvent {
-                kind: "no_code".into(),
-                message: "the reply had no ```repl block".into(),
-            });
-            feedback.push(
-                "No code ran: your reply had no ```repl block. Write Python in a ```repl block to explore; \
-                 end the run by calling FINAL(...) inside a block (text that merely mentions FINAL does nothing)."
-                    .to_string(),
-            );
+            feedback.push(no_code_correction(&resp.content));
         }
         if truncated {
             feedback.push(
@@ -1358,6 +1479,31 @@ mod tests {
         );
         assert!(extract_blocks("```repl\nprint(1)", true).is_empty());
         assert!(extract_blocks("FINAL(42)", false).is_empty());
+    }
+
+    #[test]
+    fn bare_fences_run_only_when_they_call_the_sandbox() {
+        let reply = "Plan:\n```\nhits = context.search('publisher')\nprint(hits)\n```\n```\nThe answer is Warsaw.\n```\n```py\nFINAL('x')\n```\n```json\n{\"print(\": 1}\n```\n";
+        assert_eq!(
+            extract_blocks(reply, false),
+            vec![
+                "hits = context.search('publisher')\nprint(hits)".to_string(),
+                "FINAL('x')".to_string()
+            ]
+        );
+        assert_eq!(
+            extract_blocks("```Python title=\"a\"\nprint(1)\n```", false),
+            vec!["print(1)".to_string()]
+        );
+    }
+
+    #[test]
+    fn the_correction_names_the_fences_that_did_not_run() {
+        let msg = no_code_correction("```text\nWarsaw\n```\n```\nWarsaw [c1.s1]\n```");
+        assert!(msg.contains("a ```text block"), "{msg}");
+        assert!(msg.contains("bare ``` block"), "{msg}");
+        assert!(msg.contains("```repl"), "{msg}");
+        assert!(no_code_correction("just prose").contains("no code block"));
     }
 
     #[test]
