@@ -50,7 +50,7 @@ pub use repl::{
 };
 pub use retry::{RetryNote, RetryPolicy, chat_with_retry};
 pub use rlm::{
-    Budgets, CallError, CallReport, Ending, FallbackReason, Guards, Price, Rlm, RlmConfig,
-    RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
+    Budgets, CallError, CallReport, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Price,
+    Rlm, RlmConfig, RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
 };
 pub use trajectory::{Totals, TraceLine, Trajectory};

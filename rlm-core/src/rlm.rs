@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tokio::sync::Semaphore;
+use tokio::sync::OnceCell;
 
 use crate::cache::{CallCache, short_hash};
+use crate::fanout::{self, Concurrency, Fanout};
 use crate::handle::ContextHandle;
 use crate::model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Sampling,
@@ -42,7 +43,8 @@ pub struct Budgets {
     pub max_sub_calls: Option<u64>,
     /// Prompt plus completion tokens over the whole run.
     pub max_total_tokens: Option<u64>,
-    /// Wall time of the whole run.
+    /// Wall time of the whole run (default [`DEFAULT_MAX_WALL_TIME`]), checked
+    /// before every model call and code block and bounding each model call.
     pub max_wall_time: Option<Duration>,
     /// Cost over the whole run (needs prices).
     pub max_cost: Option<f64>,
@@ -55,11 +57,14 @@ impl Default for Budgets {
             max_depth: 1,
             max_sub_calls: Some(1000),
             max_total_tokens: None,
-            max_wall_time: None,
+            max_wall_time: Some(DEFAULT_MAX_WALL_TIME),
             max_cost: None,
         }
     }
 }
+
+/// The default bound on a run's wall time: 30 minutes.
+pub const DEFAULT_MAX_WALL_TIME: Duration = Duration::from_secs(30 * 60);
 
 /// Answer guards (SPEC §5.3.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,8 +119,9 @@ pub struct RlmConfig {
     pub root_sampling: Sampling,
     /// Sampling of sub-calls.
     pub sub_sampling: Sampling,
-    /// Concurrent sub-calls (per sub backend).
-    pub concurrency: usize,
+    /// Concurrent sub-calls; `None` picks it from the server or the backend
+    /// kind ([`crate::fanout`]), and 429s make it back off either way.
+    pub concurrency: Option<usize>,
     /// Retry policy for transient errors.
     pub retry: RetryPolicy,
     /// Price of the root model.
@@ -138,7 +144,7 @@ impl Default for RlmConfig {
             trace_path: None,
             root_sampling: Sampling::default(),
             sub_sampling: Sampling::default(),
-            concurrency: 8,
+            concurrency: None,
             retry: RetryPolicy::default(),
             root_price: None,
             sub_price: None,
@@ -178,6 +184,14 @@ pub enum FallbackReason {
         /// Root turns the run took.
         turns: u32,
     },
+    /// The root model failed for good (after retries) part-way through the run,
+    /// and the run had no answer to show.
+    RootModelFailed {
+        /// Root turns the run took, the failing one included.
+        turns: u32,
+        /// The model error.
+        error: String,
+    },
 }
 
 impl std::fmt::Display for FallbackReason {
@@ -186,6 +200,10 @@ impl std::fmt::Display for FallbackReason {
             Self::NoCodeExecuted { turns } => write!(
                 f,
                 "the root model ran no code in {turns} turn(s), so its prose is not an answer"
+            ),
+            Self::RootModelFailed { turns, error } => write!(
+                f,
+                "the root model failed at turn {turns} ({error}) and the run had no answer yet"
             ),
         }
     }
@@ -209,6 +227,10 @@ pub struct RunOutcome {
     pub read_ids: Vec<String>,
     /// The trajectory file, if one is written.
     pub trajectory: Option<PathBuf>,
+    /// Things that went wrong without stopping the run (e.g. the trajectory could
+    /// not be written), for the caller to show.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Errors of a run.
@@ -259,7 +281,7 @@ struct Shared {
     root: Arc<dyn LanguageModel>,
     sub: Arc<dyn LanguageModel>,
     cache: Option<CallCache>,
-    sub_sem: Semaphore,
+    fanout: OnceCell<(Fanout, Concurrency)>,
     totals: Mutex<Totals>,
     started: Instant,
 }
@@ -269,6 +291,38 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// The sub-call limiter, chosen on first use (see [`crate::fanout`]).
+    async fn fanout(&self) -> &(Fanout, Concurrency) {
+        self.fanout
+            .get_or_init(|| async {
+                let c = fanout::choose(self.sub.as_ref(), self.cfg.concurrency).await;
+                (Fanout::new(c.limit), c)
+            })
+            .await
+    }
+
+    /// Charge one sub-call (a sub-model call or a child run's turn) to the budget.
+    fn take_sub_call(&self) -> Result<(), String> {
+        let mut t = lock(&self.totals);
+        if let Some(max) = self.cfg.budgets.max_sub_calls
+            && t.sub_calls >= max
+        {
+            return Err(format!(
+                "sub-call budget of {max} calls (child runs' turns included) is used up; answer with what you have"
+            ));
+        }
+        t.sub_calls += 1;
+        Ok(())
+    }
+
+    /// Wall time left, if the run has a wall-time budget.
+    fn time_left(&self) -> Option<Duration> {
+        self.cfg
+            .budgets
+            .max_wall_time
+            .map(|max| max.saturating_sub(self.started.elapsed()))
+    }
+
     fn exhausted(&self) -> Option<String> {
         let t = *lock(&self.totals);
         let b = &self.cfg.budgets;
@@ -327,11 +381,35 @@ impl Shared {
             drop(t);
             return report(Ok(hit), true, Vec::new());
         }
-        let _permit = match role {
-            Role::Sub => self.sub_sem.acquire().await.ok(),
+        let slot = match role {
+            Role::Sub => {
+                let (f, _) = self.fanout().await;
+                f.acquire().await.map(|s| (f, s))
+            }
             Role::Root => None,
         };
-        let (result, retries) = chat_with_retry(model.as_ref(), &request, &self.cfg.retry).await;
+        let attempt = chat_with_retry(model.as_ref(), &request, &self.cfg.retry);
+        // A model call may not outlive the run's wall-time budget.
+        let (result, retries) = match self.time_left() {
+            Some(left) => match tokio::time::timeout(left, attempt).await {
+                Ok(r) => r,
+                Err(_) => {
+                    drop(slot);
+                    let why = self
+                        .exhausted()
+                        .unwrap_or_else(|| "wall-time budget used".into());
+                    return report(Err(CallError::Budget(why)), false, Vec::new());
+                }
+            },
+            None => attempt.await,
+        };
+        if let Some((f, s)) = slot {
+            let throttled = retries
+                .iter()
+                .any(|n| matches!(n.error, ModelError::RateLimited { .. }))
+                || matches!(result, Err(ModelError::RateLimited { .. }));
+            f.release(s, throttled);
+        }
         let mut t = lock(&self.totals);
         t.calls += 1 + retries.len() as u64;
         if let Ok(r) = &result {
@@ -381,13 +459,13 @@ impl Rlm {
         handle: Arc<dyn ContextHandle>,
     ) -> Self {
         let cache = cfg.cache_dir.clone().map(CallCache::new);
-        let sub_sem = Semaphore::new(cfg.concurrency.max(1));
+
         let shared = Arc::new(Shared {
             cfg,
             root,
             sub,
             cache,
-            sub_sem,
+            fanout: OnceCell::new(),
             totals: Mutex::new(Totals::default()),
             started: Instant::now(),
         });
@@ -410,16 +488,33 @@ impl Rlm {
     }
 
     /// Open a session for `question`: build the REPL and write the trajectory header.
+    /// A trajectory that cannot be written (read-only store, full disk) is a
+    /// warning in the outcome, never the end of the run.
     pub async fn start(&self, question: &str) -> Result<Session, RlmError> {
-        let mut trace = match &self.shared.cfg.trace_path {
-            Some(p) => Some(TraceWriter::create(p)?),
+        let mut warnings = Vec::new();
+        let trace = match &self.shared.cfg.trace_path {
+            Some(p) => match TraceWriter::create(p) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    warnings.push(format!("trajectory not written: {e}"));
+                    None
+                }
+            },
             None => None,
         };
+        let concurrency = self.shared.fanout().await.1;
         let session = Session::open(self.shared.clone(), self.handle.clone(), question, 0).await;
-        if let Some(w) = trace.as_mut() {
-            w.write(&TraceLine::Header(session.header()))?;
-        }
-        Ok(Session { trace, ..session })
+        let mut session = Session {
+            trace,
+            warnings,
+            ..session
+        };
+        let header = TraceHeader {
+            concurrency: Some(concurrency),
+            ..session.header()
+        };
+        session.write_trace(&TraceLine::Header(header));
+        Ok(session)
     }
 
     /// Start and run in one call.
@@ -523,18 +618,9 @@ impl LoopHost {
         rec: &mut SubCallRecord,
     ) -> Result<String, HostError> {
         let shared = &self.shared;
-        {
-            let mut t = lock(&shared.totals);
-            if let Some(max) = shared.cfg.budgets.max_sub_calls
-                && t.sub_calls >= max
-            {
-                return Err(HostError::new(
-                    HostErrorKind::Runtime,
-                    format!("sub-call budget of {max} calls is used up; answer with what you have"),
-                ));
-            }
-            t.sub_calls += 1;
-        }
+        shared
+            .take_sub_call()
+            .map_err(|why| HostError::new(HostErrorKind::Runtime, why))?;
         if let Some(window) = shared.sub.context_window() {
             let tokens = shared.sub.count_tokens(&prompt) + 8;
             let reserve = shared
@@ -591,6 +677,12 @@ impl LoopHost {
     ) -> Result<String, HostError> {
         if self.depth + 1 > self.shared.cfg.budgets.max_depth {
             return self.sub_query("rlm_query_plain", question).await;
+        }
+        if let Some(why) = self.shared.exhausted() {
+            return Err(HostError::new(
+                HostErrorKind::Runtime,
+                format!("rlm_query not started: {why}"),
+            ));
         }
         let handle = match scope.filter(|s| !s.is_empty()) {
             Some(ids) => self
@@ -975,6 +1067,7 @@ pub struct Session {
     last: Option<RunOutcome>,
     finished: bool,
     run_id: String,
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -989,7 +1082,11 @@ impl std::fmt::Debug for Session {
 
 enum TurnEnd {
     Continue,
-    Done(RunOutcome),
+    Done(Box<RunOutcome>),
+}
+
+fn done(o: RunOutcome) -> TurnEnd {
+    TurnEnd::Done(Box::new(o))
 }
 
 impl Session {
@@ -1058,6 +1155,7 @@ impl Session {
             last: None,
             finished: false,
             run_id,
+            warnings: Vec::new(),
         }
     }
 
@@ -1081,6 +1179,7 @@ impl Session {
             budgets: serde_json::to_value(&cfg.budgets).unwrap_or_default(),
             system_prompt: self.system.clone(),
             metadata_message: self.metadata.clone(),
+            concurrency: None,
         }
     }
 
@@ -1126,15 +1225,36 @@ impl Session {
             usage,
             read_ids: self.host.state_read_ids(),
             trajectory: self.trace.as_ref().map(|t| t.path().to_path_buf()),
+            warnings: self.warnings.clone(),
         }
     }
 
     fn record(&mut self, it: TraceIteration) -> Result<(), RlmError> {
-        match self.trace.as_mut() {
-            Some(w) => w.write(&TraceLine::Iteration(it))?,
-            None => self.collected.push(it),
+        if self.trace.is_some() {
+            self.write_trace(&TraceLine::Iteration(it));
+        } else {
+            self.collected.push(it);
         }
         Ok(())
+    }
+
+    /// Write one trajectory line; a failure becomes a warning and stops the
+    /// trajectory, never the run.
+    fn write_trace(&mut self, line: &TraceLine) {
+        if let Some(w) = self.trace.as_mut()
+            && let Err(e) = w.write(line)
+        {
+            self.warnings.push(format!(
+                "trajectory {} not written further: {e}",
+                w.path().display()
+            ));
+            self.trace = None;
+        }
+    }
+
+    /// Warnings so far (e.g. the trajectory could not be written).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Run until an answer is accepted or a budget ends the run.
@@ -1149,7 +1269,7 @@ impl Session {
             if self.iteration >= max {
                 self.messages.push(Message::user(prompts::LAST_TURN));
                 let o = match self.turn(TurnKind::Last).await? {
-                    TurnEnd::Done(o) => o,
+                    TurnEnd::Done(o) => *o,
                     TurnEnd::Continue => self.outcome(
                         None,
                         Ending::NoAnswer,
@@ -1160,6 +1280,7 @@ impl Session {
                 return Ok(o);
             }
             if let TurnEnd::Done(o) = self.turn(TurnKind::Normal).await? {
+                let o = *o;
                 self.last = Some(o.clone());
                 return Ok(o);
             }
@@ -1171,7 +1292,7 @@ impl Session {
     pub async fn repair(&mut self, message: &str) -> Result<RunOutcome, RlmError> {
         self.messages.push(Message::user(message));
         let o = match self.turn(TurnKind::Repair).await? {
-            TurnEnd::Done(o) => o,
+            TurnEnd::Done(o) => *o,
             TurnEnd::Continue => {
                 let prev = self.last.as_ref().and_then(|o| o.answer.clone());
                 self.outcome(
@@ -1195,16 +1316,14 @@ impl Session {
             Some(o) => o,
             None => self.outcome(None, Ending::ModelError, "the run did not complete"),
         };
-        if let Some(w) = self.trace.as_mut() {
-            w.write(&TraceLine::Final(TraceFinal {
-                answer: o.answer,
-                ending: o.ending,
-                stop_reason: o.stop_reason,
-                verification,
-                totals: o.usage,
-                read_ids: o.read_ids,
-            }))?;
-        }
+        self.write_trace(&TraceLine::Final(TraceFinal {
+            answer: o.answer,
+            ending: o.ending,
+            stop_reason: o.stop_reason,
+            verification,
+            totals: o.usage,
+            read_ids: o.read_ids,
+        }));
         Ok(())
     }
 
@@ -1223,6 +1342,18 @@ impl Session {
             events: Vec::new(),
             feedback: String::new(),
         };
+        // A child run's turns count against the sub-call budget, so an
+        // `rlm_query` fan-out or chain cannot multiply the run's model calls.
+        if self.depth > 0
+            && let Err(why) = self.shared.take_sub_call()
+        {
+            it.events.push(TraceEvent {
+                kind: "budget".into(),
+                message: why.clone(),
+            });
+            self.record(it)?;
+            return Ok(done(self.outcome(None, Ending::Budget, why)));
+        }
         let request = ChatRequest {
             messages: self.messages.clone(),
             sampling: self.shared.cfg.root_sampling.clone(),
@@ -1244,7 +1375,7 @@ impl Session {
                     message: why.clone(),
                 });
                 self.record(it)?;
-                return Ok(TurnEnd::Done(self.outcome(None, Ending::Budget, why)));
+                return Ok(done(self.stopped_by_budget(why).await));
             }
             Err(CallError::Model(e)) => {
                 it.events.push(TraceEvent {
@@ -1252,9 +1383,13 @@ impl Session {
                     message: e.to_string(),
                 });
                 self.record(it)?;
-                let o = self.outcome(None, Ending::ModelError, e.to_string());
-                self.last = Some(o);
-                return Err(RlmError::Model(e));
+                if self.depth > 0 || self.iteration <= 1 {
+                    // Nothing done yet (or a child run): the caller reports it.
+                    let o = self.outcome(None, Ending::ModelError, e.to_string());
+                    self.last = Some(o);
+                    return Err(RlmError::Model(e));
+                }
+                return Ok(done(self.root_failed(&e).await));
             }
         };
         it.reply = resp.content.clone();
@@ -1275,6 +1410,19 @@ impl Session {
         let mut accepted: Option<(Ending, String)> = None;
         let seen_before = self.seen_output;
         for (i, code) in blocks.iter().enumerate() {
+            // The wall-time (and other) budgets hold between blocks too.
+            if let Some(why) = self.shared.exhausted() {
+                it.events.push(TraceEvent {
+                    kind: "budget".into(),
+                    message: format!("{why}; {} block(s) not run", blocks.len() - i),
+                });
+                it.sub_calls = std::mem::take(&mut lock(&self.host.state).sub_calls);
+                if !it.blocks.is_empty() {
+                    self.seen_output = true;
+                }
+                self.record(it)?;
+                return Ok(done(self.stopped_by_budget(why).await));
+            }
             {
                 let mut st = lock(&self.host.state);
                 st.final_answer = None;
@@ -1338,7 +1486,7 @@ impl Session {
                 Ending::AnswerDict => "answer[\"ready\"] set",
                 _ => "answer accepted",
             };
-            return Ok(TurnEnd::Done(self.outcome(Some(text), ending, why)));
+            return Ok(done(self.outcome(Some(text), ending, why)));
         }
         if blocks.is_empty() {
             it.events.push(TraceEvent {
@@ -1355,11 +1503,7 @@ impl Session {
                         } else {
                             "repair turn answered in prose"
                         };
-                        return Ok(TurnEnd::Done(self.outcome(
-                            Some(prose),
-                            Ending::BestEffort,
-                            why,
-                        )));
+                        return Ok(done(self.outcome(Some(prose), Ending::BestEffort, why)));
                     }
                     Err(msg) => it.events.push(TraceEvent {
                         kind: "guard".into(),
@@ -1390,6 +1534,55 @@ impl Session {
             self.messages.push(Message::user(fb));
         }
         Ok(TurnEnd::Continue)
+    }
+
+    /// The best answer the run has so far without an accepted one: the `answer`
+    /// dict's content when it is filled in and passes the guards.
+    async fn best_so_far(&mut self) -> Option<String> {
+        let v = self
+            .repl
+            .eval("str(answer.get('content') or '') if isinstance(answer, dict) else ''")
+            .await?;
+        let text = value_text(&v);
+        (!text.trim().is_empty() && self.check_guards(&text, false).is_ok()).then_some(text)
+    }
+
+    /// The outcome when a budget stops the run: the best answer so far, if any.
+    async fn stopped_by_budget(&mut self, why: String) -> RunOutcome {
+        match self.best_so_far().await {
+            Some(best) => self.outcome(
+                Some(best),
+                Ending::Budget,
+                format!("{why}; returning the best answer so far (answer[\"content\"])"),
+            ),
+            None => self.outcome(None, Ending::Budget, why),
+        }
+    }
+
+    /// The outcome when the root model fails for good after some turns: the best
+    /// answer so far, or a fallback reason so the caller answers another way.
+    async fn root_failed(&mut self, e: &ModelError) -> RunOutcome {
+        let turns = self.iteration;
+        match self.best_so_far().await {
+            Some(best) => self.outcome(
+                Some(best),
+                Ending::ModelError,
+                format!(
+                    "the root model failed at turn {turns} ({e}); returning the best answer so far (answer[\"content\"])"
+                ),
+            ),
+            None => {
+                let why = FallbackReason::RootModelFailed {
+                    turns,
+                    error: e.to_string(),
+                };
+                let mut o = self.outcome(None, Ending::ModelError, why.to_string());
+                if o.fallback.is_none() {
+                    o.fallback = Some(why);
+                }
+                o
+            }
+        }
     }
 
     /// The answer the last block produced, if any: Err(message) when it was malformed.

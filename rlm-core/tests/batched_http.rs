@@ -39,7 +39,7 @@ async fn batched_sub_calls_run_concurrently_within_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     let cfg = RlmConfig {
-        concurrency: 8,
+        concurrency: Some(8),
         trace_path: Some(trace.clone()),
         ..RlmConfig::default()
     };
