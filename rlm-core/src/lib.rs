@@ -48,7 +48,7 @@ pub use repl::{
     BlockResult, HostError, HostErrorKind, LimitHit, NoHost, Repl, ReplHost, ReplLimits,
     truncate_middle,
 };
-pub use retry::{RetryNote, RetryPolicy, chat_with_retry};
+pub use retry::{RetryNote, RetryPolicy, chat_with_retry, chat_with_retry_limited};
 pub use rlm::{
     Budgets, CallError, CallReport, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Price,
     Rlm, RlmConfig, RlmError, RunOutcome, Session, extract_blocks, find_placeholder,

@@ -8,6 +8,7 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use crate::duration::{clamp_secs, scale};
+use crate::fanout::Fanout;
 use crate::model::{ChatRequest, ChatResponse, LanguageModel, ModelError};
 
 /// How to retry transient failures.
@@ -60,10 +61,39 @@ pub async fn chat_with_retry(
     request: &ChatRequest,
     policy: &RetryPolicy,
 ) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
+    retry_loop(model, request, policy, None).await
+}
+
+/// [`chat_with_retry`] with every attempt holding a slot of `fanout`: the slot is
+/// given back before a retry's wait, and a rate-limited attempt makes the fan-out
+/// back off.
+pub async fn chat_with_retry_limited(
+    model: &dyn LanguageModel,
+    request: &ChatRequest,
+    policy: &RetryPolicy,
+    fanout: &Fanout,
+) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
+    retry_loop(model, request, policy, Some(fanout)).await
+}
+
+async fn retry_loop(
+    model: &dyn LanguageModel,
+    request: &ChatRequest,
+    policy: &RetryPolicy,
+    fanout: Option<&Fanout>,
+) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
     let mut notes = Vec::new();
     let mut attempt = 0u32;
     loop {
-        match model.chat(request).await {
+        let slot = match fanout {
+            Some(f) => f.acquire().await.map(|s| (f, s)),
+            None => None,
+        };
+        let result = model.chat(request).await;
+        if let Some((f, s)) = slot {
+            f.release(s, matches!(result, Err(ModelError::RateLimited { .. })));
+        }
+        match result {
             Ok(r) => return (Ok(r), notes),
             Err(e) if e.is_retryable() && attempt < policy.max_retries => {
                 let waited = policy.delay(attempt, &e);

@@ -25,7 +25,7 @@ use crate::model::{
 };
 use crate::prompts::{self, Profile, PromptFacts};
 use crate::repl::{HostError, HostErrorKind, Repl, ReplHost, ReplLimits, is_identifier};
-use crate::retry::{RetryPolicy, chat_with_retry};
+use crate::retry::{RetryPolicy, chat_with_retry, chat_with_retry_limited};
 use crate::trajectory::{
     SubCallRecord, TRACE_VERSION, Totals, TraceBlock, TraceError, TraceEvent, TraceFinal,
     TraceHeader, TraceIteration, TraceLine, TraceWriter,
@@ -381,20 +381,20 @@ impl Shared {
             drop(t);
             return report(Ok(hit), true, Vec::new());
         }
-        let slot = match role {
-            Role::Sub => {
-                let (f, _) = self.fanout().await;
-                f.acquire().await.map(|s| (f, s))
+        let attempt = async {
+            match role {
+                Role::Sub => {
+                    let (f, _) = self.fanout().await;
+                    chat_with_retry_limited(model.as_ref(), &request, &self.cfg.retry, f).await
+                }
+                Role::Root => chat_with_retry(model.as_ref(), &request, &self.cfg.retry).await,
             }
-            Role::Root => None,
         };
-        let attempt = chat_with_retry(model.as_ref(), &request, &self.cfg.retry);
         // A model call may not outlive the run's wall-time budget.
         let (result, retries) = match self.time_left() {
             Some(left) => match tokio::time::timeout(left, attempt).await {
                 Ok(r) => r,
                 Err(_) => {
-                    drop(slot);
                     let why = self
                         .exhausted()
                         .unwrap_or_else(|| "wall-time budget used".into());
@@ -403,13 +403,6 @@ impl Shared {
             },
             None => attempt.await,
         };
-        if let Some((f, s)) = slot {
-            let throttled = retries
-                .iter()
-                .any(|n| matches!(n.error, ModelError::RateLimited { .. }))
-                || matches!(result, Err(ModelError::RateLimited { .. }));
-            f.release(s, throttled);
-        }
         let mut t = lock(&self.totals);
         t.calls += 1 + retries.len() as u64;
         if let Ok(r) = &result {
