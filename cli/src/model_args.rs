@@ -454,6 +454,10 @@ pub fn resolve_with(
             s.values.insert(key.to_string(), v);
         }
     }
+    // Bad durations are usage errors here, before any backend is built.
+    for key in ["timeout", "max_seconds"] {
+        s.duration(key)?;
+    }
     Ok(s)
 }
 
@@ -612,7 +616,7 @@ pub fn rlm_config(
             "setting concurrency = {c}: it must be between 1 and {}",
             rlm_core::MAX_CONCURRENCY
         );
-        cfg.concurrency = c;
+        cfg.concurrency = Some(c);
     }
     cfg.cache_dir = (!s.flag("no_cache")).then(|| store.join("cache").join("calls"));
     cfg.trace_path = trace_path;
@@ -705,16 +709,13 @@ mod tests {
         let dir = tempfile_dir();
         for bad in ["-1", "NaN", "inf", "1e20", "0"] {
             for key in ["timeout", "max_seconds"] {
-                let env = |k: &str| {
-                    (k == format!("RLMKG_{}", key.to_uppercase())).then(|| bad.to_string())
-                };
-                let s = resolve_with(&ModelArgs::default(), &dir, env, None).unwrap();
-                let err = match key {
-                    "timeout" => build_backends(&s).err(),
-                    _ => rlm_config(&s, &dir, None).err(),
-                };
-                let err = err.unwrap_or_else(|| panic!("{key} = {bad} accepted"));
-                assert!(err.to_string().contains(key), "{err}");
+                let var = format!("RLMKG_{}", key.to_uppercase());
+                let env = |k: &str| (k == var).then(|| bad.to_string());
+                let err = resolve_with(&ModelArgs::default(), &dir, env, None)
+                    .err()
+                    .unwrap_or_else(|| panic!("{key} = {bad} accepted"));
+                let msg = err.to_string();
+                assert!(msg.contains(key) && msg.contains("not a duration"), "{msg}");
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
