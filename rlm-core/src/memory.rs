@@ -17,6 +17,11 @@
 //! step's growth, and afterwards adds the step's net growth to the ledger. Steps of
 //! different sessions take turns (one lock), so baselines never mix. monty-alloc's
 //! hard limit, which ends the whole process, is never armed.
+//!
+//! Host threads allocating or freeing while a step runs blur the count a little
+//! (their bytes land in the stepping session's ledger); the sandbox's own frees
+//! that happen on the host side (a dropped session, a block's final value, its
+//! exception) are done under the lock and refunded. Covered by `tests/hostile_code.rs`.
 
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
@@ -37,18 +42,6 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// Whether the allocator that makes the count real is installed.
-    #[cfg(test)]
-    pub(crate) fn counting() -> bool {
-        LIVE_MEMORY.load(Ordering::Relaxed) > 0
-    }
-
-    /// Bytes held by the session.
-    #[cfg(test)]
-    pub(crate) fn held(&self) -> usize {
-        self.held
-    }
-
     /// Run one interpreter step with monty's memory check seeing this session's bytes.
     pub(crate) fn metered<T>(&mut self, step: impl FnOnce() -> T) -> T {
         let _turn = STEP
@@ -68,22 +61,5 @@ impl Ledger {
     /// the host frees outside any step.
     pub(crate) fn release(&mut self, bytes: usize) {
         self.held = self.held.saturating_sub(bytes);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_step_charges_what_it_keeps_and_refunds_what_it_frees() {
-        if !Ledger::counting() {
-            return;
-        }
-        let mut l = Ledger::default();
-        let kept: Vec<u8> = l.metered(|| vec![1u8; 8 << 20]);
-        assert!(l.held() >= 8 << 20, "{}", l.held());
-        l.metered(|| drop(kept));
-        assert!(l.held() < 1 << 20, "{}", l.held());
     }
 }

@@ -309,7 +309,8 @@ impl EmbeddedModel {
             .map_err(fail)?;
         let prompt_secs = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
-        let mut tokens = Vec::with_capacity(decode);
+        // `decode` comes from settings (max_tokens): grow, do not pre-size from it.
+        let mut tokens = Vec::with_capacity(decode.min(4096));
         for _ in 0..decode {
             let next = logits
                 .argmax(0)
