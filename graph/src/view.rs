@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use petgraph::graph::{EdgeIndex, NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 /// The canonical key of an entity name: lowercase, diacritics and possessives
@@ -36,7 +36,7 @@ pub fn entity_key(name: &str) -> String {
 }
 
 /// An entity with its aggregate facts.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct EntityInfo {
     /// Entity id (its canonical key).
     pub id: String,
@@ -95,7 +95,7 @@ pub struct GraphPath {
 }
 
 /// A chunk–entity edge (mention count in the chunk).
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct MentionEdge {
     /// Mentions of the entity in the chunk.
     pub weight: f64,
@@ -116,13 +116,13 @@ type RelationAgg = (f64, BTreeSet<String>, usize);
 /// Steps walked back from a target: (from, to, edge).
 type PathSoFar<'a> = Vec<(usize, usize, &'a Edge)>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Node {
     Entity(u32),
     Chunk(u32),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 enum Edge {
     Relation {
         label: u32,
@@ -142,9 +142,9 @@ impl Edge {
     }
 }
 
-/// A relation as read from the RDF, before aggregation.
+/// A relation as read from a record, before aggregation.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RawRelation {
+struct RawRelation {
     pub subject: Option<String>,
     pub object: Option<String>,
     pub label: String,
@@ -160,17 +160,19 @@ struct EntityAcc {
     mentions: u64,
 }
 
-/// Collects the view while scanning the RDF.
+/// Collects the view from documents' records, one at a time.
 #[derive(Default)]
-pub(crate) struct ViewBuilder {
+pub struct ViewBuilder {
     entities: HashMap<String, EntityAcc>,
     chunk_mentions: HashMap<(String, String), u32>,
     chunk_about: Vec<(String, String)>,
     relations: Vec<RawRelation>,
+    docs: Vec<String>,
+    quads: u64,
 }
 
 impl ViewBuilder {
-    pub fn name(&mut self, e: &str, name: &str) {
+    fn name(&mut self, e: &str, name: &str) {
         *self
             .entities
             .entry(e.to_string())
@@ -179,7 +181,7 @@ impl ViewBuilder {
             .entry(name.to_string())
             .or_default() += 1;
     }
-    pub fn kind(&mut self, e: &str, kind: &str) {
+    fn kind(&mut self, e: &str, kind: &str) {
         *self
             .entities
             .entry(e.to_string())
@@ -188,32 +190,34 @@ impl ViewBuilder {
             .entry(kind.to_string())
             .or_default() += 1;
     }
-    pub fn alias(&mut self, e: &str, alias: &str) {
+    fn alias(&mut self, e: &str, alias: &str) {
         self.entities
             .entry(e.to_string())
             .or_default()
             .aliases
             .insert(alias.to_string());
     }
-    pub fn mention(&mut self, e: &str) {
+    fn mention(&mut self, e: &str) {
         self.entities.entry(e.to_string()).or_default().mentions += 1;
     }
-    pub fn chunk_mention(&mut self, chunk: &str, e: &str) {
+    fn chunk_mention(&mut self, chunk: &str, e: &str) {
         *self
             .chunk_mentions
             .entry((chunk.to_string(), e.to_string()))
             .or_default() += 1;
     }
-    pub fn chunk_about(&mut self, chunk: &str, e: &str) {
+    fn chunk_about(&mut self, chunk: &str, e: &str) {
         self.chunk_about.push((chunk.to_string(), e.to_string()));
     }
-    pub fn relation(&mut self, r: RawRelation) {
+    fn relation(&mut self, r: RawRelation) {
         self.relations.push(r);
     }
 
     /// Add everything one document contributes (the same facts its named graph
     /// holds as RDF).
     pub fn add_doc(&mut self, d: &crate::model::DocGraph) {
+        self.docs.push(d.doc.clone());
+        self.quads += crate::rdf::quad_count(d) as u64;
         for e in &d.entities {
             self.name(&e.key, &e.name);
             self.kind(&e.key, &e.kind);
@@ -244,8 +248,23 @@ impl ViewBuilder {
         }
     }
 
+    /// Number of documents added.
+    pub fn docs(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether `listed` accepts every document added.
+    pub fn all_listed(&self, listed: &dyn Fn(&str) -> bool) -> bool {
+        self.docs.iter().all(|d| listed(d))
+    }
+
+    /// The view of every document added.
     pub fn build(self) -> GraphView {
-        let mut v = GraphView::default();
+        let mut v = GraphView {
+            docs: self.docs.len() as u64,
+            quads: self.quads,
+            ..GraphView::default()
+        };
         let mut keys: Vec<String> = self.entities.keys().cloned().collect();
         keys.sort();
         let mut accs = self.entities;
@@ -371,9 +390,14 @@ fn best(counts: &HashMap<String, u32>) -> Option<String> {
 }
 
 /// The in-memory graph: entities and chunks as nodes; relation edges between
-/// entities and mention edges between entities and chunks.
-#[derive(Debug, Default)]
+/// entities and mention edges between entities and chunks. It is saved whole
+/// as a snapshot (see [`crate::GraphStore::write_snapshot`]).
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct GraphView {
+    /// Documents it was built from.
+    docs: u64,
+    /// Quads of their RDF (see [`crate::rdf::quad_count`]).
+    quads: u64,
     entities: Vec<EntityInfo>,
     entity_idx: HashMap<String, usize>,
     alias_idx: HashMap<String, Vec<usize>>,
@@ -389,7 +413,79 @@ pub struct GraphView {
     degree: Vec<(u32, f64)>,
 }
 
+/// The counts of a view (for statistics and to compare two views).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ViewSummary {
+    /// Documents.
+    pub docs: u64,
+    /// Chunks that carry an entity.
+    pub chunks: u64,
+    /// Entities.
+    pub entities: u64,
+    /// Aggregated relation edges.
+    pub relations: u64,
+    /// Mentions.
+    pub mentions: u64,
+    /// Quads of the RDF of the same documents.
+    pub quads: u64,
+}
+
 impl GraphView {
+    /// Its counts.
+    pub fn summary(&self) -> ViewSummary {
+        ViewSummary {
+            docs: self.docs,
+            chunks: self.chunks.len() as u64,
+            entities: self.entities.len() as u64,
+            relations: self.relation_edges.len() as u64,
+            mentions: self.mention_count(),
+            quads: self.quads,
+        }
+    }
+
+    /// Check a view read from a snapshot: every index it holds must point
+    /// inside it (a damaged or foreign file must not panic a query).
+    pub(crate) fn is_consistent(&self) -> bool {
+        let nodes = self.graph.node_count();
+        let ok = self.entity_node.len() == self.entities.len()
+            && self.chunk_node.len() == self.chunks.len()
+            && self.degree.len() == nodes
+            && self
+                .entity_node
+                .iter()
+                .chain(&self.chunk_node)
+                .all(|n| n.index() < nodes)
+            && self.entity_idx.values().all(|&i| i < self.entities.len())
+            && self
+                .alias_idx
+                .values()
+                .flatten()
+                .all(|&i| i < self.entities.len())
+            && self.chunk_idx.values().all(|&i| i < self.chunks.len())
+            && self
+                .relation_edges
+                .iter()
+                .all(|e| e.index() < self.graph.edge_count())
+            && self.graph.node_weights().all(|n| match n {
+                Node::Entity(i) => (*i as usize) < self.entities.len(),
+                Node::Chunk(i) => (*i as usize) < self.chunks.len(),
+            })
+            && self.graph.edge_weights().all(|e| match e {
+                Edge::Relation {
+                    label,
+                    evidence,
+                    subject,
+                    ..
+                } => {
+                    (*label as usize) < self.labels.len()
+                        && (*subject as usize) < self.entities.len()
+                        && evidence.iter().all(|&c| (c as usize) < self.chunks.len())
+                }
+                Edge::Mention(_) => true,
+            });
+        ok
+    }
+
     fn chunk(&mut self, id: &str) -> usize {
         if let Some(&i) = self.chunk_idx.get(id) {
             return i;

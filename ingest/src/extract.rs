@@ -5,29 +5,69 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rlmkg_graph::{EntityDecl, EvidenceSpan, MentionDecl, RelationDecl, entity_key};
+use rlmkg_graph::{EntityDecl, entity_key};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// One sentence to extract from, with its byte span in the document.
 #[derive(Debug, Clone, Copy)]
-pub struct SentenceRef<'a> {
-    /// The chunk id holding the sentence.
-    pub chunk: &'a str,
+pub struct SentenceRef {
+    /// The index of the chunk holding the sentence, in its document.
+    pub chunk: usize,
     /// Byte start in the document.
     pub start: usize,
     /// Byte end.
     pub end: usize,
 }
 
-/// What the rules found in one document.
+/// One mention, in a chunk given by its index in the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalMention {
+    /// Entity key.
+    pub entity: String,
+    /// Chunk index in the document.
+    pub chunk: usize,
+    /// Byte start in the document text.
+    pub start: u64,
+    /// Byte end (exclusive).
+    pub end: u64,
+}
+
+/// An evidence span, in a chunk given by its index in the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalEvidence {
+    /// Chunk index in the document.
+    pub chunk: usize,
+    /// Byte start in the document text.
+    pub start: u64,
+    /// Byte end (exclusive).
+    pub end: u64,
+}
+
+/// A relation whose evidence names chunks by their index in the document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalRelation {
+    /// Subject entity key.
+    pub subject: String,
+    /// Object entity key.
+    pub object: String,
+    /// Label: `co-occurs` or a verb phrase.
+    pub label: String,
+    /// Weight (number of supporting sentences).
+    pub weight: f64,
+    /// Evidence spans (at least one).
+    pub evidence: Vec<LocalEvidence>,
+}
+
+/// What the rules found in one document (chunks named by their index; the
+/// store gives them ids).
 #[derive(Debug, Default)]
 pub struct Extraction {
     /// Entities (merged).
     pub entities: Vec<EntityDecl>,
     /// Mentions.
-    pub mentions: Vec<MentionDecl>,
+    pub mentions: Vec<LocalMention>,
     /// Relations.
-    pub relations: Vec<RelationDecl>,
+    pub relations: Vec<LocalRelation>,
     /// Key of the entity the document's title names (also declared in `entities`).
     pub about: Option<String>,
 }
@@ -651,7 +691,7 @@ fn is_subject_title(title: &str) -> bool {
 }
 
 /// Extract entities, mentions and relations from a document's sentences.
-pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Extraction {
+pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extraction {
     // 1. Candidates per sentence, in document offsets.
     let mut found: Vec<(usize, Cand)> = Vec::new(); // (sentence index, cand)
     let full_title = title.trim();
@@ -694,12 +734,13 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
     }
     // 2. Group by key.
     let mut ents: BTreeMap<String, Ent> = BTreeMap::new();
-    for (_, c) in &found {
-        let key = entity_key(&c.name);
+    // Each candidate's key, computed once.
+    let found_keys: Vec<String> = found.iter().map(|(_, c)| entity_key(&c.name)).collect();
+    for ((_, c), key) in found.iter().zip(&found_keys) {
         if key.is_empty() {
             continue;
         }
-        let e = ents.entry(key).or_insert_with(|| Ent {
+        let e = ents.entry(key.clone()).or_insert_with(|| Ent {
             name: c.name.clone(),
             kind: c.kind,
             aliases: Vec::new(),
@@ -714,30 +755,32 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
         }
     }
     // 3. Alias merging: surname → full person name; acronym → expansion.
-    let keys: Vec<String> = ents.keys().cloned().collect();
-    let mut merge: HashMap<String, String> = HashMap::new();
-    for k in &keys {
-        let Some(e) = ents.get(k) else { continue };
-        if !k.contains('_') && e.kind != "date" {
-            if is_acronym(&e.name) {
-                let targets: Vec<&String> = keys
-                    .iter()
-                    .filter(|o| *o != k && o.contains('_'))
-                    .filter(|o| ents.get(*o).is_some_and(|x| initials(&x.name) == e.name))
-                    .collect();
-                if targets.len() == 1 {
-                    merge.insert(k.clone(), targets[0].clone());
-                }
-            } else {
-                let targets: Vec<&String> = keys
-                    .iter()
-                    .filter(|o| *o != k && o.ends_with(&format!("_{k}")))
-                    .filter(|o| ents.get(*o).is_some_and(|x| x.kind == "person"))
-                    .collect();
-                if targets.len() == 1 {
-                    merge.insert(k.clone(), targets[0].clone());
-                }
+    // Multi-word keys indexed by their initials and (persons) their last word,
+    // so each single-word key looks up its targets instead of scanning.
+    let mut by_initials: HashMap<String, Vec<&String>> = HashMap::new();
+    let mut by_surname: HashMap<&str, Vec<&String>> = HashMap::new();
+    for (o, x) in &ents {
+        if let Some((_, last)) = o.rsplit_once('_') {
+            by_initials.entry(initials(&x.name)).or_default().push(o);
+            if x.kind == "person" {
+                by_surname.entry(last).or_default().push(o);
             }
+        }
+    }
+    let mut merge: HashMap<String, String> = HashMap::new();
+    for (k, e) in &ents {
+        if k.contains('_') || e.kind == "date" {
+            continue;
+        }
+        let targets = if is_acronym(&e.name) {
+            by_initials.get(&e.name)
+        } else {
+            by_surname.get(k.as_str())
+        };
+        if let Some([only]) = targets.map(Vec::as_slice)
+            && *only != k
+        {
+            merge.insert(k.clone(), (*only).clone());
         }
     }
     for (from, to) in &merge {
@@ -773,26 +816,26 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
     }
     // 4. Mentions.
     let mut per_sentence: Vec<Vec<(String, usize, usize)>> = vec![Vec::new(); sentences.len()];
-    for (si, c) in &found {
-        let key = resolve(&entity_key(&c.name));
+    for ((si, c), key) in found.iter().zip(&found_keys) {
+        let key = resolve(key);
         if !ents.contains_key(&key) {
             continue;
         }
         let chunk = sentences[*si].chunk;
-        ex.mentions.push(MentionDecl {
+        ex.mentions.push(LocalMention {
             entity: key.clone(),
-            chunk: chunk.to_string(),
+            chunk,
             start: c.start as u64,
             end: c.end as u64,
         });
         per_sentence[*si].push((key, c.start, c.end));
     }
     // 5. Relations.
-    let mut rels: BTreeMap<(String, String, String), (f64, Vec<EvidenceSpan>)> = BTreeMap::new();
+    let mut rels: BTreeMap<(String, String, String), (f64, Vec<LocalEvidence>)> = BTreeMap::new();
     for (si, ms) in per_sentence.iter().enumerate() {
         let sr = sentences[si];
-        let ev = EvidenceSpan {
-            chunk: sr.chunk.to_string(),
+        let ev = LocalEvidence {
+            chunk: sr.chunk,
             start: sr.start as u64,
             end: sr.end as u64,
         };
@@ -844,7 +887,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
         }
     }
     for ((s, o, label), (weight, evidence)) in rels {
-        ex.relations.push(RelationDecl {
+        ex.relations.push(LocalRelation {
             subject: s,
             object: o,
             label,
@@ -873,15 +916,14 @@ mod tests {
     }
 
     fn run_titled(text: &str, title: &str) -> Extraction {
-        let sents: Vec<SentenceRef<'_>> =
-            crate::text::sentences(text, crate::text::SegmentMode::Prose)
-                .into_iter()
-                .map(|(a, b)| SentenceRef {
-                    chunk: "c1",
-                    start: a,
-                    end: b,
-                })
-                .collect();
+        let sents: Vec<SentenceRef> = crate::text::sentences(text, crate::text::SegmentMode::Prose)
+            .into_iter()
+            .map(|(a, b)| SentenceRef {
+                chunk: 0,
+                start: a,
+                end: b,
+            })
+            .collect();
         extract(text, title, &sents)
     }
 
