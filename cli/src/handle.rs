@@ -208,7 +208,7 @@ impl StoreHandle {
     /// ten times [`MAX_K`]).
     fn fetch_k(&self, k: usize) -> usize {
         if self.scope.is_some() {
-            k.saturating_mul(10).max(100).min(MAX_K * 10)
+            k.saturating_mul(10).clamp(100, MAX_K * 10)
         } else {
             k.min(MAX_K)
         }

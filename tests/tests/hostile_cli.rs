@@ -35,6 +35,14 @@ fn negative_nan_or_infinite_durations_are_usage_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     std::fs::create_dir_all(&store).unwrap();
+    let check = |out: &Output, what: &str| {
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(out));
+        let err = stderr(out);
+        assert!(
+            err.contains("not a duration") && !err.contains("panicked"),
+            "{what}: {err}"
+        );
+    };
     for flag in [
         "--timeout=-1",
         "--timeout=NaN",
@@ -43,14 +51,35 @@ fn negative_nan_or_infinite_durations_are_usage_errors_not_panics() {
         "--max-seconds=-5",
         "--max-seconds=inf",
     ] {
-        let out = ask(dir.path(), &store, "http://127.0.0.1:9/v1", &[flag]);
-        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
-        let err = stderr(&out);
-        assert!(
-            err.contains("not a duration") && !err.contains("panicked"),
-            "{flag}: {err}"
-        );
+        let out = rlmkg(dir.path())
+            .args(["--store", store.to_str().unwrap(), "config", "show", flag])
+            .env("RLMKG_CONFIG", dir.path().join("none.toml"))
+            .output()
+            .unwrap();
+        check(&out, flag);
     }
+    // The same through `ask`, and from the environment.
+    let (dir, store) = sample_store();
+    let out = ask(
+        dir.path(),
+        &store,
+        "http://127.0.0.1:9/v1",
+        &["--timeout=-1"],
+    );
+    check(&out, "ask --timeout=-1");
+    let out = without_models(dir.path())
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "ask",
+            "--strategy",
+            "heuristic",
+            "q",
+        ])
+        .env("RLMKG_MAX_SECONDS", "inf")
+        .output()
+        .unwrap();
+    check(&out, "RLMKG_MAX_SECONDS=inf");
 }
 
 #[test]
@@ -68,7 +97,7 @@ fn huge_k_from_python_is_clamped_and_the_run_answers() {
     let out = ask(dir.path(), &store, &srv.base_url(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(v["answer"].as_str(), Some("clamped"), "{v}");
+    assert_eq!(v["text"].as_str(), Some("clamped"), "{v}");
     let feedback = srv.requests()[1]["messages"].to_string();
     assert!(feedback.contains("True True True"), "{feedback}");
 }
