@@ -15,8 +15,15 @@
 //! [`Ledger::metered`], which points `BASELINE_MEMORY` at "live bytes now minus what
 //! the session already holds", so monty sees exactly the session's bytes plus the
 //! step's growth, and afterwards adds the step's net growth to the ledger. Steps of
-//! different sessions take turns (one lock), so baselines never mix. monty-alloc's
-//! hard limit, which ends the whole process, is never armed.
+//! different sessions take turns (one lock), so baselines never mix.
+//!
+//! monty checks the soft limit only at its checkpoints, and some native work has
+//! none (the `repr` of a DAG-shaped list, `print(a)` after `a = [a, a]` 64 times,
+//! grows a string without one). So while a step runs, monty-alloc's hard ceiling
+//! is armed at the session's limit plus [`hard_headroom`] over the session's
+//! baseline: a runaway step ends the process with a message naming the memory
+//! limit instead of growing until the kernel's OOM killer takes it (and the
+//! machine with it). Between steps the ceiling is lifted.
 //!
 //! Host threads allocating or freeing while a step runs blur the count a little
 //! (their bytes land in the stepping session's ledger); the sandbox's own frees
@@ -35,6 +42,25 @@ static ALLOCATOR: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
 /// One interpreter step at a time, process-wide: the baseline is a single counter.
 static STEP: Mutex<()> = Mutex::new(());
 
+/// Room between the soft limit and the hard ceiling: the limit again plus
+/// 512 MiB, so host threads allocating during a step (other sessions' HTTP
+/// replies, store reads) never reach it and only a runaway step does.
+pub(crate) fn hard_headroom(max_memory: usize) -> usize {
+    max_memory.saturating_add(512 * 1024 * 1024)
+}
+
+/// Set monty-alloc's hard ceiling (relative to the baseline just set); a no-op
+/// when the allocator is not installed.
+fn arm(budget: Option<usize>) {
+    #[cfg(feature = "alloc-limit")]
+    {
+        // Err only when the allocator is not installed: nothing to arm.
+        let _ = monty_alloc::set_hard_limit(budget);
+    }
+    #[cfg(not(feature = "alloc-limit"))]
+    let _ = budget;
+}
+
 /// Bytes a session's interpreter holds, as counted over its steps.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ledger {
@@ -42,14 +68,31 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// Run one interpreter step with monty's memory check seeing this session's bytes.
+    /// Run one interpreter step with monty's memory check seeing this session's
+    /// bytes and, when `max_memory` is given, the hard ceiling armed above it.
     pub(crate) fn metered<T>(&mut self, step: impl FnOnce() -> T) -> T {
+        self.metered_within(None, step)
+    }
+
+    /// [`Ledger::metered`] with the hard ceiling at `max_memory` plus
+    /// [`hard_headroom`] over the session's baseline while the step runs.
+    pub(crate) fn metered_within<T>(
+        &mut self,
+        max_memory: Option<usize>,
+        step: impl FnOnce() -> T,
+    ) -> T {
         let _turn = STEP
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let before = LIVE_MEMORY.load(Ordering::Relaxed);
         BASELINE_MEMORY.store(before.saturating_sub(self.held), Ordering::Relaxed);
+        if let Some(max) = max_memory {
+            arm(Some(max.saturating_add(hard_headroom(max))));
+        }
         let out = step();
+        if max_memory.is_some() {
+            arm(None);
+        }
         let after = LIVE_MEMORY.load(Ordering::Relaxed);
         // Outside steps monty's probe reads 0: nothing unmetered is charged.
         BASELINE_MEMORY.store(usize::MAX, Ordering::Relaxed);

@@ -292,7 +292,7 @@ impl Repl {
         let cap = self.limits.max_output_bytes;
         let code = code.to_string();
         let mut out = String::new();
-        let mut step = blocking(&mut self.ledger, out, move |buf| {
+        let mut step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
             repl.feed_start(
                 &code,
                 NamedValues::new(),
@@ -339,7 +339,7 @@ impl Repl {
                         )),
                     );
                     limit = Some(LimitHit::HostCalls);
-                    step = blocking(&mut self.ledger, out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         abort(progress, exc, buf, cap)
                     })
                     .await;
@@ -371,7 +371,7 @@ impl Repl {
                     } else {
                         ExtFunctionResult::NotFound(name)
                     };
-                    step = blocking(&mut self.ledger, out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         call.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -386,7 +386,7 @@ impl Repl {
                     } else {
                         NameLookupResult::Undefined
                     };
-                    step = blocking(&mut self.ledger, out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         lookup.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -411,7 +411,7 @@ impl Repl {
                             )),
                         )),
                     };
-                    step = blocking(&mut self.ledger, out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         call.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -421,7 +421,7 @@ impl Repl {
                         ExcType::RuntimeError,
                         Some("async code is not supported in this REPL".to_string()),
                     );
-                    step = blocking(&mut self.ledger, out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         abort(progress, exc, buf, cap)
                     })
                     .await;
@@ -463,10 +463,11 @@ impl Repl {
         };
         let expr = expr.to_string();
         let max_chars = self.limits.max_output_chars;
+        let max_memory = self.limits.max_memory;
         let mut ledger = self.ledger;
         let joined = tokio::task::spawn_blocking(move || {
             let mut repl = repl;
-            let r = ledger.metered(|| {
+            let r = ledger.metered_within(Some(max_memory), || {
                 let mut sink = String::new();
                 let r = repl.feed_run(
                     &expr,
@@ -551,14 +552,19 @@ fn json_bytes(v: &Value) -> usize {
 
 /// Run one interpreter step on the blocking pool, metered against the session's
 /// memory ledger, carrying the output buffer along.
-async fn blocking<F>(ledger: &mut Ledger, buf: String, f: F) -> Result<(Step, String), String>
+async fn blocking<F>(
+    ledger: &mut Ledger,
+    max_memory: usize,
+    buf: String,
+    f: F,
+) -> Result<(Step, String), String>
 where
     F: FnOnce(&mut String) -> Step + Send + 'static,
 {
     let mut l = *ledger;
     let joined = tokio::task::spawn_blocking(move || {
         let mut buf = buf;
-        let step = l.metered(|| f(&mut buf));
+        let step = l.metered_within(Some(max_memory), || f(&mut buf));
         (step, buf, l)
     })
     .await;

@@ -164,3 +164,39 @@ async fn a_dag_bomb_as_answer_is_refused_quickly() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(repl.eval("len(a)").await, Some(Value::from(2)));
 }
+
+/// `print(a)` of a DAG bomb grows a string inside monty with no checkpoint (its
+/// repr polls limits every 64th item of a list, and every list here has two), so
+/// no soft limit can stop it. The hard ceiling armed during steps ends the
+/// process with a message naming the memory limit, at a bounded size and soon,
+/// instead of growing until the OOM killer takes the machine. Run in a child
+/// process, since it is the process that ends.
+#[test]
+fn a_runaway_repr_ends_at_the_hard_ceiling_not_at_the_oom_killer() {
+    if std::env::var_os("RLMKG_RUNAWAY_CHILD").is_some() {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut repl = Repl::new(ReplLimits {
+                max_memory: 64 * 1024 * 1024,
+                max_block_time: Duration::from_secs(600),
+                ..ReplLimits::default()
+            });
+            repl.run(&format!("{BOMB}print(a)"), &Echo).await;
+        });
+        return;
+    }
+    let started = Instant::now();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_runaway_repr_ends_at_the_hard_ceiling_not_at_the_oom_killer",
+            "--nocapture",
+        ])
+        .env("RLMKG_RUNAWAY_CHILD", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the runaway step finished?");
+    assert!(err.contains("exceeds the memory limit"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(120));
+}
