@@ -138,6 +138,9 @@ pub async fn ask(
         let handle = Arc::new(StoreHandle::new(Arc::clone(&store)));
         let rlm = Rlm::new(opts.rlm.clone(), root, sub, handle);
         let (mut session, mut outcome) = rlm.run(question).await?;
+        for w in &outcome.warnings {
+            note(w);
+        }
         let mut text = outcome.answer.clone().unwrap_or_default();
         let mut report = rlmkg_citation::check(&text, &spans, &opts.check)?;
         let mut repaired = false;

@@ -19,6 +19,11 @@ use crate::heuristic;
 /// Time limit of one `context.sparql` query.
 const SPARQL_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Largest `k` any handle function honours: a larger one from Python
+/// (`context.search(q, 10**9)`) is clamped to this before it reaches the store,
+/// where `k` sizes allocations.
+pub const MAX_K: usize = 1000;
+
 /// The functions of the handle: name, signature, one-line doc.
 const FUNCTIONS: &[(&str, &str, &str)] = &[
     (
@@ -97,7 +102,7 @@ impl StoreHandle {
         match name {
             "search" => {
                 let query = a.str(0, "query")?;
-                let k = a.usize_or(1, "k", 10)?;
+                let k = a.k(1, 10)?;
                 let hits = s.search(query, self.fetch_k(k)).map_err(store_err)?;
                 let hits: Vec<_> = hits
                     .into_iter()
@@ -117,12 +122,12 @@ impl StoreHandle {
             }
             "entities" => {
                 let query = a.str(0, "query")?;
-                let k = a.usize_or(1, "k", 10)?;
+                let k = a.k(1, 10)?;
                 to_value(&s.entities(query, k).map_err(store_err)?)
             }
             "neighbors" => {
                 let entity = a.str(0, "entity")?;
-                let k = a.usize_or(1, "k", 20)?;
+                let k = a.k(1, 20)?;
                 let relation = a.opt_str(2, "relation")?;
                 to_value(&s.neighbors(entity, k, relation).map_err(store_err)?)
             }
@@ -138,7 +143,7 @@ impl StoreHandle {
                 to_value(&s.path(from, to, hops).map_err(store_err)?)
             }
             "related" => {
-                let k = a.usize_or(1, "k", 10)?;
+                let k = a.k(1, 10)?;
                 let got = match a.get(0, "query_or_entities") {
                     Some(Value::String(q)) => s.related(&[], Some(q), self.fetch_k(k)),
                     Some(Value::Array(items)) => {
@@ -199,12 +204,13 @@ impl StoreHandle {
         }
     }
 
-    /// Ask the store for more than `k` when a scope will filter results.
+    /// Ask the store for more than `k` when a scope will filter results (at most
+    /// ten times [`MAX_K`]).
     fn fetch_k(&self, k: usize) -> usize {
         if self.scope.is_some() {
-            k.saturating_mul(10).max(100)
+            k.saturating_mul(10).clamp(100, MAX_K * 10)
         } else {
-            k
+            k.min(MAX_K)
         }
     }
 }
@@ -329,6 +335,11 @@ impl<'a> Args<'a> {
             None => Ok(None),
             Some(_) => self.str(idx, name).map(Some),
         }
+    }
+
+    /// The `k` argument (position `idx` or keyword `k`), clamped to [`MAX_K`].
+    fn k(&self, idx: usize, default: usize) -> Result<usize, HandleError> {
+        Ok(self.usize_or(idx, "k", default)?.min(MAX_K))
     }
 
     fn usize_or(&self, idx: usize, name: &str, default: usize) -> Result<usize, HandleError> {

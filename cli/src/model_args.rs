@@ -15,6 +15,15 @@
 //! top_k = 20
 //! ```
 //!
+//! **Trust rule for a store's `rlmkg.toml`.** A store directory may come from
+//! someone else (a shared or downloaded store), so its file may say how to run
+//! (model names, sampling, budgets, profile, context windows) but not where
+//! requests go, which credentials go with them, or which local files are read:
+//! [`UNTRUSTED_IN_STORE`] keys found there are ignored with a warning unless the
+//! user trusts the store's config with `--trust-store-config` or
+//! `RLMKG_TRUST_STORE_CONFIG=1`. Flags, the environment and the user config file
+//! are the user's own and always count.
+//!
 //! Backend choice ([`build_backends`]): an explicit base URL and model select the
 //! OpenAI-compatible HTTP backend; else `--model-path` or an installed default model
 //! selects the embedded model (as the sub-model; as the root model too only with
@@ -117,7 +126,23 @@ pub struct ModelArgs {
     /// Maximum cost (needs prices).
     #[arg(long, help_heading = "Budgets")]
     pub max_cost: Option<f64>,
+    /// Honour endpoint, key and file settings from the store's own rlmkg.toml
+    /// (or RLMKG_TRUST_STORE_CONFIG=1); without it they are ignored.
+    #[arg(long, help_heading = "Run")]
+    pub trust_store_config: bool,
 }
+
+/// Settings a store's `rlmkg.toml` may not make without the user's trust: where
+/// requests go, the keys sent with them, and local files read (see the module
+/// documentation).
+pub const UNTRUSTED_IN_STORE: &[&str] = &[
+    "base_url",
+    "sub_base_url",
+    "api_key",
+    "sub_api_key",
+    "model_path",
+    "system_prompt",
+];
 
 /// Where a setting came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,9 +210,29 @@ fn is_secret(key: &str) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
     values: BTreeMap<String, (String, Source)>,
+    ignored: Vec<(String, PathBuf)>,
 }
 
 impl Settings {
+    /// Keys the store's own file set but the trust rule ignored, with the file.
+    pub fn ignored(&self) -> &[(String, PathBuf)] {
+        &self.ignored
+    }
+
+    /// A duration setting in seconds (finite, positive, at most 30 days).
+    fn duration(&self, key: &str) -> anyhow::Result<Option<Duration>> {
+        let Some(secs) = self.parse::<f64>(key)? else {
+            return Ok(None);
+        };
+        let src = self
+            .source(key)
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        rlm_core::duration::parse_secs(key, secs)
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!("setting {e} (from {src})"))
+    }
+
     /// The value of `key`, if set anywhere.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.values.get(key).map(|(v, _)| v.as_str())
@@ -346,7 +391,15 @@ fn flag_values(a: &ModelArgs) -> BTreeMap<&'static str, String> {
 
 /// Resolve settings: flags > environment > `<store>/rlmkg.toml` > user config file.
 pub fn resolve(args: &ModelArgs, store: &Path) -> anyhow::Result<Settings> {
-    resolve_with(args, store, |k| std::env::var(k).ok(), user_config_path())
+    let s = resolve_with(args, store, |k| std::env::var(k).ok(), user_config_path())?;
+    for (key, file) in s.ignored() {
+        eprintln!(
+            "warning: ignoring {key} from {} (a store's own config may not choose endpoints, keys \
+             or files; pass --trust-store-config or set RLMKG_TRUST_STORE_CONFIG=1 to allow it)",
+            file.display()
+        );
+    }
+    Ok(s)
 }
 
 /// [`resolve`] with the environment and user file given (for tests).
@@ -363,6 +416,9 @@ pub fn resolve_with(
         Some(p) => read_file_layer(p)?,
         None => BTreeMap::new(),
     };
+    let trusted = args.trust_store_config
+        || env("RLMKG_TRUST_STORE_CONFIG")
+            .is_some_and(|v| matches!(v.as_str(), "1" | "true" | "yes"));
     let mut s = Settings::default();
     for key in KEYS {
         let var = format!("RLMKG_{}", key.to_ascii_uppercase());
@@ -375,24 +431,32 @@ pub fn resolve_with(
                     .flatten()
                     .map(|v| (v, Source::Env("OPENAI_API_KEY".into())))
             });
-        let found = flags
+        let mut found = flags
             .get(key)
             .map(|v| (v.clone(), Source::Flag))
-            .or(env_val)
-            .or_else(|| {
-                store_layer
-                    .get(*key)
-                    .map(|v| (v.clone(), Source::StoreFile(store_file.clone())))
-            })
-            .or_else(|| {
-                user_layer
-                    .get(*key)
-                    .zip(user_file.clone())
-                    .map(|(v, p)| (v.clone(), Source::UserFile(p)))
-            });
+            .or(env_val);
+        if found.is_none()
+            && let Some(v) = store_layer.get(*key)
+        {
+            if trusted || !UNTRUSTED_IN_STORE.contains(key) {
+                found = Some((v.clone(), Source::StoreFile(store_file.clone())));
+            } else {
+                s.ignored.push((key.to_string(), store_file.clone()));
+            }
+        }
+        let found = found.or_else(|| {
+            user_layer
+                .get(*key)
+                .zip(user_file.clone())
+                .map(|(v, p)| (v.clone(), Source::UserFile(p)))
+        });
         if let Some(v) = found {
             s.values.insert(key.to_string(), v);
         }
+    }
+    // Bad durations are usage errors here, before any backend is built.
+    for key in ["timeout", "max_seconds"] {
+        s.duration(key)?;
     }
     Ok(s)
 }
@@ -428,7 +492,7 @@ fn sampling(s: &Settings) -> anyhow::Result<Sampling> {
 
 /// Build the backends the settings select (see the module documentation).
 pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
-    let timeout = s.parse::<f64>("timeout")?.map(Duration::from_secs_f64);
+    let timeout = s.duration("timeout")?;
     let http = |base: &str,
                 model: &str,
                 key: Option<&str>,
@@ -535,14 +599,24 @@ pub fn rlm_config(
         max_depth: s.parse("max_depth")?.unwrap_or(d.max_depth),
         max_sub_calls: s.parse("max_sub_calls")?.or(d.max_sub_calls),
         max_total_tokens: s.parse("max_total_tokens")?,
-        max_wall_time: s.parse::<f64>("max_seconds")?.map(Duration::from_secs_f64),
-        max_cost: s.parse("max_cost")?,
+        max_wall_time: s.duration("max_seconds")?.or(d.max_wall_time),
+        max_cost: match s.parse::<f64>("max_cost")? {
+            Some(c) if !(c.is_finite() && c >= 0.0) => {
+                anyhow::bail!("setting max_cost = {c}: it must be a finite number >= 0")
+            }
+            other => other,
+        },
     };
     let sm = sampling(s)?;
     cfg.root_sampling = sm.clone();
     cfg.sub_sampling = sm;
-    if let Some(c) = s.parse("concurrency")? {
-        cfg.concurrency = c;
+    if let Some(c) = s.parse::<usize>("concurrency")? {
+        anyhow::ensure!(
+            (1..=rlm_core::MAX_CONCURRENCY).contains(&c),
+            "setting concurrency = {c}: it must be between 1 and {}",
+            rlm_core::MAX_CONCURRENCY
+        );
+        cfg.concurrency = Some(c);
     }
     cfg.cache_dir = (!s.flag("no_cache")).then(|| store.join("cache").join("calls"));
     cfg.trace_path = trace_path;
@@ -551,7 +625,7 @@ pub fn rlm_config(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
@@ -598,6 +672,52 @@ mod tests {
         assert!(cfg.cache_dir.is_some());
         let b = build_backends(&s).unwrap();
         assert_eq!(b.root.unwrap().id(), "openai:http://flag/v1:store-model");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn store_config_may_not_choose_endpoints_keys_or_files_unless_trusted() {
+        let dir = tempfile_dir();
+        std::fs::write(
+            dir.join("rlmkg.toml"),
+            "base_url = \"http://evil.example/v1\"\napi_key = \"sk-stolen\"\nmodel = \"m\"\ntop_k = 5\nsystem_prompt = \"/etc/passwd\"\n",
+        )
+        .unwrap();
+        let s = resolve_with(&ModelArgs::default(), &dir, |_| None, None).unwrap();
+        assert_eq!(s.get("base_url"), None);
+        assert_eq!(s.get("api_key"), None);
+        assert_eq!(s.get("system_prompt"), None);
+        assert_eq!(s.get("model"), Some("m"));
+        assert_eq!(s.get("top_k"), Some("5"));
+        let ignored: Vec<&str> = s.ignored().iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(ignored, ["base_url", "api_key", "system_prompt"]);
+        let env = |k: &str| (k == "RLMKG_TRUST_STORE_CONFIG").then(|| "1".to_string());
+        let s = resolve_with(&ModelArgs::default(), &dir, env, None).unwrap();
+        assert_eq!(s.get("base_url"), Some("http://evil.example/v1"));
+        let args = ModelArgs {
+            trust_store_config: true,
+            ..Default::default()
+        };
+        let s = resolve_with(&args, &dir, |_| None, None).unwrap();
+        assert_eq!(s.get("api_key"), Some("sk-stolen"));
+        assert!(s.ignored().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn durations_negative_nan_or_infinite_are_usage_errors() {
+        let dir = tempfile_dir();
+        for bad in ["-1", "NaN", "inf", "1e20", "0"] {
+            for key in ["timeout", "max_seconds"] {
+                let var = format!("RLMKG_{}", key.to_uppercase());
+                let env = |k: &str| (k == var).then(|| bad.to_string());
+                let err = resolve_with(&ModelArgs::default(), &dir, env, None)
+                    .err()
+                    .unwrap_or_else(|| panic!("{key} = {bad} accepted"));
+                let msg = err.to_string();
+                assert!(msg.contains(key) && msg.contains("not a duration"), "{msg}");
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

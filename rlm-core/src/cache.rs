@@ -23,6 +23,9 @@ struct KeyMaterial<'a> {
     request: &'a ChatRequest,
 }
 
+/// Largest cache entry read; a reply is capped well below this when it arrives.
+pub const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
+
 impl CallCache {
     /// A cache rooted at `dir` (created on first write).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
@@ -45,9 +48,22 @@ impl CallCache {
         self.dir.join(prefix).join(format!("{key}.json"))
     }
 
-    /// A cached response, if present and readable.
+    /// A cached response, if present, a regular file (not a link to `/dev/zero` or
+    /// elsewhere: the store may come from someone else) and at most
+    /// [`MAX_ENTRY_BYTES`].
     pub fn get(&self, key: &str) -> Option<ChatResponse> {
-        let bytes = std::fs::read(self.path(key)).ok()?;
+        use std::io::Read as _;
+        let path = self.path(key);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path)
+            .ok()?
+            .take(MAX_ENTRY_BYTES)
+            .read_to_end(&mut bytes)
+            .ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -77,6 +93,19 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::model::{FinishReason, Message, Usage};
+
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_that_links_elsewhere_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("rlmkg-cache-link-{}", std::process::id()));
+        let c = CallCache::new(&dir);
+        let key = CallCache::key("b", &ChatRequest::default());
+        let path = c.path(&key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        assert!(c.get(&key).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn roundtrip_and_key_sensitivity() {

@@ -13,7 +13,11 @@
 //! - [`Profile`]: the prompt profiles (SPEC §5.4).
 
 mod cache;
+mod convert;
+pub mod duration;
+mod fanout;
 mod handle;
+mod memory;
 mod model;
 mod openai;
 mod prompts;
@@ -27,20 +31,26 @@ pub mod trajectory;
 pub mod embedded;
 
 pub use cache::{CallCache, short_hash};
+pub use convert::{Budget, TooLarge, from_json, to_json, to_json_bounded};
+pub use fanout::{
+    Concurrency, ConcurrencySource, Fanout, MAX_CONCURRENCY, choose as choose_concurrency,
+};
 pub use handle::{ContextHandle, CorpusMetadata, HandleError, HandleFunction};
 pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Role, Sampling,
     Usage,
 };
-pub use openai::{OpenAiConfig, OpenAiModel, classify_status, estimate_tokens, strip_think};
+pub use openai::{
+    OpenAiConfig, OpenAiModel, classify_status, estimate_tokens, parse_retry_after, strip_think,
+};
 pub use prompts::{Profile, PromptFacts, metadata_message, system_prompt};
 pub use repl::{
-    BlockResult, HostError, HostErrorKind, LimitHit, NoHost, Repl, ReplHost, ReplLimits, from_json,
-    to_json, truncate_middle,
+    BlockResult, HostError, HostErrorKind, LimitHit, NoHost, Repl, ReplHost, ReplLimits,
+    truncate_middle,
 };
-pub use retry::{RetryNote, RetryPolicy, chat_with_retry};
+pub use retry::{RetryNote, RetryPolicy, chat_with_retry, chat_with_retry_limited};
 pub use rlm::{
-    Budgets, CallError, CallReport, Ending, Guards, Price, Rlm, RlmConfig, RlmError, RunOutcome,
-    Session, extract_blocks, find_placeholder,
+    Budgets, CallError, CallReport, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Price,
+    Rlm, RlmConfig, RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
 };
 pub use trajectory::{Totals, TraceLine, Trajectory};

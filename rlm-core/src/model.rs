@@ -123,7 +123,16 @@ pub enum ModelError {
         /// Seconds the server asked us to wait, if it said.
         retry_after_secs: Option<f64>,
     },
-    /// Not worth retrying: other 4xx, malformed replies, bad configuration.
+    /// The server is rate-limiting us (HTTP 429): retried like a transient error,
+    /// and fan-out backs off.
+    #[error("rate limited: {message}")]
+    RateLimited {
+        /// What happened.
+        message: String,
+        /// Seconds the server asked us to wait, if it said.
+        retry_after_secs: Option<f64>,
+    },
+    /// Not worth retrying: other 4xx, bad configuration.
     #[error("model error: {message}")]
     Permanent {
         /// What happened.
@@ -149,6 +158,26 @@ pub enum ModelError {
     },
 }
 
+impl ModelError {
+    /// Whether another attempt may succeed (transient or rate-limited).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::Transient { .. } | Self::RateLimited { .. })
+    }
+
+    /// The wait the server asked for, if it said.
+    pub fn retry_after_secs(&self) -> Option<f64> {
+        match self {
+            Self::Transient {
+                retry_after_secs, ..
+            }
+            | Self::RateLimited {
+                retry_after_secs, ..
+            } => *retry_after_secs,
+            _ => None,
+        }
+    }
+}
+
 /// A language model, local or remote.
 #[async_trait]
 pub trait LanguageModel: Send + Sync {
@@ -164,4 +193,15 @@ pub trait LanguageModel: Send + Sync {
 
     /// Run one chat completion.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError>;
+
+    /// How many requests the server says it serves in parallel (llama.cpp's
+    /// `total_slots`), when it says; asked once per run to pick the fan-out.
+    async fn server_slots(&self) -> Option<usize> {
+        None
+    }
+
+    /// Concurrent sub-calls to use when neither the user nor the server says.
+    fn default_concurrency(&self) -> usize {
+        4
+    }
 }

@@ -3,8 +3,8 @@
 //!
 //! One [`LanguageModel::chat`] is one HTTP attempt; the error is classified here,
 //! where the provider is called (429/5xx/connection/timeout → transient with any
-//! `Retry-After`; context-length complaints → context length; other 4xx and
-//! malformed replies → permanent; far fewer prompt tokens reported than sent →
+//! `Retry-After`, malformed, empty or oversized 200 replies → transient;
+//! context-length complaints → context length; other 4xx → permanent; far fewer prompt tokens reported than sent →
 //! truncated). Retrying is the caller's business: [`crate::chat_with_retry`].
 //! Wire types are private to this module.
 
@@ -38,6 +38,21 @@ pub struct OpenAiConfig {
     /// A call fails as truncated when the server reports fewer than this fraction
     /// of the prompt tokens we estimate we sent (only for prompts of 500+ estimated tokens).
     pub truncation_ratio: f64,
+    /// Largest reply body read, in bytes; a longer one fails as a transient error.
+    #[serde(default = "default_max_reply_bytes")]
+    pub max_reply_bytes: usize,
+    /// Time allowed to read the body once the reply's headers arrived (a
+    /// non-streaming server has finished generating by then).
+    #[serde(default = "default_body_timeout")]
+    pub body_timeout: Duration,
+}
+
+fn default_max_reply_bytes() -> usize {
+    16 * 1024 * 1024
+}
+
+fn default_body_timeout() -> Duration {
+    Duration::from_secs(30)
 }
 
 impl OpenAiConfig {
@@ -52,6 +67,8 @@ impl OpenAiConfig {
             connect_timeout: Duration::from_secs(10),
             context_window: None,
             truncation_ratio: 0.4,
+            max_reply_bytes: default_max_reply_bytes(),
+            body_timeout: default_body_timeout(),
         }
     }
 }
@@ -209,12 +226,55 @@ pub fn strip_think(text: &str) -> (String, Option<String>) {
     (content.trim().to_string(), reasoning)
 }
 
-fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<f64> {
-    let v = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    v.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
+/// `Retry-After` in seconds: a number of seconds, or an HTTP date (RFC 9110 §10.2.3)
+/// turned into the seconds from now until then (0 when it is past). The value may be
+/// absurd (`1e20`); the retry policy clamps it.
+pub fn parse_retry_after(value: &str) -> Option<f64> {
+    let v = value.trim();
+    if let Ok(secs) = v.parse::<f64>() {
+        return (!secs.is_nan()).then_some(secs.max(0.0));
+    }
+    let at = httpdate::parse_http_date(v).ok()?;
+    Some(
+        at.duration_since(std::time::SystemTime::now())
+            .map_or(0.0, |d| d.as_secs_f64()),
+    )
+}
+
+fn retry_after_header(headers: &reqwest::header::HeaderMap) -> Option<f64> {
+    parse_retry_after(headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?)
+}
+
+/// Read a reply body of at most `max` bytes within `deadline`; a longer or slower
+/// body is a transient failure (the server misbehaved; another attempt may not).
+async fn read_body(
+    mut resp: reqwest::Response,
+    max: usize,
+    deadline: Duration,
+) -> Result<String, ModelError> {
+    let read = async {
+        let mut buf: Vec<u8> = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| transport_error(&e))? {
+            if buf.len().saturating_add(chunk.len()) > max {
+                return Err(ModelError::Transient {
+                    message: format!("reply body over {max} bytes; not read further"),
+                    retry_after_secs: None,
+                });
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        Ok(buf)
+    };
+    let buf = tokio::time::timeout(deadline, read)
+        .await
+        .map_err(|_| ModelError::Transient {
+            message: format!(
+                "reply body not complete after {:.0}s; not read further",
+                deadline.as_secs_f64()
+            ),
+            retry_after_secs: None,
+        })??;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 fn looks_like_context_length(body: &str) -> bool {
@@ -248,7 +308,13 @@ pub fn classify_status(
             limit: limit.unwrap_or(0),
         };
     }
-    if status == 429 || status == 408 || status == 409 || status >= 500 {
+    if status == 429 {
+        return ModelError::RateLimited {
+            message: format!("HTTP {status}: {snippet}"),
+            retry_after_secs,
+        };
+    }
+    if status == 408 || status == 409 || status >= 500 {
         return ModelError::Transient {
             message: format!("HTTP {status}: {snippet}"),
             retry_after_secs,
@@ -275,6 +341,35 @@ impl LanguageModel for OpenAiModel {
 
     fn count_tokens(&self, text: &str) -> usize {
         estimate_tokens(text)
+    }
+
+    async fn server_slots(&self) -> Option<usize> {
+        // llama.cpp's server reports its parallel slots at `GET /props` (next to
+        // `/v1`); other servers answer 404 or something without `total_slots`.
+        let base = self.cfg.base_url.trim_end_matches('/');
+        let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let quick = Duration::from_secs(2);
+        let resp = self
+            .client
+            .get(format!("{root}/props"))
+            .timeout(quick)
+            .send()
+            .await
+            .ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        let text = read_body(resp, 1 << 20, quick).await.ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let n = v.get("total_slots")?.as_u64()?;
+        usize::try_from(n).ok().filter(|n| *n > 0)
+    }
+
+    fn default_concurrency(&self) -> usize {
+        // Servers that batch (vLLM, llama.cpp with slots, hosted APIs) take a
+        // fan-out; one that cannot queues it, and 429s make us back off.
+        16
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
@@ -305,8 +400,8 @@ impl LanguageModel for OpenAiModel {
         }
         let resp = req.send().await.map_err(|e| transport_error(&e))?;
         let status = resp.status().as_u16();
-        let retry_after = parse_retry_after(resp.headers());
-        let text = resp.text().await.map_err(|e| transport_error(&e))?;
+        let retry_after = retry_after_header(resp.headers());
+        let text = read_body(resp, self.cfg.max_reply_bytes, self.cfg.body_timeout).await?;
         if !(200..300).contains(&status) {
             return Err(classify_status(
                 status,
@@ -316,17 +411,21 @@ impl LanguageModel for OpenAiModel {
                 self.cfg.context_window,
             ));
         }
+        // A 200 that is not a completion is garbage from a struggling server or
+        // proxy: transient, like a 5xx.
         let wire: WireResponse =
-            serde_json::from_str(&text).map_err(|e| ModelError::Permanent {
+            serde_json::from_str(&text).map_err(|e| ModelError::Transient {
                 message: format!(
                     "malformed reply from {}: {e}: {}",
                     self.url,
                     text.chars().take(200).collect::<String>()
                 ),
+                retry_after_secs: None,
             })?;
         let Some(choice) = wire.choices.into_iter().next() else {
-            return Err(ModelError::Permanent {
+            return Err(ModelError::Transient {
                 message: format!("reply from {} has no choices", self.url),
+                retry_after_secs: None,
             });
         };
         let msg = choice.message.unwrap_or(WireMessage {
@@ -394,7 +493,7 @@ mod tests {
     #[test]
     fn status_classes() {
         assert!(
-            matches!(classify_status(429, "", Some(2.0), 10, None), ModelError::Transient { retry_after_secs: Some(s), .. } if s == 2.0)
+            matches!(classify_status(429, "", Some(2.0), 10, None), ModelError::RateLimited { retry_after_secs: Some(s), .. } if s == 2.0)
         );
         assert!(matches!(
             classify_status(500, "", None, 10, None),
@@ -429,6 +528,22 @@ mod tests {
             classify_status(400, "bad request", None, 10, None),
             ModelError::Permanent { .. }
         ));
+    }
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        assert_eq!(parse_retry_after(" 2 "), Some(2.0));
+        assert_eq!(parse_retry_after("1e20"), Some(1e20));
+        assert_eq!(parse_retry_after("-4"), Some(0.0));
+        assert_eq!(parse_retry_after("NaN"), None);
+        assert_eq!(parse_retry_after("soon"), None);
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(0.0)
+        );
+        let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+        let s = parse_retry_after(&httpdate::fmt_http_date(later)).unwrap();
+        assert!((3590.0..=3601.0).contains(&s), "{s}");
     }
 
     #[test]

@@ -66,6 +66,25 @@ Sub-model helpers, callable from code:
 const ENDINGS: &str = "\
 Finishing: from inside a ```repl block, call FINAL(text) with the answer text, or FINAL_VAR(\"name\") with the name of a variable holding it, or set answer[\"content\"] = text and answer[\"ready\"] = True. Only executed code ends the run; writing FINAL in prose does nothing. Do not answer before you have looked at REPL output.";
 
+/// A short worked run for the `kg` and `dict` profiles: search, read, cite, finish.
+const WORKED_EXAMPLE: &str = "\
+Example of a whole run (question: \"Who designed the bridge that crosses the Oran River?\"):
+Turn 1, you write:
+```repl
+hits = context.search(\"bridge Oran River\")
+print(hits[:3])
+```
+Turn 2, after seeing that chunk c7 mentions the bridge, you write:
+```repl
+print(context.read(\"c7\"))
+print(context.search(\"Pellan Bridge designed\")[:3])
+```
+Turn 3, after reading c7.s2 \"The Pellan Bridge crosses the Oran River.\" and c31.s1 \"The Pellan Bridge was designed by Ines Varga in 1962.\", you write:
+```repl
+FINAL(\"Ines Varga [c31.s1]. The Pellan Bridge crosses the Oran River [c7.s2] and was designed by Ines Varga in 1962 [c31.s1].\")
+```
+(The names and ids above are only an illustration; use what your own searches return.)";
+
 /// The system prompt for a profile.
 pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
     let budget = format!(
@@ -88,7 +107,8 @@ pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
                  The collection is reachable through the object `context`, a handle onto a full-text index and a knowledge graph of entities and relations. Its methods return plain lists and dicts; they are listed in the next message. Search first, read the chunks that matter, follow entities and relations to connect facts across documents, and print only what you need: long output is cut.\n\n\
                  {TOOLS_COMMON}{window}\n\n\
                  Citations: every factual sentence of your answer ends with the ids of the text that supports it, in square brackets: [c12] for a chunk, [c12.s3] for one sentence, [c12.s2-s4] for a sentence range, several as [c12.s3, c40.s1]. Prefer sentence ids; `context.read(id)` shows them. Quote only text that appears verbatim. If the sources do not answer part of the question, say so rather than guess.\n\n\
-                 {budget}\n\n{ENDINGS}\n{ending}"
+                 Begin the answer with the short answer itself (the name, place, date, number or yes/no asked for), then the cited explanation.\n\n\
+                 {budget}\n\n{ENDINGS}\n{ending}\n\n{WORKED_EXAMPLE}"
             )
         }
         Profile::Paper => format!(
@@ -174,5 +194,13 @@ mod tests {
         }
         assert!(system_prompt(Profile::Paper, &f).contains("32K"));
         assert!(system_prompt(Profile::Kg, &f).contains("[c12.s3]"));
+        let kg = system_prompt(Profile::Kg, &f);
+        let kg = &kg[kg.find("Example of a whole run").unwrap_or(0)..];
+        let (search, read, fin) = (
+            kg.find("context.search(").unwrap_or(usize::MAX),
+            kg.find("context.read(").unwrap_or(usize::MAX),
+            kg.find("FINAL(\"Ines").unwrap_or(usize::MAX),
+        );
+        assert!(search < read && read < fin && fin < usize::MAX, "{kg}");
     }
 }

@@ -24,11 +24,14 @@ use async_trait::async_trait;
 use monty::{MontyRepl, ReplProgress, ReplStartError};
 use monty_types::{
     CompileOptions, DateTimeSource, ExcType, ExtFunctionResult, MontyException, MontyObject,
-    NameLookupResult, NamedValues, ObjectRef, OsFunctionCall, OsPolicy, PrintWriter, RandomSeed,
-    RandomStart, ResourceLimits, ResourceTracker, SleepMode,
+    NameLookupResult, NamedValues, OsFunctionCall, OsPolicy, PrintWriter, RandomSeed, RandomStart,
+    ResourceLimits, ResourceTracker, SleepMode,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::convert::{Budget, TooLarge, from_json, to_json_bounded};
+use crate::memory::Ledger;
 
 /// Per-block limits of the REPL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,8 +39,9 @@ use serde_json::{Map, Value};
 pub struct ReplLimits {
     /// Interpreter time per block, not counting time spent in host calls.
     pub max_block_time: Duration,
-    /// Memory budget in bytes; single allocations larger than this (e.g.
-    /// `"a" * 10**10`) raise `MemoryError` before they happen.
+    /// Memory budget in bytes: what the session's interpreter holds, counted
+    /// across blocks (see `memory.rs`); single allocations that would cross it
+    /// (e.g. `"a" * 10**10`) raise `MemoryError` before they happen.
     pub max_memory: usize,
     /// Maximum Python call depth.
     pub max_recursion: usize,
@@ -207,6 +211,17 @@ impl BlockResult {
 pub struct Repl {
     inner: Option<MontyRepl>,
     limits: ReplLimits,
+    ledger: Ledger,
+}
+
+impl Drop for Repl {
+    fn drop(&mut self) {
+        // Freed under the step lock, so another session's step does not count
+        // this session's memory coming back as its own.
+        if let Some(inner) = self.inner.take() {
+            self.ledger.metered(|| drop(inner));
+        }
+    }
 }
 
 impl std::fmt::Debug for Repl {
@@ -243,7 +258,20 @@ impl Repl {
     /// A fresh session with the given limits.
     pub fn new(limits: ReplLimits) -> Self {
         let inner = Some(new_session(&limits));
-        Self { inner, limits }
+        Self {
+            inner,
+            limits,
+            ledger: Ledger::default(),
+        }
+    }
+
+    /// A fresh interpreter: everything the old one held is gone.
+    fn reset(&mut self) {
+        if let Some(old) = self.inner.take() {
+            self.ledger.metered(|| drop(old));
+        }
+        self.inner = Some(new_session(&self.limits));
+        self.ledger = Ledger::default();
     }
 
     /// The limits in force.
@@ -256,12 +284,15 @@ impl Repl {
         let started = Instant::now();
         let repl = match self.inner.take() {
             Some(r) => r,
-            None => new_session(&self.limits),
+            None => {
+                self.ledger = Ledger::default();
+                new_session(&self.limits)
+            }
         };
         let cap = self.limits.max_output_bytes;
         let code = code.to_string();
         let mut out = String::new();
-        let mut step = blocking(out, move |buf| {
+        let mut step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
             repl.feed_start(
                 &code,
                 NamedValues::new(),
@@ -277,7 +308,7 @@ impl Repl {
                 Ok(v) => v,
                 Err(msg) => {
                     // The interpreter thread failed: start over with a fresh session.
-                    self.inner = Some(new_session(&self.limits));
+                    self.reset();
                     error = Some(format!("InternalError: {msg}; the REPL was reset"));
                     out = String::new();
                     break;
@@ -290,7 +321,9 @@ impl Repl {
                     let ReplStartError { repl, error: exc } = *e;
                     self.inner = Some(repl);
                     limit = classify_limit(&exc);
-                    error = Some(render_exception(&exc));
+                    error = Some(render_exception(&exc, self.limits.max_output_chars));
+                    // The exception was built by the interpreter: its bytes go back.
+                    self.ledger.metered(|| drop(exc));
                     break;
                 }
             };
@@ -306,40 +339,39 @@ impl Repl {
                         )),
                     );
                     limit = Some(LimitHit::HostCalls);
-                    step = blocking(out, move |buf| abort(progress, exc, buf, cap)).await;
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                        abort(progress, exc, buf, cap)
+                    })
+                    .await;
                     continue;
                 }
             }
             match progress {
-                ReplProgress::Complete { repl, .. } => {
+                ReplProgress::Complete { repl, value } => {
                     self.inner = Some(repl);
+                    self.ledger.metered(|| drop(value));
                     break;
                 }
                 ReplProgress::FunctionCall(call) => {
                     let name = call.function_name.clone();
-                    let args: Vec<Value> = call.args.args().map(to_json).collect();
-                    let kwargs: Map<String, Value> = call
-                        .args
-                        .kwargs()
-                        .map(|(k, v)| {
-                            (
-                                k.as_str().map_or_else(|| k.py_repr(), str::to_string),
-                                to_json(v),
-                            )
-                        })
-                        .collect();
                     let result = if host.has_function(&name) {
-                        match host.call(&name, args, kwargs).await {
-                            Ok(v) => ExtFunctionResult::Return(from_json(&v)),
+                        match call_arguments(&call.args) {
                             Err(e) => ExtFunctionResult::Error(MontyException::new(
-                                e.kind.exc_type(),
-                                Some(e.message),
+                                ExcType::ValueError,
+                                Some(format!("{name}(): {e}")),
                             )),
+                            Ok((args, kwargs)) => match host.call(&name, args, kwargs).await {
+                                Ok(v) => ExtFunctionResult::Return(from_json(&v)),
+                                Err(e) => ExtFunctionResult::Error(MontyException::new(
+                                    e.kind.exc_type(),
+                                    Some(e.message),
+                                )),
+                            },
                         }
                     } else {
                         ExtFunctionResult::NotFound(name)
                     };
-                    step = blocking(out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         call.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -354,7 +386,7 @@ impl Repl {
                     } else {
                         NameLookupResult::Undefined
                     };
-                    step = blocking(out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         lookup.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -379,7 +411,7 @@ impl Repl {
                             )),
                         )),
                     };
-                    step = blocking(out, move |buf| {
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
                         call.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -389,10 +421,15 @@ impl Repl {
                         ExcType::RuntimeError,
                         Some("async code is not supported in this REPL".to_string()),
                     );
-                    step = blocking(out, move |buf| abort(progress, exc, buf, cap)).await;
+                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                        abort(progress, exc, buf, cap)
+                    })
+                    .await;
                 }
             }
         }
+        // The output buffer leaves the session here and is freed by the host.
+        self.ledger.release(out.capacity());
         if limit.is_none() && out.len() >= cap {
             limit = Some(LimitHit::Output);
         }
@@ -408,32 +445,55 @@ impl Repl {
     }
 
     /// Evaluate an expression in the session and return its value as JSON
-    /// (`None` if it raised). Host calls are not answered (they fail).
+    /// (`None` if it raised or is too large to convert). Host calls are not
+    /// answered (they fail).
     pub async fn eval(&mut self, expr: &str) -> Option<Value> {
-        let repl = self
-            .inner
-            .take()
-            .unwrap_or_else(|| new_session(&self.limits));
+        self.eval_checked(expr).await.ok()
+    }
+
+    /// [`Repl::eval`] saying why there is no value: the exception, or that the value
+    /// is over the conversion budget (shared sub-objects count once per reference).
+    pub async fn eval_checked(&mut self, expr: &str) -> Result<Value, String> {
+        let repl = match self.inner.take() {
+            Some(r) => r,
+            None => {
+                self.ledger = Ledger::default();
+                new_session(&self.limits)
+            }
+        };
         let expr = expr.to_string();
+        let max_chars = self.limits.max_output_chars;
+        let max_memory = self.limits.max_memory;
+        let mut ledger = self.ledger;
         let joined = tokio::task::spawn_blocking(move || {
             let mut repl = repl;
-            let mut sink = String::new();
-            let r = repl.feed_run(
-                &expr,
-                NamedValues::new(),
-                PrintWriter::CollectString(&mut sink, Some(1 << 20)),
-            );
-            (repl, r)
+            let r = ledger.metered_within(Some(max_memory), || {
+                let mut sink = String::new();
+                let r = repl.feed_run(
+                    &expr,
+                    NamedValues::new(),
+                    PrintWriter::CollectString(&mut sink, Some(1 << 20)),
+                );
+                let r = match r {
+                    Ok(v) => to_json_bounded(v.as_ref(), Budget::HOST_CALL)
+                        .map_err(|e: TooLarge| e.to_string()),
+                    Err(e) => Err(render_exception(&e, max_chars)),
+                };
+                (r, sink.capacity())
+            });
+            (repl, r, ledger)
         })
         .await;
         match joined {
-            Ok((repl, r)) => {
+            Ok((repl, (r, sink), mut ledger)) => {
+                ledger.release(sink);
                 self.inner = Some(repl);
-                r.ok().map(|v| to_json(v.as_ref()))
+                self.ledger = ledger;
+                r
             }
-            Err(_) => {
-                self.inner = Some(new_session(&self.limits));
-                None
+            Err(e) => {
+                self.reset();
+                Err(format!("InternalError: {e}; the REPL was reset"))
             }
         }
     }
@@ -458,18 +518,59 @@ fn abort(progress: ReplProgress, exc: MontyException, buf: &mut String, cap: usi
     }
 }
 
-/// Run one interpreter step on the blocking pool, carrying the output buffer along.
-async fn blocking<F>(buf: String, f: F) -> Result<(Step, String), String>
+/// The arguments of a host call as JSON, within [`Budget::HOST_CALL`] for all of them.
+fn call_arguments(
+    args: &monty_types::CallArgs,
+) -> Result<(Vec<Value>, Map<String, Value>), TooLarge> {
+    // What one argument took comes off what the next may use.
+    let mut budget = Budget::HOST_CALL;
+    let mut out = Vec::new();
+    for a in args.args() {
+        let v = to_json_bounded(a, budget)?;
+        budget.bytes = budget.bytes.saturating_sub(json_bytes(&v));
+        out.push(v);
+    }
+    let mut kw = Map::new();
+    for (k, v) in args.kwargs() {
+        let key = k.as_str().map_or_else(|| k.py_repr(), str::to_string);
+        let v = to_json_bounded(v, budget)?;
+        budget.bytes = budget.bytes.saturating_sub(json_bytes(&v));
+        kw.insert(key, v);
+    }
+    Ok((out, kw))
+}
+
+/// Bytes of text in a JSON value (strings and keys).
+fn json_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(json_bytes).sum(),
+        Value::Object(m) => m.iter().map(|(k, v)| k.len() + json_bytes(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// Run one interpreter step on the blocking pool, metered against the session's
+/// memory ledger, carrying the output buffer along.
+async fn blocking<F>(
+    ledger: &mut Ledger,
+    max_memory: usize,
+    buf: String,
+    f: F,
+) -> Result<(Step, String), String>
 where
     F: FnOnce(&mut String) -> Step + Send + 'static,
 {
+    let mut l = *ledger;
     let joined = tokio::task::spawn_blocking(move || {
         let mut buf = buf;
-        let step = f(&mut buf);
-        (step, buf)
+        let step = l.metered_within(Some(max_memory), || f(&mut buf));
+        (step, buf, l)
     })
     .await;
-    joined.map_err(|e| format!("interpreter task failed: {e}"))
+    let (step, buf, l) = joined.map_err(|e| format!("interpreter task failed: {e}"))?;
+    *ledger = l;
+    Ok((step, buf))
 }
 
 fn classify_limit(exc: &MontyException) -> Option<LimitHit> {
@@ -483,8 +584,10 @@ fn classify_limit(exc: &MontyException) -> Option<LimitHit> {
     }
 }
 
-fn render_exception(exc: &MontyException) -> String {
-    let mut s = exc.to_string();
+/// The traceback text of `exc`, cut like output to `max_chars` (a model can raise
+/// an exception carrying megabytes, and the error is sent back every turn).
+fn render_exception(exc: &MontyException, max_chars: usize) -> String {
+    let (mut s, _) = truncate_middle(&exc.to_string(), max_chars);
     match classify_limit(exc) {
         Some(LimitHit::Time) => s.push_str(
             "\n(the block ran out of time; variables assigned before this point are kept)",
@@ -515,59 +618,6 @@ pub fn truncate_middle(text: &str, max: usize) -> (String, usize) {
         ),
         cut,
     )
-}
-
-/// Convert a Python value to JSON: numbers, strings, booleans, `None`, lists,
-/// tuples and sets as arrays, dicts as objects; anything else as its `repr`.
-pub fn to_json(o: ObjectRef<'_>) -> Value {
-    match o.type_name() {
-        "NoneType" => Value::Null,
-        "bool" => o.as_bool().map_or(Value::Null, Value::Bool),
-        "int" => match o.as_int() {
-            Some(i) => Value::from(i),
-            None => Value::String(o.py_repr()),
-        },
-        "float" => o
-            .as_float()
-            .and_then(serde_json::Number::from_f64)
-            .map_or_else(|| Value::String(o.py_repr()), Value::Number),
-        "str" => Value::String(o.as_str().unwrap_or_default().to_string()),
-        _ => {
-            if let Some(items) = o.items() {
-                Value::Array(items.into_iter().map(to_json).collect())
-            } else if o.type_name() == "dict" {
-                let mut m = Map::new();
-                for (k, v) in o.pairs().unwrap_or_default() {
-                    let key = k.as_str().map_or_else(|| k.py_repr(), str::to_string);
-                    m.insert(key, to_json(v));
-                }
-                Value::Object(m)
-            } else {
-                Value::String(o.py_repr())
-            }
-        }
-    }
-}
-
-/// Convert JSON to a Python value (objects become dicts with keys in order).
-pub fn from_json(v: &Value) -> MontyObject {
-    match v {
-        Value::Null => MontyObject::none(),
-        Value::Bool(b) => MontyObject::bool(*b),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                MontyObject::int(i)
-            } else {
-                MontyObject::float(n.as_f64().unwrap_or(f64::NAN))
-            }
-        }
-        Value::String(s) => MontyObject::string(s.clone()),
-        Value::Array(items) => MontyObject::list(items.iter().map(from_json)),
-        Value::Object(m) => MontyObject::dict(
-            m.iter()
-                .map(|(k, v)| (MontyObject::string(k.clone()), from_json(v))),
-        ),
-    }
 }
 
 /// The names a Python identifier may take (used to vet `FINAL_VAR` arguments).

@@ -1,5 +1,5 @@
 //! Retrying model calls: exponential backoff with jitter, honouring the server's
-//! `Retry-After`, for [`ModelError::Transient`] only. Every other class is returned
+//! `Retry-After`, for [`ModelError::Transient`] and [`ModelError::RateLimited`] only. Every other class is returned
 //! at once: context-length and truncation errors are reported, never retried blindly.
 
 use std::time::Duration;
@@ -7,6 +7,8 @@ use std::time::Duration;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
+use crate::duration::{clamp_secs, scale};
+use crate::fanout::Fanout;
 use crate::model::{ChatRequest, ChatResponse, LanguageModel, ModelError};
 
 /// How to retry transient failures.
@@ -34,16 +36,12 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     /// The wait before retry number `attempt` (0-based) after `err`.
     pub fn delay(&self, attempt: u32, err: &ModelError) -> Duration {
-        if let ModelError::Transient {
-            retry_after_secs: Some(s),
-            ..
-        } = err
-        {
-            return Duration::from_secs_f64(*s).min(self.max_delay);
+        if let Some(s) = err.retry_after_secs() {
+            return clamp_secs(s, self.max_delay);
         }
         let exp = self.base_delay.saturating_mul(1u32 << attempt.min(16));
         let jitter = rand::rng().random_range(0.5..1.0);
-        exp.mul_f64(jitter).min(self.max_delay)
+        scale(exp, jitter).min(self.max_delay)
     }
 }
 
@@ -63,12 +61,41 @@ pub async fn chat_with_retry(
     request: &ChatRequest,
     policy: &RetryPolicy,
 ) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
+    retry_loop(model, request, policy, None).await
+}
+
+/// [`chat_with_retry`] with every attempt holding a slot of `fanout`: the slot is
+/// given back before a retry's wait, and a rate-limited attempt makes the fan-out
+/// back off.
+pub async fn chat_with_retry_limited(
+    model: &dyn LanguageModel,
+    request: &ChatRequest,
+    policy: &RetryPolicy,
+    fanout: &Fanout,
+) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
+    retry_loop(model, request, policy, Some(fanout)).await
+}
+
+async fn retry_loop(
+    model: &dyn LanguageModel,
+    request: &ChatRequest,
+    policy: &RetryPolicy,
+    fanout: Option<&Fanout>,
+) -> (Result<ChatResponse, ModelError>, Vec<RetryNote>) {
     let mut notes = Vec::new();
     let mut attempt = 0u32;
     loop {
-        match model.chat(request).await {
+        let slot = match fanout {
+            Some(f) => f.acquire().await.map(|s| (f, s)),
+            None => None,
+        };
+        let result = model.chat(request).await;
+        if let Some((f, s)) = slot {
+            f.release(s, matches!(result, Err(ModelError::RateLimited { .. })));
+        }
+        match result {
             Ok(r) => return (Ok(r), notes),
-            Err(e @ ModelError::Transient { .. }) if attempt < policy.max_retries => {
+            Err(e) if e.is_retryable() && attempt < policy.max_retries => {
                 let waited = policy.delay(attempt, &e);
                 tokio::time::sleep(waited).await;
                 notes.push(RetryNote { error: e, waited });

@@ -15,16 +15,17 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tokio::sync::Semaphore;
+use tokio::sync::OnceCell;
 
 use crate::cache::{CallCache, short_hash};
+use crate::fanout::{self, Concurrency, Fanout};
 use crate::handle::ContextHandle;
 use crate::model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Sampling,
 };
 use crate::prompts::{self, Profile, PromptFacts};
 use crate::repl::{HostError, HostErrorKind, Repl, ReplHost, ReplLimits, is_identifier};
-use crate::retry::{RetryPolicy, chat_with_retry};
+use crate::retry::{RetryPolicy, chat_with_retry, chat_with_retry_limited};
 use crate::trajectory::{
     SubCallRecord, TRACE_VERSION, Totals, TraceBlock, TraceError, TraceEvent, TraceFinal,
     TraceHeader, TraceIteration, TraceLine, TraceWriter,
@@ -42,7 +43,8 @@ pub struct Budgets {
     pub max_sub_calls: Option<u64>,
     /// Prompt plus completion tokens over the whole run.
     pub max_total_tokens: Option<u64>,
-    /// Wall time of the whole run.
+    /// Wall time of the whole run (default [`DEFAULT_MAX_WALL_TIME`]), checked
+    /// before every model call and code block and bounding each model call.
     pub max_wall_time: Option<Duration>,
     /// Cost over the whole run (needs prices).
     pub max_cost: Option<f64>,
@@ -55,11 +57,14 @@ impl Default for Budgets {
             max_depth: 1,
             max_sub_calls: Some(1000),
             max_total_tokens: None,
-            max_wall_time: None,
+            max_wall_time: Some(DEFAULT_MAX_WALL_TIME),
             max_cost: None,
         }
     }
 }
+
+/// The default bound on a run's wall time: 30 minutes.
+pub const DEFAULT_MAX_WALL_TIME: Duration = Duration::from_secs(30 * 60);
 
 /// Answer guards (SPEC §5.3.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,8 +119,9 @@ pub struct RlmConfig {
     pub root_sampling: Sampling,
     /// Sampling of sub-calls.
     pub sub_sampling: Sampling,
-    /// Concurrent sub-calls (per sub backend).
-    pub concurrency: usize,
+    /// Concurrent sub-calls; `None` picks it from the server or the backend
+    /// kind ([`crate::fanout`]), and 429s make it back off either way.
+    pub concurrency: Option<usize>,
     /// Retry policy for transient errors.
     pub retry: RetryPolicy,
     /// Price of the root model.
@@ -138,7 +144,7 @@ impl Default for RlmConfig {
             trace_path: None,
             root_sampling: Sampling::default(),
             sub_sampling: Sampling::default(),
-            concurrency: 8,
+            concurrency: None,
             retry: RetryPolicy::default(),
             root_price: None,
             sub_price: None,
@@ -167,11 +173,50 @@ pub enum Ending {
     ModelError,
 }
 
+/// Why a run's result must not be shown as the root model's answer, so the
+/// caller answers another way (the heuristic strategy, SPEC §5.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FallbackReason {
+    /// No code block ran in the whole run, so nothing the model said was looked up.
+    NoCodeExecuted {
+        /// Root turns the run took.
+        turns: u32,
+    },
+    /// The root model failed for good (after retries) part-way through the run,
+    /// and the run had no answer to show.
+    RootModelFailed {
+        /// Root turns the run took, the failing one included.
+        turns: u32,
+        /// The model error.
+        error: String,
+    },
+}
+
+impl std::fmt::Display for FallbackReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoCodeExecuted { turns } => write!(
+                f,
+                "the root model ran no code in {turns} turn(s), so its prose is not an answer"
+            ),
+            Self::RootModelFailed { turns, error } => write!(
+                f,
+                "the root model failed at turn {turns} ({error}) and the run had no answer yet"
+            ),
+        }
+    }
+}
+
 /// The result of a run (or a repair turn).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunOutcome {
-    /// The accepted answer, if any.
+    /// The accepted answer, if any (never set when `fallback` is).
     pub answer: Option<String>,
+    /// Set when the caller should answer another way; the run gave no usable answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<FallbackReason>,
     /// How the run ended.
     pub ending: Ending,
     /// Why it stopped, in words.
@@ -182,6 +227,10 @@ pub struct RunOutcome {
     pub read_ids: Vec<String>,
     /// The trajectory file, if one is written.
     pub trajectory: Option<PathBuf>,
+    /// Things that went wrong without stopping the run (e.g. the trajectory could
+    /// not be written), for the caller to show.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Errors of a run.
@@ -232,7 +281,7 @@ struct Shared {
     root: Arc<dyn LanguageModel>,
     sub: Arc<dyn LanguageModel>,
     cache: Option<CallCache>,
-    sub_sem: Semaphore,
+    fanout: OnceCell<(Fanout, Concurrency)>,
     totals: Mutex<Totals>,
     started: Instant,
 }
@@ -242,6 +291,38 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// The sub-call limiter, chosen on first use (see [`crate::fanout`]).
+    async fn fanout(&self) -> &(Fanout, Concurrency) {
+        self.fanout
+            .get_or_init(|| async {
+                let c = fanout::choose(self.sub.as_ref(), self.cfg.concurrency).await;
+                (Fanout::new(c.limit), c)
+            })
+            .await
+    }
+
+    /// Charge one sub-call (a sub-model call or a child run's turn) to the budget.
+    fn take_sub_call(&self) -> Result<(), String> {
+        let mut t = lock(&self.totals);
+        if let Some(max) = self.cfg.budgets.max_sub_calls
+            && t.sub_calls >= max
+        {
+            return Err(format!(
+                "sub-call budget of {max} calls (child runs' turns included) is used up; answer with what you have"
+            ));
+        }
+        t.sub_calls += 1;
+        Ok(())
+    }
+
+    /// Wall time left, if the run has a wall-time budget.
+    fn time_left(&self) -> Option<Duration> {
+        self.cfg
+            .budgets
+            .max_wall_time
+            .map(|max| max.saturating_sub(self.started.elapsed()))
+    }
+
     fn exhausted(&self) -> Option<String> {
         let t = *lock(&self.totals);
         let b = &self.cfg.budgets;
@@ -300,11 +381,28 @@ impl Shared {
             drop(t);
             return report(Ok(hit), true, Vec::new());
         }
-        let _permit = match role {
-            Role::Sub => self.sub_sem.acquire().await.ok(),
-            Role::Root => None,
+        let attempt = async {
+            match role {
+                Role::Sub => {
+                    let (f, _) = self.fanout().await;
+                    chat_with_retry_limited(model.as_ref(), &request, &self.cfg.retry, f).await
+                }
+                Role::Root => chat_with_retry(model.as_ref(), &request, &self.cfg.retry).await,
+            }
         };
-        let (result, retries) = chat_with_retry(model.as_ref(), &request, &self.cfg.retry).await;
+        // A model call may not outlive the run's wall-time budget.
+        let (result, retries) = match self.time_left() {
+            Some(left) => match tokio::time::timeout(left, attempt).await {
+                Ok(r) => r,
+                Err(_) => {
+                    let why = self
+                        .exhausted()
+                        .unwrap_or_else(|| "wall-time budget used".into());
+                    return report(Err(CallError::Budget(why)), false, Vec::new());
+                }
+            },
+            None => attempt.await,
+        };
         let mut t = lock(&self.totals);
         t.calls += 1 + retries.len() as u64;
         if let Ok(r) = &result {
@@ -354,13 +452,13 @@ impl Rlm {
         handle: Arc<dyn ContextHandle>,
     ) -> Self {
         let cache = cfg.cache_dir.clone().map(CallCache::new);
-        let sub_sem = Semaphore::new(cfg.concurrency.max(1));
+
         let shared = Arc::new(Shared {
             cfg,
             root,
             sub,
             cache,
-            sub_sem,
+            fanout: OnceCell::new(),
             totals: Mutex::new(Totals::default()),
             started: Instant::now(),
         });
@@ -383,16 +481,33 @@ impl Rlm {
     }
 
     /// Open a session for `question`: build the REPL and write the trajectory header.
+    /// A trajectory that cannot be written (read-only store, full disk) is a
+    /// warning in the outcome, never the end of the run.
     pub async fn start(&self, question: &str) -> Result<Session, RlmError> {
-        let mut trace = match &self.shared.cfg.trace_path {
-            Some(p) => Some(TraceWriter::create(p)?),
+        let mut warnings = Vec::new();
+        let trace = match &self.shared.cfg.trace_path {
+            Some(p) => match TraceWriter::create(p) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    warnings.push(format!("trajectory not written: {e}"));
+                    None
+                }
+            },
             None => None,
         };
+        let concurrency = self.shared.fanout().await.1;
         let session = Session::open(self.shared.clone(), self.handle.clone(), question, 0).await;
-        if let Some(w) = trace.as_mut() {
-            w.write(&TraceLine::Header(session.header()))?;
-        }
-        Ok(Session { trace, ..session })
+        let mut session = Session {
+            trace,
+            warnings,
+            ..session
+        };
+        let header = TraceHeader {
+            concurrency: Some(concurrency),
+            ..session.header()
+        };
+        session.write_trace(&TraceLine::Header(header));
+        Ok(session)
     }
 
     /// Start and run in one call.
@@ -496,18 +611,9 @@ impl LoopHost {
         rec: &mut SubCallRecord,
     ) -> Result<String, HostError> {
         let shared = &self.shared;
-        {
-            let mut t = lock(&shared.totals);
-            if let Some(max) = shared.cfg.budgets.max_sub_calls
-                && t.sub_calls >= max
-            {
-                return Err(HostError::new(
-                    HostErrorKind::Runtime,
-                    format!("sub-call budget of {max} calls is used up; answer with what you have"),
-                ));
-            }
-            t.sub_calls += 1;
-        }
+        shared
+            .take_sub_call()
+            .map_err(|why| HostError::new(HostErrorKind::Runtime, why))?;
         if let Some(window) = shared.sub.context_window() {
             let tokens = shared.sub.count_tokens(&prompt) + 8;
             let reserve = shared
@@ -564,6 +670,12 @@ impl LoopHost {
     ) -> Result<String, HostError> {
         if self.depth + 1 > self.shared.cfg.budgets.max_depth {
             return self.sub_query("rlm_query_plain", question).await;
+        }
+        if let Some(why) = self.shared.exhausted() {
+            return Err(HostError::new(
+                HostErrorKind::Runtime,
+                format!("rlm_query not started: {why}"),
+            ));
         }
         let handle = match scope.filter(|s| !s.is_empty()) {
             Some(ids) => self
@@ -780,25 +892,43 @@ fn prelude(handle: &dyn ContextHandle, profile: Profile) -> String {
     s
 }
 
-/// Extract the code of every ```` ```repl ```` (or ```` ```python ````) block, in order.
-/// An unclosed last block counts unless `closed_only`.
-pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<Vec<&str>> = None;
+/// One fenced block of a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fence {
+    /// The info string's first word, lower-cased (empty for a bare fence).
+    label: String,
+    /// The lines between the fences.
+    code: String,
+    /// Whether a closing fence was seen.
+    closed: bool,
+}
+
+/// Every fenced block of `reply`, in order.
+fn fences(reply: &str) -> Vec<Fence> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
     for line in reply.lines() {
         let t = line.trim();
         match current.as_mut() {
             None => {
                 if let Some(info) = t.strip_prefix("```") {
-                    let info = info.trim().to_ascii_lowercase();
-                    if matches!(info.as_str(), "repl" | "python" | "py" | "python3") {
-                        current = Some(Vec::new());
-                    }
+                    let label = info
+                        .trim()
+                        .trim_start_matches('{')
+                        .split(|c: char| c.is_whitespace() || c == '}' || c == ',')
+                        .next()
+                        .unwrap_or_default()
+                        .to_lowercase();
+                    current = Some((label, Vec::new()));
                 }
             }
-            Some(lines) => {
+            Some((label, lines)) => {
                 if t == "```" {
-                    blocks.push(lines.join("\n"));
+                    out.push(Fence {
+                        label: std::mem::take(label),
+                        code: lines.join("\n"),
+                        closed: true,
+                    });
                     current = None;
                 } else {
                     lines.push(line);
@@ -806,16 +936,79 @@ pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
             }
         }
     }
-    if let Some(lines) = current
-        && !closed_only
-        && !lines.is_empty()
-    {
-        blocks.push(lines.join("\n"));
+    if let Some((label, lines)) = current {
+        out.push(Fence {
+            label,
+            code: lines.join("\n"),
+            closed: false,
+        });
     }
-    blocks
+    out
+}
+
+/// Labels of fences that run as code.
+const CODE_LABELS: &[&str] = &["repl", "python", "py", "python3"];
+
+/// Names whose call marks a bare fence as sandbox code.
+const SANDBOX_CALLS: &[&str] = &[
+    "context.",
+    "kg.",
+    "print(",
+    "FINAL(",
+    "FINAL_VAR(",
+    "llm_query(",
+    "llm_query_batched(",
+    "rlm_query(",
+    "answer[",
+];
+
+/// Whether a fence runs: a ```` ```repl ````/```` ```python ````/```` ```py ```` block,
+/// or a bare ```` ``` ```` block whose text calls into the sandbox (the handle, `print`,
+/// `FINAL`, the sub-model helpers, the `answer` dict). Bare fences holding prose,
+/// sample output or a quoted answer stay text; fences with any other label never run.
+fn runs(f: &Fence) -> bool {
+    if CODE_LABELS.contains(&f.label.as_str()) {
+        return true;
+    }
+    f.label.is_empty() && SANDBOX_CALLS.iter().any(|c| f.code.contains(c))
+}
+
+/// Extract the code of every block that runs (see the rule on [`runs`]): ```` ```repl ````,
+/// ```` ```python ````/```` ```py ````, and bare fences whose text calls into the sandbox.
+/// An unclosed last block counts unless `closed_only`.
+pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
+    fences(reply)
         .into_iter()
+        .filter(|f| runs(f) && (f.closed || !closed_only))
+        .map(|f| f.code)
         .filter(|b| !b.trim().is_empty())
         .collect()
+}
+
+/// The one correction sent when a reply ran no code: what it wrote, and what runs.
+fn no_code_correction(reply: &str) -> String {
+    let skipped: Vec<String> = fences(reply)
+        .iter()
+        .filter(|f| !runs(f))
+        .map(|f| {
+            if f.label.is_empty() {
+                "a bare ``` block with no sandbox call".to_string()
+            } else {
+                format!("a ```{} block", f.label)
+            }
+        })
+        .collect();
+    let what = if skipped.is_empty() {
+        "your reply had no code block".to_string()
+    } else {
+        format!("your reply had {}, which is not run", skipped.join(", "))
+    };
+    format!(
+        "No code ran: {what}. Only code in a ```repl block runs (```python works too). \
+         Write for example:\n```repl\nhits = context.search(\"your keywords\")\nprint(hits)\n```\n\
+         and end the run by calling FINAL(\"answer [c12.s3]\") inside such a block; \
+         text that merely mentions FINAL does nothing."
+    )
 }
 
 /// Unsubstituted placeholders in an answer: `{name}` or `[snake_case_name]`.
@@ -867,6 +1060,7 @@ pub struct Session {
     last: Option<RunOutcome>,
     finished: bool,
     run_id: String,
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -881,7 +1075,11 @@ impl std::fmt::Debug for Session {
 
 enum TurnEnd {
     Continue,
-    Done(RunOutcome),
+    Done(Box<RunOutcome>),
+}
+
+fn done(o: RunOutcome) -> TurnEnd {
+    TurnEnd::Done(Box::new(o))
 }
 
 impl Session {
@@ -950,6 +1148,7 @@ impl Session {
             last: None,
             finished: false,
             run_id,
+            warnings: Vec::new(),
         }
     }
 
@@ -973,6 +1172,7 @@ impl Session {
             budgets: serde_json::to_value(&cfg.budgets).unwrap_or_default(),
             system_prompt: self.system.clone(),
             metadata_message: self.metadata.clone(),
+            concurrency: None,
         }
     }
 
@@ -989,27 +1189,65 @@ impl Session {
     fn outcome(
         &self,
         answer: Option<String>,
-        ending: Ending,
+        mut ending: Ending,
         stop_reason: impl Into<String>,
     ) -> RunOutcome {
         let mut usage = self.shared.totals();
         usage.iterations = self.iteration;
+        let mut stop_reason = stop_reason.into();
+        let mut answer = answer;
+        // The ARCHITECTURE invariant: only executed code ends a run with an answer.
+        let fallback = if self.seen_output || ending == Ending::ModelError {
+            None
+        } else {
+            answer = None;
+            if ending == Ending::BestEffort {
+                ending = Ending::NoAnswer;
+            }
+            let why = FallbackReason::NoCodeExecuted {
+                turns: self.iteration,
+            };
+            stop_reason = format!("{stop_reason}; {why}");
+            Some(why)
+        };
         RunOutcome {
             answer,
+            fallback,
             ending,
-            stop_reason: stop_reason.into(),
+            stop_reason,
             usage,
             read_ids: self.host.state_read_ids(),
             trajectory: self.trace.as_ref().map(|t| t.path().to_path_buf()),
+            warnings: self.warnings.clone(),
         }
     }
 
     fn record(&mut self, it: TraceIteration) -> Result<(), RlmError> {
-        match self.trace.as_mut() {
-            Some(w) => w.write(&TraceLine::Iteration(it))?,
-            None => self.collected.push(it),
+        if self.trace.is_some() {
+            self.write_trace(&TraceLine::Iteration(it));
+        } else {
+            self.collected.push(it);
         }
         Ok(())
+    }
+
+    /// Write one trajectory line; a failure becomes a warning and stops the
+    /// trajectory, never the run.
+    fn write_trace(&mut self, line: &TraceLine) {
+        if let Some(w) = self.trace.as_mut()
+            && let Err(e) = w.write(line)
+        {
+            self.warnings.push(format!(
+                "trajectory {} not written further: {e}",
+                w.path().display()
+            ));
+            self.trace = None;
+        }
+    }
+
+    /// Warnings so far (e.g. the trajectory could not be written).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Run until an answer is accepted or a budget ends the run.
@@ -1024,7 +1262,7 @@ impl Session {
             if self.iteration >= max {
                 self.messages.push(Message::user(prompts::LAST_TURN));
                 let o = match self.turn(TurnKind::Last).await? {
-                    TurnEnd::Done(o) => o,
+                    TurnEnd::Done(o) => *o,
                     TurnEnd::Continue => self.outcome(
                         None,
                         Ending::NoAnswer,
@@ -1035,6 +1273,7 @@ impl Session {
                 return Ok(o);
             }
             if let TurnEnd::Done(o) = self.turn(TurnKind::Normal).await? {
+                let o = *o;
                 self.last = Some(o.clone());
                 return Ok(o);
             }
@@ -1046,7 +1285,7 @@ impl Session {
     pub async fn repair(&mut self, message: &str) -> Result<RunOutcome, RlmError> {
         self.messages.push(Message::user(message));
         let o = match self.turn(TurnKind::Repair).await? {
-            TurnEnd::Done(o) => o,
+            TurnEnd::Done(o) => *o,
             TurnEnd::Continue => {
                 let prev = self.last.as_ref().and_then(|o| o.answer.clone());
                 self.outcome(
@@ -1070,16 +1309,14 @@ impl Session {
             Some(o) => o,
             None => self.outcome(None, Ending::ModelError, "the run did not complete"),
         };
-        if let Some(w) = self.trace.as_mut() {
-            w.write(&TraceLine::Final(TraceFinal {
-                answer: o.answer,
-                ending: o.ending,
-                stop_reason: o.stop_reason,
-                verification,
-                totals: o.usage,
-                read_ids: o.read_ids,
-            }))?;
-        }
+        self.write_trace(&TraceLine::Final(TraceFinal {
+            answer: o.answer,
+            ending: o.ending,
+            stop_reason: o.stop_reason,
+            verification,
+            totals: o.usage,
+            read_ids: o.read_ids,
+        }));
         Ok(())
     }
 
@@ -1098,6 +1335,18 @@ impl Session {
             events: Vec::new(),
             feedback: String::new(),
         };
+        // A child run's turns count against the sub-call budget, so an
+        // `rlm_query` fan-out or chain cannot multiply the run's model calls.
+        if self.depth > 0
+            && let Err(why) = self.shared.take_sub_call()
+        {
+            it.events.push(TraceEvent {
+                kind: "budget".into(),
+                message: why.clone(),
+            });
+            self.record(it)?;
+            return Ok(done(self.outcome(None, Ending::Budget, why)));
+        }
         let request = ChatRequest {
             messages: self.messages.clone(),
             sampling: self.shared.cfg.root_sampling.clone(),
@@ -1119,7 +1368,7 @@ impl Session {
                     message: why.clone(),
                 });
                 self.record(it)?;
-                return Ok(TurnEnd::Done(self.outcome(None, Ending::Budget, why)));
+                return Ok(done(self.stopped_by_budget(why).await));
             }
             Err(CallError::Model(e)) => {
                 it.events.push(TraceEvent {
@@ -1127,9 +1376,13 @@ impl Session {
                     message: e.to_string(),
                 });
                 self.record(it)?;
-                let o = self.outcome(None, Ending::ModelError, e.to_string());
-                self.last = Some(o);
-                return Err(RlmError::Model(e));
+                if self.depth > 0 || self.iteration <= 1 {
+                    // Nothing done yet (or a child run): the caller reports it.
+                    let o = self.outcome(None, Ending::ModelError, e.to_string());
+                    self.last = Some(o);
+                    return Err(RlmError::Model(e));
+                }
+                return Ok(done(self.root_failed(&e).await));
             }
         };
         it.reply = resp.content.clone();
@@ -1150,6 +1403,19 @@ impl Session {
         let mut accepted: Option<(Ending, String)> = None;
         let seen_before = self.seen_output;
         for (i, code) in blocks.iter().enumerate() {
+            // The wall-time (and other) budgets hold between blocks too.
+            if let Some(why) = self.shared.exhausted() {
+                it.events.push(TraceEvent {
+                    kind: "budget".into(),
+                    message: format!("{why}; {} block(s) not run", blocks.len() - i),
+                });
+                it.sub_calls = std::mem::take(&mut lock(&self.host.state).sub_calls);
+                if !it.blocks.is_empty() {
+                    self.seen_output = true;
+                }
+                self.record(it)?;
+                return Ok(done(self.stopped_by_budget(why).await));
+            }
             {
                 let mut st = lock(&self.host.state);
                 st.final_answer = None;
@@ -1213,9 +1479,13 @@ impl Session {
                 Ending::AnswerDict => "answer[\"ready\"] set",
                 _ => "answer accepted",
             };
-            return Ok(TurnEnd::Done(self.outcome(Some(text), ending, why)));
+            return Ok(done(self.outcome(Some(text), ending, why)));
         }
         if blocks.is_empty() {
+            it.events.push(TraceEvent {
+                kind: "no_code".into(),
+                message: "the reply had no block that runs".into(),
+            });
             let prose = resp.content.trim().to_string();
             if kind != TurnKind::Normal && !prose.is_empty() {
                 match self.check_guards(&prose, false) {
@@ -1226,11 +1496,7 @@ impl Session {
                         } else {
                             "repair turn answered in prose"
                         };
-                        return Ok(TurnEnd::Done(self.outcome(
-                            Some(prose),
-                            Ending::BestEffort,
-                            why,
-                        )));
+                        return Ok(done(self.outcome(Some(prose), Ending::BestEffort, why)));
                     }
                     Err(msg) => it.events.push(TraceEvent {
                         kind: "guard".into(),
@@ -1238,15 +1504,7 @@ impl Session {
                     }),
                 }
             }
-            it.events.push(TraceEvent {
-                kind: "no_code".into(),
-                message: "the reply had no ```repl block".into(),
-            });
-            feedback.push(
-                "No code ran: your reply had no ```repl block. Write Python in a ```repl block to explore; \
-                 end the run by calling FINAL(...) inside a block (text that merely mentions FINAL does nothing)."
-                    .to_string(),
-            );
+            feedback.push(no_code_correction(&resp.content));
         }
         if truncated {
             feedback.push(
@@ -1269,6 +1527,55 @@ impl Session {
             self.messages.push(Message::user(fb));
         }
         Ok(TurnEnd::Continue)
+    }
+
+    /// The best answer the run has so far without an accepted one: the `answer`
+    /// dict's content when it is filled in and passes the guards.
+    async fn best_so_far(&mut self) -> Option<String> {
+        let v = self
+            .repl
+            .eval("str(answer.get('content') or '') if isinstance(answer, dict) else ''")
+            .await?;
+        let text = value_text(&v);
+        (!text.trim().is_empty() && self.check_guards(&text, false).is_ok()).then_some(text)
+    }
+
+    /// The outcome when a budget stops the run: the best answer so far, if any.
+    async fn stopped_by_budget(&mut self, why: String) -> RunOutcome {
+        match self.best_so_far().await {
+            Some(best) => self.outcome(
+                Some(best),
+                Ending::Budget,
+                format!("{why}; returning the best answer so far (answer[\"content\"])"),
+            ),
+            None => self.outcome(None, Ending::Budget, why),
+        }
+    }
+
+    /// The outcome when the root model fails for good after some turns: the best
+    /// answer so far, or a fallback reason so the caller answers another way.
+    async fn root_failed(&mut self, e: &ModelError) -> RunOutcome {
+        let turns = self.iteration;
+        match self.best_so_far().await {
+            Some(best) => self.outcome(
+                Some(best),
+                Ending::ModelError,
+                format!(
+                    "the root model failed at turn {turns} ({e}); returning the best answer so far (answer[\"content\"])"
+                ),
+            ),
+            None => {
+                let why = FallbackReason::RootModelFailed {
+                    turns,
+                    error: e.to_string(),
+                };
+                let mut o = self.outcome(None, Ending::ModelError, why.to_string());
+                if o.fallback.is_none() {
+                    o.fallback = Some(why);
+                }
+                o
+            }
+        }
     }
 
     /// The answer the last block produced, if any: Err(message) when it was malformed.
@@ -1358,6 +1665,31 @@ mod tests {
         );
         assert!(extract_blocks("```repl\nprint(1)", true).is_empty());
         assert!(extract_blocks("FINAL(42)", false).is_empty());
+    }
+
+    #[test]
+    fn bare_fences_run_only_when_they_call_the_sandbox() {
+        let reply = "Plan:\n```\nhits = context.search('publisher')\nprint(hits)\n```\n```\nThe answer is Warsaw.\n```\n```py\nFINAL('x')\n```\n```json\n{\"print(\": 1}\n```\n";
+        assert_eq!(
+            extract_blocks(reply, false),
+            vec![
+                "hits = context.search('publisher')\nprint(hits)".to_string(),
+                "FINAL('x')".to_string()
+            ]
+        );
+        assert_eq!(
+            extract_blocks("```Python title=\"a\"\nprint(1)\n```", false),
+            vec!["print(1)".to_string()]
+        );
+    }
+
+    #[test]
+    fn the_correction_names_the_fences_that_did_not_run() {
+        let msg = no_code_correction("```text\nWarsaw\n```\n```\nWarsaw [c1.s1]\n```");
+        assert!(msg.contains("a ```text block"), "{msg}");
+        assert!(msg.contains("bare ``` block"), "{msg}");
+        assert!(msg.contains("```repl"), "{msg}");
+        assert!(no_code_correction("just prose").contains("no code block"));
     }
 
     #[test]

@@ -28,7 +28,24 @@ pub enum Reply {
     Raw(String),
     /// Wait, then send the inner reply.
     Delay(Duration, Box<Reply>),
+    /// An HTTP error status with a raw `Retry-After` header value (e.g. `1e20` or an
+    /// HTTP date) and a body.
+    StatusRetryAfter(u16, String, String),
+    /// A 200 whose body never ends: bytes keep coming, slowly or fast.
+    Endless {
+        /// Pause between chunks.
+        every: Duration,
+        /// Bytes per chunk.
+        chunk: usize,
+    },
+    /// A 200 with a body of this many bytes of JSON-looking filler.
+    Huge(usize),
+    /// Close the connection without replying (a reset).
+    Reset,
 }
+
+/// Largest request body the server reads; longer requests are cut off.
+const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 
 /// Decides the reply to a request body; gets the parsed request and its 0-based number.
 pub type Script = dyn Fn(&Value, usize) -> Reply + Send + Sync;
@@ -53,6 +70,15 @@ impl ChatServer {
     pub fn start(
         script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
     ) -> std::io::Result<Self> {
+        Self::start_with_slots(None, script)
+    }
+
+    /// Start a server that also answers `GET /props` with `{"total_slots": n}`, as
+    /// llama.cpp's server does, when `slots` is given (404 otherwise).
+    pub fn start_with_slots(
+        slots: Option<usize>,
+        script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -67,7 +93,7 @@ impl ChatServer {
                 let Ok(stream) = conn else { continue };
                 let (script, reqs) = (script.clone(), reqs.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(stream, script.as_ref(), &reqs);
+                    let _ = serve(stream, script.as_ref(), &reqs, slots);
                 });
             }
         });
@@ -97,17 +123,26 @@ impl Drop for ChatServer {
     }
 }
 
-fn serve(stream: TcpStream, script: &Script, reqs: &Mutex<Vec<Value>>) -> std::io::Result<()> {
+fn serve(
+    stream: TcpStream,
+    script: &Script,
+    reqs: &Mutex<Vec<Value>>,
+    slots: Option<usize>,
+) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut len = 0usize;
     let mut line = String::new();
+    let mut first = None;
     loop {
         line.clear();
         if reader.read_line(&mut line)? == 0 {
             return Ok(());
         }
         let l = line.trim_end();
+        if first.is_none() {
+            first = Some(l.to_string());
+        }
         if l.is_empty() {
             break;
         }
@@ -117,8 +152,20 @@ fn serve(stream: TcpStream, script: &Script, reqs: &Mutex<Vec<Value>>) -> std::i
             len = v.trim().parse().unwrap_or(0);
         }
     }
-    let mut body = vec![0u8; len];
-    reader.read_exact(&mut body)?;
+    if first.as_deref().is_some_and(|l| l.starts_with("GET ")) {
+        let (status, body) = match slots {
+            Some(n) if first.as_deref().is_some_and(|l| l.contains("/props")) => {
+                (200, json!({"total_slots": n}).to_string())
+            }
+            _ => (404, String::new()),
+        };
+        return write_reply(stream, status, None, &body);
+    }
+    let mut body = Vec::new();
+    reader
+        .by_ref()
+        .take(len.min(MAX_REQUEST_BYTES) as u64)
+        .read_to_end(&mut body)?;
     let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let n = {
         let mut r = reqs.lock().map_err(|_| std::io::Error::other("poisoned"))?;
@@ -154,11 +201,23 @@ fn serve(stream: TcpStream, script: &Script, reqs: &Mutex<Vec<Value>>) -> std::i
         Reply::Text(t) => (200, None, completion(&t, estimated, "stop")),
         Reply::TextWithPromptTokens(t, p) => (200, None, completion(&t, p, "stop")),
         Reply::Truncated(t) => (200, None, completion(&t, estimated, "length")),
-        Reply::Status(s, ra, b) => (s, ra, b),
+        Reply::Status(s, ra, b) => (s, ra.map(|r| r.to_string()), b),
+        Reply::StatusRetryAfter(s, ra, b) => (s, Some(ra), b),
         Reply::Raw(b) => (200, None, b),
         Reply::Delay(..) => (500, None, String::new()),
+        Reply::Reset => return Ok(()),
+        Reply::Endless { every, chunk } => return endless(stream, every, chunk),
+        Reply::Huge(n) => return huge(stream, n),
     };
-    let mut out = stream;
+    write_reply(stream, status, retry_after.as_deref(), &body)
+}
+
+fn write_reply(
+    mut out: TcpStream,
+    status: u16,
+    retry_after: Option<&str>,
+    body: &str,
+) -> std::io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
@@ -169,6 +228,41 @@ fn serve(stream: TcpStream, script: &Script, reqs: &Mutex<Vec<Value>>) -> std::i
     head.push_str("\r\n");
     out.write_all(head.as_bytes())?;
     out.write_all(body.as_bytes())?;
+    out.flush()
+}
+
+/// A chunked 200 body that goes on until the client hangs up.
+fn endless(mut out: TcpStream, every: Duration, chunk: usize) -> std::io::Result<()> {
+    out.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+    )?;
+    let write_chunk = |out: &mut TcpStream, data: &str| {
+        out.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
+    };
+    write_chunk(&mut out, "{\"choices\": [")?;
+    let piece = " ".repeat(chunk.max(1));
+    loop {
+        write_chunk(&mut out, &piece)?;
+        out.flush()?;
+        if !every.is_zero() {
+            std::thread::sleep(every);
+        }
+    }
+}
+
+/// A 200 of `n` bytes, streamed.
+fn huge(mut out: TcpStream, n: usize) -> std::io::Result<()> {
+    out.write_all(
+        format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {n}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    )?;
+    let block = vec![b' '; 64 * 1024];
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(block.len());
+        out.write_all(&block[..k])?;
+        left -= k;
+    }
     out.flush()
 }
 

@@ -6,7 +6,8 @@
 //!
 //! 1. `{"type":"header", …}` — [`TraceHeader`]: format version, run id, start time,
 //!    question, profile, root and sub model ids, budgets, the system prompt and the
-//!    metadata message (so the exact conversation can be rebuilt).
+//!    metadata message (so the exact conversation can be rebuilt), and the sub-call
+//!    fan-out chosen (`concurrency`: limit and source).
 //! 2. `{"type":"iteration", …}` — [`TraceIteration`], one per root-model turn: the
 //!    reply (reasoning kept apart), every executed code block with its output,
 //!    error and limit, every sub-call ([`SubCallRecord`]: kind, model, prompt and
@@ -65,6 +66,9 @@ pub struct TraceHeader {
     pub system_prompt: String,
     /// The metadata message sent.
     pub metadata_message: String,
+    /// The sub-call fan-out chosen for the run and where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<crate::fanout::Concurrency>,
 }
 
 /// One executed code block.

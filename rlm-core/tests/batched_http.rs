@@ -39,7 +39,7 @@ async fn batched_sub_calls_run_concurrently_within_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     let cfg = RlmConfig {
-        concurrency: 8,
+        concurrency: Some(8),
         trace_path: Some(trace.clone()),
         ..RlmConfig::default()
     };
@@ -69,4 +69,91 @@ async fn batched_sub_calls_run_concurrently_within_the_limit() {
         "more than 8 calls in flight: {}",
         peak.load(Ordering::SeqCst)
     );
+}
+
+/// Run one block of `llm_query_batched` over `n` prompts against a server whose
+/// sub-calls take `latency` (or answer `reply` when given), with `cfg`; returns the
+/// block's wall time in ms and the peak number of calls in flight.
+async fn fan_out(
+    n: usize,
+    latency: Duration,
+    slots: Option<usize>,
+    cfg: RlmConfig,
+    reply: fn(usize) -> Option<Reply>,
+) -> (u64, usize) {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let (f2, p2) = (in_flight.clone(), peak.clone());
+    let root_n = AtomicUsize::new(0);
+    let sub_n = AtomicUsize::new(0);
+    let srv = ChatServer::start_with_slots(slots, move |req: &Value, _| {
+        if is_root_request(req) {
+            return Reply::Text(if root_n.fetch_add(1, Ordering::SeqCst) == 0 {
+                format!("```repl\nrs = llm_query_batched([f'p {{i}}' for i in range({n})])\nprint(len(rs))\n```")
+            } else {
+                "```repl\nFINAL('ok')\n```".into()
+            });
+        }
+        if let Some(r) = reply(sub_n.fetch_add(1, Ordering::SeqCst)) {
+            return r;
+        }
+        let now = f2.fetch_add(1, Ordering::SeqCst) + 1;
+        p2.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(latency);
+        f2.fetch_sub(1, Ordering::SeqCst);
+        Reply::Text("r".into())
+    })
+    .unwrap();
+    let m = Arc::new(OpenAiModel::new(OpenAiConfig::new(srv.base_url(), "slow")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let cfg = RlmConfig {
+        trace_path: Some(trace.clone()),
+        ..cfg
+    };
+    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let (mut s, out) = r.run("q").await.unwrap();
+    assert_eq!(out.answer.as_deref(), Some("ok"));
+    s.finish(Value::Null).unwrap();
+    let t = rlm_core::Trajectory::read(&trace).unwrap();
+    let block = &t.iterations[0].blocks[0];
+    assert_eq!(block.output, format!("{n}\n"), "{:?}", block.error);
+    (block.elapsed_ms, peak.load(Ordering::SeqCst))
+}
+
+/// The issue-15 target: 64 sub-calls of 200 ms at the default settings finish
+/// within 1 s against a local server that takes the fan-out (the old default of
+/// 8 made it 1.6 s or more).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn default_fan_out_runs_64_calls_of_200ms_within_a_second() {
+    let (ms, peak) = fan_out(
+        64,
+        Duration::from_millis(200),
+        None,
+        RlmConfig::default(),
+        |_| None,
+    )
+    .await;
+    assert!(ms <= 1000, "64 x 200 ms at defaults took {ms} ms");
+    assert!(peak <= rlm_core::MAX_CONCURRENCY);
+}
+
+/// Rate limiting makes the fan-out back off: after 429s, fewer calls run at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limited_fan_out_backs_off() {
+    let cfg = RlmConfig {
+        concurrency: Some(16),
+        retry: rlm_core::RetryPolicy {
+            max_retries: 3,
+            base_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(50),
+        },
+        ..RlmConfig::default()
+    };
+    // The first 16 sub-calls are refused with 429; later ones succeed slowly.
+    let (_, peak) = fan_out(64, Duration::from_millis(100), None, cfg, |i| {
+        (i < 16).then(|| Reply::Status(429, Some(0), "slow down".into()))
+    })
+    .await;
+    assert!(peak < 16, "no back-off after 429s: {peak} calls in flight");
 }

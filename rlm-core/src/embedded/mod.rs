@@ -309,7 +309,8 @@ impl EmbeddedModel {
             .map_err(fail)?;
         let prompt_secs = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
-        let mut tokens = Vec::with_capacity(decode);
+        // `decode` comes from settings (max_tokens): grow, do not pre-size from it.
+        let mut tokens = Vec::with_capacity(decode.min(4096));
         for _ in 0..decode {
             let next = logits
                 .argmax(0)
@@ -527,6 +528,11 @@ impl LanguageModel for EmbeddedModel {
 
     fn context_window(&self) -> Option<usize> {
         Some(self.inner.ctx)
+    }
+
+    fn default_concurrency(&self) -> usize {
+        // One in-process CPU model: parallel calls would only split the cores.
+        1
     }
 
     fn count_tokens(&self, text: &str) -> usize {

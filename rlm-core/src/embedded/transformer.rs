@@ -60,9 +60,13 @@ impl Hyper {
             candle_core::bail!("inconsistent head counts in GGUF metadata")
         }
         let head_dim = embd / n_head;
+        let n_layer = md_u(md, &p("block_count"))?;
+        if n_layer == 0 || n_layer > 1024 {
+            candle_core::bail!("implausible block_count {n_layer} in GGUF metadata")
+        }
         Ok(Self {
             trained_ctx: md_u(md, &p("context_length")).unwrap_or(2048),
-            n_layer: md_u(md, &p("block_count"))?,
+            n_layer,
             n_head,
             n_kv_head,
             head_dim,

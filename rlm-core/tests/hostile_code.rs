@@ -1,0 +1,202 @@
+//! Code written to hurt the host (issue 15): each case ends the block with a
+//! readable error, within bounded time, and the variables assigned before it
+//! are kept.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use rlm_core::{HostError, LimitHit, Repl, ReplHost, ReplLimits};
+use serde_json::{Map, Value};
+
+fn limits() -> ReplLimits {
+    ReplLimits {
+        max_block_time: Duration::from_secs(5),
+        max_memory: 256 * 1024 * 1024,
+        max_output_chars: 2_000,
+        ..ReplLimits::default()
+    }
+}
+
+/// A host with one function, `echo(x)`, returning the size of what it got.
+struct Echo;
+
+#[async_trait]
+impl ReplHost for Echo {
+    fn has_function(&self, name: &str) -> bool {
+        name == "echo"
+    }
+    async fn call(
+        &self,
+        _: &str,
+        args: Vec<Value>,
+        _: Map<String, Value>,
+    ) -> Result<Value, HostError> {
+        Ok(Value::from(args.first().map_or(0, |a| a.to_string().len())))
+    }
+}
+
+/// What a hostile block must end with.
+struct Case {
+    name: &'static str,
+    code: &'static str,
+    /// Text the error must contain (`None`: the block may also succeed; it
+    /// must only end, quickly, without taking the process down).
+    error: Option<&'static str>,
+    /// The limit it must report, if any.
+    limit: Option<LimitHit>,
+}
+
+const BOMB: &str = "a = 'x'\nfor i in range(64):\n    a = [a, a]\n";
+
+const CASES: &[Case] = &[
+    Case {
+        name: "cumulative memory growth in one block",
+        code: "xs = []\nwhile True:\n    xs.append('x' * 20_000_000)",
+        error: Some("MemoryError"),
+        limit: Some(LimitHit::Memory),
+    },
+    Case {
+        name: "DAG bomb as a host-call argument",
+        code: "a = 'x'\nfor i in range(64):\n    a = [a, a]\necho(a)",
+        error: Some("too large"),
+        limit: None,
+    },
+    Case {
+        name: "one big string shared 2000 times as an argument",
+        code: "big = 'y' * 1_000_000\necho([big] * 2000)",
+        error: Some("too large"),
+        limit: None,
+    },
+    Case {
+        name: "nesting too deep to convert",
+        code: "a = []\nfor i in range(5000):\n    a = [a]\necho(a)",
+        error: None,
+        limit: None,
+    },
+    Case {
+        name: "huge exception message",
+        code: "raise ValueError('z' * 50_000_000)",
+        error: Some("ValueError"),
+        limit: None,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_blocks_end_with_a_readable_error_and_keep_earlier_variables() {
+    let mut failures = Vec::new();
+    for c in CASES {
+        let mut repl = Repl::new(limits());
+        repl.run("keep = 'kept'", &Echo).await;
+        let started = Instant::now();
+        let r = repl.run(c.code, &Echo).await;
+        let took = started.elapsed();
+        match (&r.error, c.error) {
+            (_, None) => {}
+            (Some(e), Some(want)) if e.contains(want) => {}
+            (other, _) => failures.push(format!("{}: error {other:?}", c.name)),
+        }
+        if r.limit != c.limit {
+            failures.push(format!(
+                "{}: limit {:?}, want {:?}",
+                c.name, r.limit, c.limit
+            ));
+        }
+        if r.error.as_ref().is_some_and(|e| e.chars().count() > 3_000) {
+            failures.push(format!("{}: error text not cut", c.name));
+        }
+        if took > Duration::from_secs(8) {
+            failures.push(format!("{}: took {took:?}", c.name));
+        }
+        let after = repl.run("print(keep)", &Echo).await;
+        if after.output != "kept\n" {
+            failures.push(format!("{}: variables lost: {after:?}", c.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Memory kept by earlier blocks counts: three blocks of 100 MB each pass a 256 MB
+/// limit only if the count starts over at every block.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_kept_across_blocks_counts_against_the_limit() {
+    let mut repl = Repl::new(limits());
+    repl.run("keep = 'kept'\nparts = []", &Echo).await;
+    let mut hit = None;
+    for i in 0..4 {
+        let r = repl
+            .run("parts.append('p' * 100_000_000)\nprint(len(parts))", &Echo)
+            .await;
+        if r.limit.is_some() {
+            hit = Some((i, r));
+            break;
+        }
+    }
+    let (i, r) = hit.expect("four blocks of 100 MB kept passed a 256 MB limit");
+    assert_eq!(r.limit, Some(LimitHit::Memory), "{:?}", r.error);
+    assert!(i >= 2, "stopped too early, at block {i}: {:?}", r.error);
+    let after = repl.run("print(keep, len(parts))", &Echo).await;
+    assert_eq!(after.output, format!("kept {i}\n"));
+    // Freeing the memory makes room again.
+    let r = repl
+        .run("parts = []\nx = 'q' * 100_000_000\nprint(len(x))", &Echo)
+        .await;
+    assert_eq!(r.error, None);
+}
+
+/// The `answer` dict is read after every block; a DAG bomb in it is refused at
+/// once instead of expanded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dag_bomb_as_answer_is_refused_quickly() {
+    let mut repl = Repl::new(limits());
+    repl.run(
+        &format!("{BOMB}answer = {{'content': a, 'ready': True}}"),
+        &Echo,
+    )
+    .await;
+    let started = Instant::now();
+    let got = repl.eval_checked("answer").await;
+    assert!(
+        matches!(&got, Err(e) if e.contains("too large")),
+        "{:?}",
+        got.as_ref().map(|v| v.to_string().len())
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(repl.eval("len(a)").await, Some(Value::from(2)));
+}
+
+/// `print(a)` of a DAG bomb grows a string inside monty with no checkpoint (its
+/// repr polls limits every 64th item of a list, and every list here has two), so
+/// no soft limit can stop it. The hard ceiling armed during steps ends the
+/// process with a message naming the memory limit, at a bounded size and soon,
+/// instead of growing until the OOM killer takes the machine. Run in a child
+/// process, since it is the process that ends.
+#[test]
+fn a_runaway_repr_ends_at_the_hard_ceiling_not_at_the_oom_killer() {
+    if std::env::var_os("RLMKG_RUNAWAY_CHILD").is_some() {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut repl = Repl::new(ReplLimits {
+                max_memory: 64 * 1024 * 1024,
+                max_block_time: Duration::from_secs(600),
+                ..ReplLimits::default()
+            });
+            repl.run(&format!("{BOMB}print(a)"), &Echo).await;
+        });
+        return;
+    }
+    let started = Instant::now();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_runaway_repr_ends_at_the_hard_ceiling_not_at_the_oom_killer",
+            "--nocapture",
+        ])
+        .env("RLMKG_RUNAWAY_CHILD", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the runaway step finished?");
+    assert!(err.contains("exceeds the memory limit"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(120));
+}
