@@ -43,22 +43,7 @@ fn corpus(work: &Path) -> anyhow::Result<PathBuf> {
 }
 
 fn text_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "txt") {
-                total += e.metadata().map(|m| m.len()).unwrap_or(0);
-            }
-        }
-    }
-    total
+    bytes_under(dir, &|p| p.extension().is_some_and(|x| x == "txt"))
 }
 
 /// The package holds each speech twice (`.txt` and a `.json` copy), so its unique
@@ -137,7 +122,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let bare_secs =
         rlmkg_ingest::bare_index_throughput(&bare_dir, 2, texts.iter().map(String::as_str))?;
     let bare_mbs = s.bytes as f64 / 1e6 / bare_secs;
-    let store_mb = dir_bytes(&store_dir) as f64 / 1e6;
+    let store_mb = bytes_under(&store_dir, &|_| true) as f64 / 1e6;
     let cold = |args: &[&str]| -> anyhow::Result<f64> { cold_ms(&store_dir, args) };
     let entity_ms = cold(&["entity", &probe])?;
     let stats_ms = cold(&["stats"])?;
@@ -227,8 +212,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     ])
 }
 
-/// Bytes of the files under `dir`.
-fn dir_bytes(dir: &Path) -> u64 {
+/// Bytes of the files under `dir` that `keep` accepts.
+fn bytes_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> u64 {
     let mut total = 0;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -236,10 +221,11 @@ fn dir_bytes(dir: &Path) -> u64 {
             continue;
         };
         for e in rd.flatten() {
+            let p = e.path();
             match e.metadata() {
-                Ok(m) if m.is_dir() => stack.push(e.path()),
-                Ok(m) => total += m.len(),
-                Err(_) => {}
+                Ok(m) if m.is_dir() => stack.push(p),
+                Ok(m) if keep(&p) => total += m.len(),
+                _ => {}
             }
         }
     }
