@@ -36,6 +36,7 @@
 mod check;
 mod id;
 mod judge;
+mod refer;
 mod render;
 mod segment;
 mod source;
@@ -49,4 +50,7 @@ pub use check::{
 pub use id::{CitationId, CitationRef, ParseIdError};
 pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest, JudgeVerdict, parse_reply};
 pub use render::{mark, render_answer, render_text, to_json};
-pub use source::{MemoryChunk, MemorySource, Source, SourceError, SourceSentence, SpanSource};
+pub use source::{
+    MemoryChunk, MemorySource, Referents, Source, SourceError, SourceSentence, SpanSource,
+    referents_in,
+};
