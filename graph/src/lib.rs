@@ -1,19 +1,31 @@
 //! The entity graph of an rlmkg store.
 //!
-//! The graph lives in oxigraph as RDF (persistent, RocksDB-backed), one named graph
-//! per document so a document's facts are dropped atomically. The vocabulary is in
-//! [`vocab`]. A read-only in-memory [`GraphView`] built from the RDF with petgraph
-//! serves traversal and ranking: neighbors, k-hop sets, shortest and bridging
-//! paths, and personalized PageRank from seed entities to rank chunks.
+//! The truth is one record per document ([`DocGraph`]: its chunks, entities,
+//! mentions with exact spans, relations with evidence), kept in record files
+//! by [`GraphStore`]. Everything else is derived from the records:
+//! - [`GraphView`], the in-memory petgraph view that serves traversal and
+//!   ranking (neighbors, k-hop sets, shortest and bridging paths,
+//!   personalized PageRank), saved as a snapshot at each final commit so a
+//!   reader opens a big store without reading every record;
+//! - [`RdfGraph`], the RDF in oxigraph's in-memory store, one named graph per
+//!   document in the vocabulary of [`vocab`], built when a command first needs
+//!   SPARQL, an export or the invariant checks.
 //!
 //! This crate knows nothing of tantivy or of the manifest.
 
+mod error;
 mod model;
+mod rdf;
+mod records;
 mod store;
 mod view;
 pub mod vocab;
 
+pub use error::GraphError;
 pub use model::{ChunkSpan, DocGraph, EntityDecl, EvidenceSpan, MentionDecl, RelationDecl};
 pub use oxigraph::model::Quad;
-pub use store::{ExportFormat, GraphError, GraphStore, SpanCheck, SpanReport, SparqlOutput};
-pub use view::{EntityInfo, GraphPath, GraphView, MentionEdge, Neighbor, PathStep, entity_key};
+pub use rdf::{ExportFormat, RdfGraph, SpanCheck, SpanReport, SparqlOutput, quad_count, quads_of};
+pub use store::GraphStore;
+pub use view::{
+    EntityInfo, GraphPath, GraphView, MentionEdge, Neighbor, PathStep, ViewSummary, entity_key,
+};

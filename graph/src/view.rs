@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use petgraph::graph::{EdgeIndex, NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 /// The canonical key of an entity name: lowercase, diacritics and possessives
@@ -36,7 +36,7 @@ pub fn entity_key(name: &str) -> String {
 }
 
 /// An entity with its aggregate facts.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct EntityInfo {
     /// Entity id (its canonical key).
     pub id: String,
@@ -95,7 +95,7 @@ pub struct GraphPath {
 }
 
 /// A chunk–entity edge (mention count in the chunk).
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct MentionEdge {
     /// Mentions of the entity in the chunk.
     pub weight: f64,
@@ -116,13 +116,13 @@ type RelationAgg = (f64, BTreeSet<String>, usize);
 /// Steps walked back from a target: (from, to, edge).
 type PathSoFar<'a> = Vec<(usize, usize, &'a Edge)>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Node {
     Entity(u32),
     Chunk(u32),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 enum Edge {
     Relation {
         label: u32,
@@ -167,6 +167,8 @@ pub(crate) struct ViewBuilder {
     chunk_mentions: HashMap<(String, String), u32>,
     chunk_about: Vec<(String, String)>,
     relations: Vec<RawRelation>,
+    docs: u64,
+    quads: u64,
 }
 
 impl ViewBuilder {
@@ -214,6 +216,8 @@ impl ViewBuilder {
     /// Add everything one document contributes (the same facts its named graph
     /// holds as RDF).
     pub fn add_doc(&mut self, d: &crate::model::DocGraph) {
+        self.docs += 1;
+        self.quads += crate::rdf::quad_count(d) as u64;
         for e in &d.entities {
             self.name(&e.key, &e.name);
             self.kind(&e.key, &e.kind);
@@ -245,7 +249,11 @@ impl ViewBuilder {
     }
 
     pub fn build(self) -> GraphView {
-        let mut v = GraphView::default();
+        let mut v = GraphView {
+            docs: self.docs,
+            quads: self.quads,
+            ..GraphView::default()
+        };
         let mut keys: Vec<String> = self.entities.keys().cloned().collect();
         keys.sort();
         let mut accs = self.entities;
@@ -371,9 +379,14 @@ fn best(counts: &HashMap<String, u32>) -> Option<String> {
 }
 
 /// The in-memory graph: entities and chunks as nodes; relation edges between
-/// entities and mention edges between entities and chunks.
-#[derive(Debug, Default)]
+/// entities and mention edges between entities and chunks. It is saved whole
+/// as a snapshot (see [`crate::GraphStore::write_snapshot`]).
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct GraphView {
+    /// Documents it was built from.
+    docs: u64,
+    /// Quads of their RDF (see [`crate::rdf::quad_count`]).
+    quads: u64,
     entities: Vec<EntityInfo>,
     entity_idx: HashMap<String, usize>,
     alias_idx: HashMap<String, Vec<usize>>,
@@ -389,7 +402,79 @@ pub struct GraphView {
     degree: Vec<(u32, f64)>,
 }
 
+/// The counts of a view (for statistics and to compare two views).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ViewSummary {
+    /// Documents.
+    pub docs: u64,
+    /// Chunks that carry an entity.
+    pub chunks: u64,
+    /// Entities.
+    pub entities: u64,
+    /// Aggregated relation edges.
+    pub relations: u64,
+    /// Mentions.
+    pub mentions: u64,
+    /// Quads of the RDF of the same documents.
+    pub quads: u64,
+}
+
 impl GraphView {
+    /// Its counts.
+    pub fn summary(&self) -> ViewSummary {
+        ViewSummary {
+            docs: self.docs,
+            chunks: self.chunks.len() as u64,
+            entities: self.entities.len() as u64,
+            relations: self.relation_edges.len() as u64,
+            mentions: self.mention_count(),
+            quads: self.quads,
+        }
+    }
+
+    /// Check a view read from a snapshot: every index it holds must point
+    /// inside it (a damaged or foreign file must not panic a query).
+    pub(crate) fn is_consistent(&self) -> bool {
+        let nodes = self.graph.node_count();
+        let ok = self.entity_node.len() == self.entities.len()
+            && self.chunk_node.len() == self.chunks.len()
+            && self.degree.len() == nodes
+            && self
+                .entity_node
+                .iter()
+                .chain(&self.chunk_node)
+                .all(|n| n.index() < nodes)
+            && self.entity_idx.values().all(|&i| i < self.entities.len())
+            && self
+                .alias_idx
+                .values()
+                .flatten()
+                .all(|&i| i < self.entities.len())
+            && self.chunk_idx.values().all(|&i| i < self.chunks.len())
+            && self
+                .relation_edges
+                .iter()
+                .all(|e| e.index() < self.graph.edge_count())
+            && self.graph.node_weights().all(|n| match n {
+                Node::Entity(i) => (*i as usize) < self.entities.len(),
+                Node::Chunk(i) => (*i as usize) < self.chunks.len(),
+            })
+            && self.graph.edge_weights().all(|e| match e {
+                Edge::Relation {
+                    label,
+                    evidence,
+                    subject,
+                    ..
+                } => {
+                    (*label as usize) < self.labels.len()
+                        && (*subject as usize) < self.entities.len()
+                        && evidence.iter().all(|&c| (c as usize) < self.chunks.len())
+                }
+                Edge::Mention(_) => true,
+            });
+        ok
+    }
+
     fn chunk(&mut self, id: &str) -> usize {
         if let Some(&i) = self.chunk_idx.get(id) {
             return i;

@@ -41,6 +41,12 @@ pub enum StoreError {
     /// A write method was called on a read-only store.
     #[error("the store is open read-only")]
     ReadOnly,
+    /// A writer committed while this reader was reading: what the reader's
+    /// manifest lists is no longer all there.
+    #[error(
+        "the store at {0} changed while it was being read (a writer committed); run the command again"
+    )]
+    Changed(PathBuf),
     /// An id that does not name anything in the store.
     #[error("not found: {0}")]
     UnknownId(String),

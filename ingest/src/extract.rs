@@ -5,29 +5,69 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rlmkg_graph::{EntityDecl, EvidenceSpan, MentionDecl, RelationDecl, entity_key};
+use rlmkg_graph::{EntityDecl, entity_key};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// One sentence to extract from, with its byte span in the document.
 #[derive(Debug, Clone, Copy)]
-pub struct SentenceRef<'a> {
-    /// The chunk id holding the sentence.
-    pub chunk: &'a str,
+pub struct SentenceRef {
+    /// The index of the chunk holding the sentence, in its document.
+    pub chunk: usize,
     /// Byte start in the document.
     pub start: usize,
     /// Byte end.
     pub end: usize,
 }
 
-/// What the rules found in one document.
+/// One mention, in a chunk given by its index in the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalMention {
+    /// Entity key.
+    pub entity: String,
+    /// Chunk index in the document.
+    pub chunk: usize,
+    /// Byte start in the document text.
+    pub start: u64,
+    /// Byte end (exclusive).
+    pub end: u64,
+}
+
+/// An evidence span, in a chunk given by its index in the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalEvidence {
+    /// Chunk index in the document.
+    pub chunk: usize,
+    /// Byte start in the document text.
+    pub start: u64,
+    /// Byte end (exclusive).
+    pub end: u64,
+}
+
+/// A relation whose evidence names chunks by their index in the document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalRelation {
+    /// Subject entity key.
+    pub subject: String,
+    /// Object entity key.
+    pub object: String,
+    /// Label: `co-occurs` or a verb phrase.
+    pub label: String,
+    /// Weight (number of supporting sentences).
+    pub weight: f64,
+    /// Evidence spans (at least one).
+    pub evidence: Vec<LocalEvidence>,
+}
+
+/// What the rules found in one document (chunks named by their index; the
+/// store gives them ids).
 #[derive(Debug, Default)]
 pub struct Extraction {
     /// Entities (merged).
     pub entities: Vec<EntityDecl>,
     /// Mentions.
-    pub mentions: Vec<MentionDecl>,
+    pub mentions: Vec<LocalMention>,
     /// Relations.
-    pub relations: Vec<RelationDecl>,
+    pub relations: Vec<LocalRelation>,
     /// Key of the entity the document's title names (also declared in `entities`).
     pub about: Option<String>,
 }
@@ -651,7 +691,7 @@ fn is_subject_title(title: &str) -> bool {
 }
 
 /// Extract entities, mentions and relations from a document's sentences.
-pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Extraction {
+pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extraction {
     // 1. Candidates per sentence, in document offsets.
     let mut found: Vec<(usize, Cand)> = Vec::new(); // (sentence index, cand)
     let full_title = title.trim();
@@ -779,20 +819,20 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
             continue;
         }
         let chunk = sentences[*si].chunk;
-        ex.mentions.push(MentionDecl {
+        ex.mentions.push(LocalMention {
             entity: key.clone(),
-            chunk: chunk.to_string(),
+            chunk,
             start: c.start as u64,
             end: c.end as u64,
         });
         per_sentence[*si].push((key, c.start, c.end));
     }
     // 5. Relations.
-    let mut rels: BTreeMap<(String, String, String), (f64, Vec<EvidenceSpan>)> = BTreeMap::new();
+    let mut rels: BTreeMap<(String, String, String), (f64, Vec<LocalEvidence>)> = BTreeMap::new();
     for (si, ms) in per_sentence.iter().enumerate() {
         let sr = sentences[si];
-        let ev = EvidenceSpan {
-            chunk: sr.chunk.to_string(),
+        let ev = LocalEvidence {
+            chunk: sr.chunk,
             start: sr.start as u64,
             end: sr.end as u64,
         };
@@ -844,7 +884,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef<'_>]) -> Ex
         }
     }
     for ((s, o, label), (weight, evidence)) in rels {
-        ex.relations.push(RelationDecl {
+        ex.relations.push(LocalRelation {
             subject: s,
             object: o,
             label,
@@ -873,15 +913,14 @@ mod tests {
     }
 
     fn run_titled(text: &str, title: &str) -> Extraction {
-        let sents: Vec<SentenceRef<'_>> =
-            crate::text::sentences(text, crate::text::SegmentMode::Prose)
-                .into_iter()
-                .map(|(a, b)| SentenceRef {
-                    chunk: "c1",
-                    start: a,
-                    end: b,
-                })
-                .collect();
+        let sents: Vec<SentenceRef> = crate::text::sentences(text, crate::text::SegmentMode::Prose)
+            .into_iter()
+            .map(|(a, b)| SentenceRef {
+                chunk: 0,
+                start: a,
+                end: b,
+            })
+            .collect();
         extract(text, title, &sents)
     }
 

@@ -1,21 +1,26 @@
 //! The rlmkg store and its ingest pipeline.
 //!
 //! A [`Store`] is a directory holding a manifest (format version, per-file content
-//! hashes, settings), a tantivy index of chunks (`rlmkg-index`), an oxigraph RDF
-//! store of documents, chunks, entities, mentions and relations with one named
-//! graph per document (`rlmkg-graph`), the normalized document texts, and a lock
-//! file for the single writer.
+//! hashes, settings), a tantivy index of chunks (`rlmkg-index`), one graph
+//! record per document (entities, mentions, relations with their evidence
+//! spans) with a snapshot of the petgraph view built from them (`rlmkg-graph`),
+//! the normalized document texts, and a lock file for the single writer. The
+//! RDF is derived from the records in memory when a command needs it.
 //!
-//! Ingest reads txt, md, html, pdf, jsonl and json corpora, cuts sentence-aware
-//! chunks with exact byte spans, extracts entities and relations by rules, and
-//! commits in batches: graph and index first, the manifest last. A writer that
-//! opens the store removes whatever an interrupted command left unlisted.
+//! The store (`store/`: layout, manifest, lock, commit protocol, reads,
+//! invariants) and the ingest pipeline (`run.rs`, `pipeline.rs`, `formats.rs`,
+//! `text.rs`, `extract.rs`: walking, formats, chunking, extraction, batching)
+//! meet at the store's writer API (`store/write.rs`). A batch commits new
+//! files first and the manifest last, and replaced files go after it; a
+//! writer that opens the store removes whatever an interrupted command left
+//! unlisted.
 
 mod error;
 mod extract;
 mod formats;
 mod manifest;
 mod pipeline;
+mod run;
 mod store;
 mod text;
 mod tokens;
@@ -24,8 +29,8 @@ mod types;
 pub use error::StoreError;
 pub use formats::DocMeta;
 pub use manifest::{FORMAT_VERSION, FileEntry, Manifest, Settings};
-pub use pipeline::IngestOptions;
-pub use store::Store;
+pub use pipeline::{DEFAULT_MAX_FILE_BYTES, IngestOptions};
+pub use store::{MAX_HOPS, MAX_K, Store, with_reader};
 pub use text::{SegmentMode, normalize, sentences};
 pub use tokens::{APPROX_IDENTITY, APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};
 pub use types::*;

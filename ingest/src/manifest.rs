@@ -1,6 +1,6 @@
 //! The store manifest: format version, chunking settings, id counters and one
 //! entry per ingested file. Writing it (atomically, by rename) is the commit point of every
-//! change: index records and document graphs not listed here are residue of an
+//! change: index records and document records not listed here are residue of an
 //! interrupted command and are removed when a writer next opens the store.
 
 use std::collections::BTreeMap;
@@ -15,8 +15,9 @@ use crate::error::StoreError;
 /// entities, `about`, to the graph; 3 moved the graph into oxigraph's RocksDB
 /// store with checkpoints for readers; 4 made the RDF lean: one `rk:mentions`
 /// fact per chunk and entity instead of a node per mention, untyped relations
-/// and evidence spans).
-pub const FORMAT_VERSION: u32 = 4;
+/// and evidence spans; 5 left RocksDB: the records are the truth, the RDF is
+/// derived in memory and readers open a snapshot of the view).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).
@@ -132,11 +133,12 @@ pub struct Manifest {
     pub next_chunk: u64,
     /// Files by canonical path.
     pub files: BTreeMap<String, FileEntry>,
-    /// The graph checkpoint that holds exactly the committed state (None until
-    /// the first commit).
+    /// The snapshot of the graph view of exactly the committed documents
+    /// (None after a batch of an unfinished command: readers then build the
+    /// view from the records).
     #[serde(default)]
-    pub graph_snapshot: Option<String>,
-    /// Number of the next graph checkpoint.
+    pub view_snapshot: Option<String>,
+    /// Number of the next view snapshot.
     #[serde(default)]
     pub next_snapshot: u64,
 }
@@ -150,7 +152,7 @@ impl Default for Manifest {
             next_doc: 1,
             next_chunk: 1,
             files: BTreeMap::new(),
-            graph_snapshot: None,
+            view_snapshot: None,
             next_snapshot: 1,
         }
     }

@@ -31,7 +31,12 @@ pub struct IngestOptions {
     pub batch_bytes: u64,
     /// How sentence tokens are counted (default: the bytes/4 approximation).
     pub tokens: TokenCounter,
+    /// Files larger than this are skipped with a warning.
+    pub max_file_bytes: u64,
 }
+
+/// The default of [`IngestOptions::max_file_bytes`]: 256 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 << 20;
 
 impl Default for IngestOptions {
     fn default() -> Self {
@@ -45,6 +50,7 @@ impl Default for IngestOptions {
             threads: 0,
             batch_bytes: 16 << 20,
             tokens: TokenCounter::approx(),
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -69,8 +75,8 @@ pub(crate) struct PChunk {
     pub line_start: u32,
 }
 
-/// A document ready for the store; chunk references in `extraction` are local
-/// chunk indexes (as strings) until ids are assigned.
+/// A document ready for the store; `extraction` names chunks by their index
+/// in `chunks` until the store assigns ids.
 #[derive(Debug)]
 pub(crate) struct PDoc {
     pub title: String,
@@ -137,7 +143,6 @@ pub(crate) fn prepare_doc(
     let mut chunks = Vec::with_capacity(ranges.len());
     let mut line = 1u32;
     let mut line_pos = 0usize;
-    let names: Vec<String> = (0..ranges.len()).map(|k| k.to_string()).collect();
     for &(i, j) in &ranges {
         let (s, e) = (sents[i].0, sents[j - 1].1);
         line = line_at(&text, line_pos, line, s);
@@ -150,13 +155,13 @@ pub(crate) fn prepare_doc(
     }
     // Sentences for extraction: each chunk's sentences as read back (`c12.s3`),
     // each sentence attributed to the first chunk that holds it.
-    let mut srefs: Vec<SentenceRef<'_>> = Vec::new();
+    let mut srefs: Vec<SentenceRef> = Vec::new();
     let mut covered = 0usize;
     for (k, &(i, j)) in ranges.iter().enumerate() {
         for (a, b) in chunk_sentences(&text, &seg, i, j, mode) {
             if a >= covered {
                 srefs.push(SentenceRef {
-                    chunk: &names[k],
+                    chunk: k,
                     start: a,
                     end: b,
                 });

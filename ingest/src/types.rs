@@ -186,10 +186,13 @@ pub struct StageTimes {
     pub prepare: f64,
     /// Handing records and texts to the index and the text files.
     pub index: f64,
-    /// Loading the documents' facts into the graph store.
+    /// Writing the documents' graph records.
     pub graph: f64,
-    /// Commits: index, graph checkpoint, manifest, replaced entries.
+    /// Commits: index, manifest, replaced entries.
     pub commit: f64,
+    /// Building the graph view of the whole store and writing its snapshot
+    /// (once, at the end).
+    pub view: f64,
 }
 
 /// The summary of a removal.

@@ -45,6 +45,9 @@ pub struct IngestArgs {
     /// Worker threads (0: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     pub threads: usize,
+    /// Skip files larger than this many bytes (each skip is warned and counted).
+    #[arg(long, value_name = "BYTES", default_value_t = rlmkg_ingest::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_size: u64,
     /// Input bytes per commit batch (bounds memory; smaller batches commit more often).
     #[arg(long, default_value_t = 16 << 20, hide = true)]
     pub batch_bytes: u64,
@@ -117,6 +120,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         threads: args.threads,
         batch_bytes: args.batch_bytes,
         tokens,
+        max_file_bytes: args.max_file_size,
     };
     let bar = (std::io::stderr().is_terminal() && !global.quiet && !global.json).then(|| {
         let b = ProgressBar::new(0);
@@ -159,8 +163,8 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             let st = &s.stages;
             eprintln!(
                 "stages: walk {:.2} s, prepare {:.2} s (overlaps the writing), index {:.2} s, \
-                 graph {:.2} s, commit {:.2} s",
-                st.walk, st.prepare, st.index, st.graph, st.commit
+                 graph records {:.2} s, commit {:.2} s, view snapshot {:.2} s",
+                st.walk, st.prepare, st.index, st.graph, st.commit, st.view
             );
         }
         if s.warnings > 0 {

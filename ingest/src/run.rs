@@ -1,0 +1,364 @@
+//! The ingest pipeline's driver: walk the inputs, batch them, prepare each
+//! batch in parallel while the previous one is written, and hand the results
+//! to the store through its writer API ([`crate::store::write`]).
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::error::StoreError;
+use crate::formats::format_of;
+use crate::pipeline::{IngestOptions, prepare_file};
+use crate::store::Store;
+use crate::store::write::FileUpdate;
+use crate::types::*;
+
+fn threads(n: usize) -> usize {
+    if n == 0 {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    } else {
+        n
+    }
+}
+
+/// A file found by the walk.
+#[derive(Debug, Clone)]
+struct WalkedFile {
+    key: String,
+    path: PathBuf,
+    display: String,
+    size: u64,
+    format: &'static str,
+}
+
+/// What preparing one file gave.
+enum Prepared {
+    Unchanged,
+    Skipped(String),
+    Ready(FileUpdate, Vec<String>),
+    /// Read, but with nothing to ingest (the reason); a listed file keeps no
+    /// stale content.
+    Empty(FileUpdate, String),
+}
+
+impl Store {
+    /// Ingest files and directories.
+    pub fn ingest(
+        &mut self,
+        paths: &[PathBuf],
+        opts: &IngestOptions,
+        progress: &dyn Progress,
+    ) -> Result<IngestSummary, StoreError> {
+        let t0 = Instant::now();
+        let mut summary = IngestSummary::default();
+        let (files, dirs) = walk(self.dir(), paths, opts, progress, &mut summary)?;
+        progress.start(files.len() as u64);
+        summary.files = files.len() as u64 + summary.skipped;
+        summary.tokenizer = opts.tokens.identity().to_string();
+        let changed = self.set_settings(opts.settings())?;
+        if !changed.is_empty() {
+            progress.warn(&format!(
+                "chunking settings differ from the store's ({}): files are re-chunked \
+                 even where their content is unchanged",
+                changed.join(", ")
+            ));
+            summary.warnings += 1;
+        }
+        let mut dirty = false;
+        // Prune vanished files under ingested directories.
+        if opts.prune {
+            let seen: HashSet<&str> = files.iter().map(|f| f.key.as_str()).collect();
+            let gone = self.vanished(&dirs, &|k| seen.contains(k));
+            if !gone.is_empty() {
+                summary.removed = self.remove_keys(&gone)?.files;
+                dirty = true;
+            }
+        }
+        summary.stages.walk = t0.elapsed().as_secs_f64();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads(opts.threads))
+            .build()
+            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        // Batches of about `batch_bytes`. Each batch is prepared (in parallel)
+        // while the one before it is written.
+        let mut batches: Vec<Vec<WalkedFile>> = Vec::new();
+        let mut batch_bytes = 0u64;
+        for f in files {
+            if batches.is_empty() || batch_bytes >= opts.batch_bytes {
+                batches.push(Vec::new());
+                batch_bytes = 0;
+            }
+            batch_bytes += f.size;
+            if let Some(b) = batches.last_mut() {
+                b.push(f);
+            }
+        }
+        pool.install(|| -> Result<(), StoreError> {
+            let mut batches = batches.into_iter();
+            let mut ready = batches.next().map(|b| {
+                let known = self.known_hashes(&b);
+                let (p, secs) = prepare_batch(b, known, opts);
+                summary.stages.prepare += secs;
+                p
+            });
+            while let Some(current) = ready.take() {
+                let Some(next) = batches.next() else {
+                    dirty |= self.apply(current, progress, &mut summary)?;
+                    break;
+                };
+                let known = self.known_hashes(&next);
+                let ((p, secs), applied) = rayon::join(
+                    || prepare_batch(next, known, opts),
+                    || self.apply(current, progress, &mut summary),
+                );
+                dirty |= applied?;
+                summary.stages.prepare += secs;
+                ready = Some(p);
+            }
+            Ok(())
+        })?;
+        if dirty {
+            let t = Instant::now();
+            self.finish()?;
+            summary.stages.view = t.elapsed().as_secs_f64();
+        }
+        summary.seconds = t0.elapsed().as_secs_f64();
+        summary.mb_per_s = if summary.seconds > 0.0 {
+            summary.bytes as f64 / 1e6 / summary.seconds
+        } else {
+            0.0
+        };
+        progress.finish();
+        Ok(summary)
+    }
+
+    /// The recorded content hash of each file of a batch.
+    fn known_hashes(&self, batch: &[WalkedFile]) -> Vec<Option<String>> {
+        batch
+            .iter()
+            .map(|f| self.known_hash(&f.key).map(str::to_string))
+            .collect()
+    }
+
+    /// Report a prepared batch and write it; true when the store changed.
+    fn apply(
+        &mut self,
+        prepared: Vec<(WalkedFile, Prepared)>,
+        progress: &dyn Progress,
+        summary: &mut IngestSummary,
+    ) -> Result<bool, StoreError> {
+        let mut updates = Vec::new();
+        for (f, p) in prepared {
+            match p {
+                Prepared::Unchanged => summary.unchanged += 1,
+                Prepared::Skipped(e) => {
+                    progress.warn(&format!("{}: {e}, skipped", f.display));
+                    summary.skipped += 1;
+                    summary.warnings += 1;
+                }
+                Prepared::Empty(update, reason) => {
+                    progress.warn(&reason);
+                    summary.skipped += 1;
+                    summary.warnings += 1;
+                    if self.lists(&f.key) {
+                        updates.push(update);
+                    }
+                }
+                Prepared::Ready(update, warnings) => {
+                    for w in &warnings {
+                        progress.warn(w);
+                        summary.warnings += 1;
+                    }
+                    summary.ingested += 1;
+                    summary.bytes += update.bytes;
+                    updates.push(update);
+                }
+            }
+            progress.file_done(&f.path, f.size);
+        }
+        let dirty = !updates.is_empty();
+        self.write_files(updates, summary)?;
+        Ok(dirty)
+    }
+}
+
+/// Walk the inputs: regular files of supported formats inside the given
+/// roots (a link that leads outside them, or to anything but a regular file,
+/// is skipped with a warning), outside the store, each once.
+fn walk(
+    store_dir: &Path,
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    progress: &dyn Progress,
+    summary: &mut IngestSummary,
+) -> Result<(Vec<WalkedFile>, Vec<PathBuf>), StoreError> {
+    let mut out = Vec::new();
+    let mut dirs = Vec::new();
+    let mut seen = HashSet::new();
+    let store_canon = std::fs::canonicalize(store_dir).ok();
+    let skip = |summary: &mut IngestSummary, msg: String| {
+        progress.warn(&msg);
+        summary.skipped += 1;
+        summary.warnings += 1;
+    };
+    for root in paths {
+        let meta = std::fs::metadata(root).map_err(|e| StoreError::Io {
+            path: root.clone(),
+            source: e,
+        })?;
+        let canon_root = std::fs::canonicalize(root).map_err(StoreError::io(root))?;
+        if meta.is_dir() {
+            dirs.push(canon_root.clone());
+        }
+        let mut ob = ignore::overrides::OverrideBuilder::new(root);
+        for g in &opts.exclude {
+            ob.add(&format!("!{g}"))
+                .map_err(|e| StoreError::Invalid(format!("--exclude {g}: {e}")))?;
+        }
+        let overrides = ob.build().map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(true)
+            .git_ignore(true)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(true)
+            .overrides(overrides)
+            .build();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    skip(summary, format!("skipped: {e}"));
+                    continue;
+                }
+            };
+            let path = entry.path();
+            let Ok(canon) = std::fs::canonicalize(path) else {
+                skip(summary, format!("{}: unreadable, skipped", path.display()));
+                continue;
+            };
+            // Inside the root it was found under; a link may not lead out.
+            if !canon.starts_with(&canon_root) {
+                skip(
+                    summary,
+                    format!(
+                        "{}: a link to {}, outside {}, skipped",
+                        path.display(),
+                        canon.display(),
+                        root.display()
+                    ),
+                );
+                continue;
+            }
+            let Ok(md) = std::fs::metadata(&canon) else {
+                skip(summary, format!("{}: unreadable, skipped", path.display()));
+                continue;
+            };
+            if md.is_dir() {
+                continue;
+            }
+            if !md.is_file() {
+                skip(
+                    summary,
+                    format!("{}: not a regular file, skipped", path.display()),
+                );
+                continue;
+            }
+            if store_canon.as_ref().is_some_and(|s| canon.starts_with(s)) {
+                continue;
+            }
+            if md.len() > opts.max_file_bytes {
+                skip(
+                    summary,
+                    format!(
+                        "{}: {} bytes, over the size limit of {} bytes (--max-file-size), skipped",
+                        path.display(),
+                        md.len(),
+                        opts.max_file_bytes
+                    ),
+                );
+                continue;
+            }
+            let Some(format) = format_of(path) else {
+                skip(
+                    summary,
+                    format!("{}: unsupported format, skipped", path.display()),
+                );
+                continue;
+            };
+            let key = canon.to_string_lossy().into_owned();
+            if !seen.insert(key.clone()) {
+                continue;
+            }
+            out.push(WalkedFile {
+                key,
+                path: canon,
+                display: path.to_string_lossy().into_owned(),
+                size: md.len(),
+                format,
+            });
+        }
+    }
+    Ok((out, dirs))
+}
+
+/// Read a file, at most `max` bytes (a file that grew past the cap since the
+/// walk, or that reports no size, is refused rather than read whole).
+fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("unreadable: {e}"))?;
+    let mut bytes = Vec::new();
+    f.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("unreadable: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "over the size limit of {max} bytes (--max-file-size)"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Read, hash and prepare the files of a batch in parallel (`known`: each
+/// file's recorded hash); returns them with the wall seconds it took.
+fn prepare_batch(
+    batch: Vec<WalkedFile>,
+    known: Vec<Option<String>>,
+    opts: &IngestOptions,
+) -> (Vec<(WalkedFile, Prepared)>, f64) {
+    let t = Instant::now();
+    let prepared = batch
+        .into_par_iter()
+        .zip(known)
+        .map(|(f, known)| {
+            let bytes = match read_capped(&f.path, opts.max_file_bytes) {
+                Ok(b) => b,
+                Err(e) => return (f, Prepared::Skipped(e)),
+            };
+            let hash = blake3::hash(&bytes).to_hex().to_string();
+            if known.is_some_and(|k| k == hash) {
+                return (f, Prepared::Unchanged);
+            }
+            let out = prepare_file(&f.path, &bytes, f.format, opts);
+            let mut update = FileUpdate {
+                key: f.key.clone(),
+                display: f.display.clone(),
+                format: f.format,
+                hash,
+                bytes: bytes.len() as u64,
+                docs: None,
+            };
+            let p = match out.skipped {
+                Some(reason) => Prepared::Empty(update, reason),
+                None => {
+                    update.docs = Some(out.docs);
+                    Prepared::Ready(update, out.warnings)
+                }
+            };
+            (f, p)
+        })
+        .collect();
+    (prepared, t.elapsed().as_secs_f64())
+}

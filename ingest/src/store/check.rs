@@ -1,0 +1,163 @@
+//! The invariant checker of a store (SPEC §3.2): manifest, index, texts,
+//! records, their RDF and the view snapshot describe the same documents and
+//! chunks, and every span lies where it says.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::Store;
+use crate::error::StoreError;
+use crate::types::InvariantReport;
+
+impl Store {
+    /// Check the SPEC §3.2 invariants.
+    pub fn check_invariants(&self) -> Result<InvariantReport, StoreError> {
+        let mut r = InvariantReport::default();
+        // A reader sees the committed state only: index records of a batch
+        // the manifest does not list yet are not its concern (a writer's
+        // recovery removes them, so for a writer they are violations).
+        let reader = self.lock.is_none();
+        let visible = |file: &str| !reader || self.is_committed(file);
+        let docs: Vec<_> = self
+            .index
+            .docs()?
+            .into_iter()
+            .filter(|d| visible(&d.file))
+            .collect();
+        let chunks: Vec<_> = self
+            .index
+            .chunks()?
+            .into_iter()
+            .filter(|c| visible(&c.file))
+            .collect();
+        let mut v = |msg: String| {
+            if r.violations.len() < 200 {
+                r.violations.push(msg);
+            }
+        };
+        let listed_docs: BTreeSet<String> = self
+            .manifest
+            .files
+            .values()
+            .flat_map(|f| f.doc_ids().collect::<Vec<_>>())
+            .collect();
+        let index_docs: BTreeSet<String> = docs.iter().map(|d| d.id.clone()).collect();
+        if listed_docs != index_docs {
+            v(format!(
+                "manifest and index disagree on documents: {} listed, {} indexed",
+                listed_docs.len(),
+                index_docs.len()
+            ));
+        }
+        // The RDF derived from the committed records, and those records.
+        let (rdf, records) = self.committed_rdf()?;
+        let graph_docs = rdf.doc_ids()?;
+        if graph_docs != index_docs {
+            let extra: Vec<_> = graph_docs
+                .symmetric_difference(&index_docs)
+                .take(5)
+                .collect();
+            v(format!(
+                "index and graph disagree on documents, e.g. {extra:?}"
+            ));
+        }
+        // The document files the view is built from: every listed document has
+        // one; only a writer's own store is free of files of uncommitted ones.
+        let file_docs = self.graph.file_doc_ids()?;
+        let extra_ok = self.lock.is_none();
+        let off: Vec<_> = file_docs
+            .symmetric_difference(&listed_docs)
+            .filter(|d| !(extra_ok && file_docs.contains(*d)))
+            .take(5)
+            .collect();
+        if !off.is_empty() {
+            v(format!(
+                "manifest and graph files disagree on documents, e.g. {off:?}"
+            ));
+        }
+        let mut chunk_span: HashMap<String, (String, u64, u64)> = HashMap::new();
+        let mut texts: HashMap<String, String> = HashMap::new();
+        for d in &docs {
+            match self.read_blob(d) {
+                Ok(t) => {
+                    texts.insert(d.id.clone(), t);
+                }
+                Err(e) => v(format!("document {}: text unreadable: {e}", d.id)),
+            }
+        }
+        let mut per_doc: HashMap<&str, u64> = HashMap::new();
+        for c in &chunks {
+            *per_doc.entry(c.doc.as_str()).or_default() += 1;
+            let ok = texts
+                .get(&c.doc)
+                .and_then(|t| t.get(c.start as usize..c.end as usize))
+                .is_some_and(|s| s == c.text);
+            if !ok {
+                v(format!(
+                    "chunk {}: text differs from document {} bytes {}..{}",
+                    c.id, c.doc, c.start, c.end
+                ));
+            }
+            chunk_span.insert(c.id.clone(), (c.doc.clone(), c.start, c.end));
+        }
+        for d in &docs {
+            if per_doc.get(d.id.as_str()).copied().unwrap_or(0) != d.chunk_count {
+                v(format!(
+                    "document {}: {} chunks indexed, {} expected",
+                    d.id,
+                    per_doc.get(d.id.as_str()).copied().unwrap_or(0),
+                    d.chunk_count
+                ));
+            }
+        }
+        let graph_chunks = rdf.chunk_ids()?;
+        let gset: BTreeSet<&str> = graph_chunks.iter().map(|(c, _)| c.as_str()).collect();
+        let iset: BTreeSet<&str> = chunks.iter().map(|c| c.id.as_str()).collect();
+        if gset != iset {
+            let extra: Vec<_> = gset.symmetric_difference(&iset).take(5).collect();
+            v(format!(
+                "index and graph disagree on chunks, e.g. {extra:?}"
+            ));
+        }
+        for (c, d) in &graph_chunks {
+            if chunk_span.get(c).is_some_and(|(doc, _, _)| doc != d) {
+                v(format!("chunk {c}: graph says document {d}"));
+            }
+        }
+        let spans = rdf.spans(&records)?;
+        for s in &spans.spans {
+            match (chunk_span.get(&s.chunk), s.start, s.end) {
+                (Some((doc, cs, ce)), Some(a), Some(b)) => {
+                    if *doc != s.doc || a < *cs || b > *ce || a >= b {
+                        v(format!(
+                            "{}: span {a}..{b} outside chunk {} ({cs}..{ce})",
+                            s.node, s.chunk
+                        ));
+                    }
+                }
+                _ => v(format!("{}: span without a known chunk or offsets", s.node)),
+            }
+        }
+        for rel in &spans.relations_without_evidence {
+            v(format!("relation {rel} has no evidence"));
+        }
+        for m in &spans.mention_mismatch {
+            v(format!("record and graph disagree on mentions: {m}"));
+        }
+        // The snapshot readers open describes what the records do.
+        if self.manifest.view_snapshot.is_some() {
+            let listed = &self.listed;
+            let rebuilt = self.graph.build_view(&|d| listed.contains(d))?.summary();
+            let opened = self.view()?.summary();
+            if opened != rebuilt {
+                v(format!(
+                    "the view snapshot differs from the records: {opened:?} vs {rebuilt:?}"
+                ));
+            }
+        }
+        r.docs = docs.len() as u64;
+        r.chunks = chunks.len() as u64;
+        r.spans = spans.spans.len() as u64;
+        r.relations = spans.relations as u64;
+        Ok(r)
+    }
+}

@@ -1,0 +1,408 @@
+//! The on-disk store: manifest, tantivy index, graph records and view
+//! snapshot, document texts and the writer lock, kept consistent by ordering
+//! (new files first, the manifest last, replaced files after it) and recovery
+//! on the next writer open.
+//!
+//! - [`write`]: the writer API the ingest pipeline uses (one batch of files in,
+//!   one commit; removals; the final commit with the view snapshot);
+//! - [`read`]: every read query;
+//! - [`check`]: the invariant checker.
+
+mod check;
+mod read;
+pub(crate) mod write;
+
+pub use read::{MAX_HOPS, MAX_K};
+
+use std::collections::{BTreeSet, HashSet};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rlmkg_graph::{GraphStore, GraphView, RdfGraph};
+use rlmkg_index::ChunkIndex;
+
+use crate::error::StoreError;
+use crate::manifest::{FileEntry, Manifest};
+
+/// An open store directory.
+pub struct Store {
+    dir: PathBuf,
+    manifest: Manifest,
+    committed: HashSet<String>,
+    listed: ListedDocs,
+    index: ChunkIndex,
+    graph: GraphStore,
+    view: Mutex<Option<Arc<GraphView>>>,
+    rdf: Mutex<Option<Arc<RdfGraph>>>,
+    lock: Option<File>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("dir", &self.dir)
+            .field("writer", &self.lock.is_some())
+            .finish()
+    }
+}
+
+pub(crate) fn parse_num(id: &str, prefix: char) -> Option<u64> {
+    id.strip_prefix(prefix)?.parse().ok()
+}
+
+/// The document ids of file entries.
+fn doc_ids_of(entries: &[FileEntry]) -> Vec<String> {
+    entries.iter().flat_map(FileEntry::doc_ids).collect()
+}
+
+/// The document ids a manifest lists, as sorted number ranges (a lookup is a
+/// binary search, not a scan over the files).
+#[derive(Debug, Default)]
+struct ListedDocs {
+    ranges: Vec<(u64, u64)>,
+    count: u64,
+}
+
+impl ListedDocs {
+    fn of(m: &Manifest) -> Self {
+        let mut ranges: Vec<(u64, u64)> = m
+            .files
+            .values()
+            .filter(|f| f.doc_count > 0)
+            .map(|f| (f.doc_first, f.doc_first + f.doc_count))
+            .collect();
+        ranges.sort_unstable();
+        let count = ranges.iter().map(|(a, b)| b - a).sum();
+        Self { ranges, count }
+    }
+
+    fn contains(&self, doc: &str) -> bool {
+        parse_num(doc, 'd').is_some_and(|n| {
+            let i = self.ranges.partition_point(|r| r.0 <= n);
+            i > 0 && n < self.ranges[i - 1].1
+        })
+    }
+}
+
+/// Attempts of a reader to open a consistent state while writers commit.
+const READ_ATTEMPTS: u32 = 5;
+
+impl Store {
+    /// Open the store in `dir` as the single writer, creating it when absent. Takes
+    /// the lock file (failing at once when another writer holds it) and removes any
+    /// residue of an interrupted command.
+    pub fn create_or_open(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(StoreError::io(dir))?;
+        let lock = take_lock(dir)?;
+        let fresh = Manifest::load(dir)?;
+        let is_new = fresh.is_none();
+        let manifest = fresh.unwrap_or_default();
+        std::fs::create_dir_all(dir.join("texts")).map_err(StoreError::io(dir.join("texts")))?;
+        let index = ChunkIndex::open_or_create(&dir.join("index"), 2)?;
+        let graph = GraphStore::open(&dir.join("graph"), true)?;
+        let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
+        store.recover(is_new)?;
+        Ok(store)
+    }
+
+    /// A store over opened parts, with the committed set read from the manifest.
+    fn assemble(
+        dir: &Path,
+        manifest: Manifest,
+        index: ChunkIndex,
+        graph: GraphStore,
+        lock: Option<File>,
+    ) -> Store {
+        let mut store = Store {
+            dir: dir.to_path_buf(),
+            committed: HashSet::new(),
+            listed: ListedDocs::default(),
+            manifest,
+            index,
+            graph,
+            view: Mutex::new(None),
+            rdf: Mutex::new(None),
+            lock,
+        };
+        store.refresh_committed();
+        store
+    }
+
+    /// Open the store in `dir` for reading: the last committed state, no lock.
+    pub fn open_read(dir: &Path) -> Result<Store, StoreError> {
+        let manifest =
+            Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
+        let index = ChunkIndex::open_read(&dir.join("index"))?;
+        let graph = GraphStore::open(&dir.join("graph"), false)?;
+        Ok(Store::assemble(dir, manifest, index, graph, None))
+    }
+
+    /// Make the current state the committed one by saving the manifest (the
+    /// commit point); the index must be committed and new records written
+    /// before. `last` marks the final commit of a command: it also builds the
+    /// graph view of the whole store and saves its snapshot, which the manifest
+    /// names (after other commits it names none, and readers build the view
+    /// from the records). The previous snapshot stays for readers that read
+    /// the previous manifest a moment ago; older ones go.
+    fn commit(&mut self, last: bool) -> Result<(), StoreError> {
+        let prev = self.manifest.view_snapshot.take();
+        if last {
+            let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
+            self.manifest.next_snapshot += 1;
+            let listed = ListedDocs::of(&self.manifest);
+            let view = self.graph.build_view(&|d| listed.contains(d))?;
+            self.graph.write_snapshot(&name, &view)?;
+            self.manifest.view_snapshot = Some(name);
+            self.set_view(Some(Arc::new(view)));
+        } else {
+            self.set_view(None);
+        }
+        self.manifest.save(&self.dir)?;
+        self.refresh_committed();
+        if let Ok(mut rdf) = self.rdf.lock() {
+            *rdf = None;
+        }
+        let keep: Vec<&str> = [&self.manifest.view_snapshot, &prev]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        self.graph.prune_snapshots(&keep)?;
+        Ok(())
+    }
+
+    /// The store directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn refresh_committed(&mut self) {
+        self.committed = self.manifest.files.values().map(|f| f.id.clone()).collect();
+        self.listed = ListedDocs::of(&self.manifest);
+    }
+
+    fn require_writer(&self) -> Result<(), StoreError> {
+        if self.lock.is_some() {
+            Ok(())
+        } else {
+            Err(StoreError::ReadOnly)
+        }
+    }
+
+    fn blob_path(&self, file: &str) -> PathBuf {
+        self.dir.join("texts").join(format!("{file}.txt"))
+    }
+
+    /// Remove index records, graph records and text blobs not listed in the
+    /// manifest, forget listed files whose index records or graph records are
+    /// incomplete (the next ingest adds them again), and commit when anything
+    /// changed or the view snapshot is missing.
+    fn recover(&mut self, is_new: bool) -> Result<(), StoreError> {
+        let listed: BTreeSet<String> = self.committed.iter().cloned().collect();
+        let in_index = self.index.files()?;
+        let mut index_dirty = false;
+        for f in in_index.difference(&listed) {
+            self.index.delete_file(f)?;
+            index_dirty = true;
+        }
+        let file_docs = self.graph.file_doc_ids()?;
+        let residue: Vec<String> = file_docs
+            .iter()
+            .filter(|d| !self.listed.contains(d))
+            .cloned()
+            .collect();
+        let mut changed = !residue.is_empty();
+        self.graph.remove_docs(&residue)?;
+        // A listed file missing from the index, or whose records are not all
+        // there, cannot be trusted: forget it so the next ingest re-adds it.
+        let missing: Vec<String> = self
+            .manifest
+            .files
+            .iter()
+            .filter(|(_, f)| {
+                f.doc_count > 0
+                    && (!in_index.contains(&f.id) || f.doc_ids().any(|d| !file_docs.contains(&d)))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        if !missing.is_empty() {
+            changed = true;
+            let mut docs = Vec::new();
+            for k in &missing {
+                if let Some(f) = self.manifest.files.remove(k) {
+                    self.index.delete_file(&f.id)?;
+                    index_dirty = true;
+                    docs.extend(f.doc_ids());
+                }
+            }
+            self.graph.remove_docs(&docs)?;
+            self.refresh_committed();
+        }
+        if index_dirty {
+            self.index.commit()?;
+        }
+        let snapshot_ok = self
+            .manifest
+            .view_snapshot
+            .as_ref()
+            .is_some_and(|s| self.graph.has_snapshot(s));
+        if changed || is_new || !snapshot_ok {
+            self.commit(true)?;
+        } else if let Some(s) = self.manifest.view_snapshot.clone() {
+            // Snapshots of interrupted commands.
+            self.graph.prune_snapshots(&[s.as_str()])?;
+        }
+        if let Ok(rd) = std::fs::read_dir(self.dir.join("texts")) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let stem = name.strip_suffix(".txt").unwrap_or(&name);
+                if !self.committed.contains(stem) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_view(&self, v: Option<Arc<GraphView>>) {
+        if let Ok(mut guard) = self.view.lock() {
+            *guard = v;
+        }
+    }
+
+    /// The graph view of the committed documents, loaded on first use: the
+    /// snapshot the manifest names, else built from the records. A reader
+    /// whose manifest a writer has since replaced, and whose records are gone,
+    /// gets [`StoreError::Changed`].
+    pub fn view(&self) -> Result<Arc<GraphView>, StoreError> {
+        let mut guard = self
+            .view
+            .lock()
+            .map_err(|_| StoreError::Invalid("graph view lock poisoned".into()))?;
+        if let Some(v) = guard.as_ref() {
+            return Ok(v.clone());
+        }
+        let snapshot = match &self.manifest.view_snapshot {
+            Some(name) => self.graph.read_snapshot(name)?,
+            None => None,
+        };
+        let v = match snapshot {
+            Some(v) => v,
+            None => {
+                let listed = &self.listed;
+                let v = self
+                    .graph
+                    .build_view(&|d| listed.contains(d))
+                    .map_err(|e| self.changed_or(e))?;
+                if v.summary().docs != self.listed.count {
+                    return Err(StoreError::Changed(self.dir.clone()));
+                }
+                v
+            }
+        };
+        let v = Arc::new(v);
+        *guard = Some(v.clone());
+        Ok(v)
+    }
+
+    /// The RDF of the committed documents, built on first use (once per
+    /// process).
+    pub fn rdf(&self) -> Result<Arc<RdfGraph>, StoreError> {
+        let mut guard = self
+            .rdf
+            .lock()
+            .map_err(|_| StoreError::Invalid("RDF lock poisoned".into()))?;
+        if let Some(r) = guard.as_ref() {
+            return Ok(r.clone());
+        }
+        let (rdf, records) = self.committed_rdf()?;
+        drop(records);
+        let rdf = Arc::new(rdf);
+        *guard = Some(rdf.clone());
+        Ok(rdf)
+    }
+
+    /// The RDF of the committed documents with the records it was built from;
+    /// [`StoreError::Changed`] when a listed record is gone.
+    fn committed_rdf(&self) -> Result<(RdfGraph, Vec<rlmkg_graph::DocGraph>), StoreError> {
+        let listed = &self.listed;
+        let (rdf, records) = self
+            .graph
+            .rdf(&|d| listed.contains(d))
+            .map_err(|e| self.changed_or(e))?;
+        if records.len() as u64 != self.listed.count {
+            return Err(StoreError::Changed(self.dir.clone()));
+        }
+        Ok((rdf, records))
+    }
+
+    /// A record that vanished under a reader means a writer committed.
+    fn changed_or(&self, e: rlmkg_graph::GraphError) -> StoreError {
+        match e {
+            rlmkg_graph::GraphError::RecordGone(_) => StoreError::Changed(self.dir.clone()),
+            e => e.into(),
+        }
+    }
+
+    /// The manifest (for tools and tests).
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+}
+
+/// Open a store for reading, again when a writer commits under it: `f` runs on
+/// a freshly opened store until it does not fail with [`StoreError::Changed`].
+pub fn with_reader<T>(
+    dir: &Path,
+    f: impl Fn(&Store) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut attempt = 0;
+    loop {
+        let store = Store::open_read(dir)?;
+        match f(&store) {
+            Err(StoreError::Changed(_)) if attempt + 1 < READ_ATTEMPTS => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(20 << attempt));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Take the writer lock of `dir`, recording who holds it.
+fn take_lock(dir: &Path) -> Result<File, StoreError> {
+    let lock_path = dir.join("lock");
+    let mut lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(StoreError::io(&lock_path))?;
+    if lock.try_lock().is_err() {
+        let mut holder = String::new();
+        let _ = lock.read_to_string(&mut holder);
+        let holder = holder.trim();
+        return Err(StoreError::Locked {
+            dir: dir.to_path_buf(),
+            holder: if holder.is_empty() {
+                "unknown process".into()
+            } else {
+                holder.to_string()
+            },
+        });
+    }
+    let me = format!(
+        "pid {} ({})",
+        std::process::id(),
+        std::env::args().take(3).collect::<Vec<_>>().join(" ")
+    );
+    let _ = lock.set_len(0);
+    let _ = lock.seek(SeekFrom::Start(0));
+    let _ = lock.write_all(me.as_bytes());
+    let _ = lock.flush();
+    Ok(lock)
+}

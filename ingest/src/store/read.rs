@@ -1,0 +1,322 @@
+//! The read queries of a store: search, passages, entities and their
+//! neighborhood, ranking, SPARQL, documents, texts, statistics and export.
+//! Everything reads the last committed state only.
+
+use std::io::Write;
+use std::time::Duration;
+
+use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
+use rlmkg_index::{ChunkRecord, DocRecord};
+
+use super::{Store, parse_num};
+use crate::error::StoreError;
+use crate::formats::DocMeta;
+use crate::text::{SegmentMode, floor_boundary, line_at, sentences};
+use crate::types::*;
+
+/// The most results one query may ask for: larger `k` values are clamped (a
+/// `k` from a model's code must not size an allocation).
+pub const MAX_K: usize = 10_000;
+/// The longest path [`Store::path`] looks for.
+pub const MAX_HOPS: usize = 6;
+
+impl Store {
+    pub(super) fn is_committed(&self, file: &str) -> bool {
+        self.committed.contains(file)
+    }
+
+    /// BM25 search over chunks (titles included).
+    pub fn search(&self, query: &str, k: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let k = k.min(MAX_K);
+        let hits = self
+            .index
+            .search_where(query, k, &|c| self.is_committed(&c.file))?;
+        Ok(hits
+            .into_iter()
+            .map(|h| SearchHit {
+                id: h.chunk.id,
+                doc: h.chunk.doc,
+                title: h.chunk.title,
+                path: h.chunk.path,
+                score: h.score,
+                text: h.chunk.text,
+            })
+            .collect())
+    }
+
+    fn chunk_record(&self, id: &str) -> Result<ChunkRecord, StoreError> {
+        match self.index.chunk(id)? {
+            Some(c) if self.is_committed(&c.file) => Ok(c),
+            _ => Err(StoreError::UnknownId(format!("chunk {id}"))),
+        }
+    }
+
+    fn doc_record(&self, id: &str) -> Result<DocRecord, StoreError> {
+        match self.index.doc(id)? {
+            Some(d) if self.is_committed(&d.file) => Ok(d),
+            _ => Err(StoreError::UnknownId(format!("document {id}"))),
+        }
+    }
+
+    /// Read a chunk (`c12`), a sentence (`c12.s3`) or a sentence range (`c12.s2-s4`).
+    pub fn read(&self, id: &str) -> Result<Passage, StoreError> {
+        let id = id.trim();
+        let (chunk_id, range) = match id.split_once('.') {
+            None => (id, None),
+            Some((c, s)) => {
+                let s = s
+                    .strip_prefix('s')
+                    .ok_or_else(|| StoreError::Invalid(format!("bad sentence id {id}")))?;
+                let (a, b) = match s.split_once('-') {
+                    Some((a, b)) => (a, b.trim_start_matches('s')),
+                    None => (s, s),
+                };
+                let a: usize = a
+                    .parse()
+                    .map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
+                let b: usize = b
+                    .parse()
+                    .map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
+                if a == 0 || b < a {
+                    return Err(StoreError::Invalid(format!("bad sentence range {id}")));
+                }
+                (c, Some((a, b)))
+            }
+        };
+        if parse_num(chunk_id, 'c').is_none() {
+            return Err(StoreError::Invalid(format!("not a chunk id: {id}")));
+        }
+        let c = self.chunk_record(chunk_id)?;
+        let d = self.doc_record(&c.doc)?;
+        let meta: DocMeta = serde_json::from_str(&d.meta).unwrap_or_default();
+        let mode = SegmentMode::for_format(&d.format);
+        let base = c.start as usize;
+        let mut all = Vec::new();
+        let mut line = c.line_start as u32;
+        let mut pos = 0usize;
+        for (k, (a, b)) in sentences(&c.text, mode).into_iter().enumerate() {
+            line = line_at(&c.text, pos, line, a);
+            pos = a;
+            let line_end = line_at(&c.text, a, line, b);
+            all.push(SentenceSpan {
+                id: format!("{chunk_id}.s{}", k + 1),
+                text: c.text[a..b].to_string(),
+                start: base + a,
+                end: base + b,
+                line_start: line,
+                line_end,
+                page: meta.page_at((base + a) as u64),
+                heading: meta.heading_at((base + a) as u64),
+            });
+        }
+        let (sentences, text, start, end) = match range {
+            None => (all, c.text.clone(), base, c.end as usize),
+            Some((a, b)) => {
+                if b > all.len() {
+                    return Err(StoreError::UnknownId(format!(
+                        "{id}: chunk {chunk_id} has {} sentences",
+                        all.len()
+                    )));
+                }
+                let sel: Vec<SentenceSpan> = all[a - 1..b].to_vec();
+                let (s, e) = (sel[0].start, sel[sel.len() - 1].end);
+                (sel, c.text[s - base..e - base].to_string(), s, e)
+            }
+        };
+        Ok(Passage {
+            id: id.to_string(),
+            chunk: chunk_id.to_string(),
+            doc: DocRef {
+                id: d.id,
+                path: d.path,
+                title: d.title,
+                format: d.format,
+            },
+            text,
+            start,
+            end,
+            sentences,
+        })
+    }
+
+    /// Chunk ids of a document, in order.
+    pub fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<String>, StoreError> {
+        let d = self.doc_record(doc)?;
+        Ok((d.chunk_first..d.chunk_first + d.chunk_count)
+            .map(|n| format!("c{n}"))
+            .collect())
+    }
+
+    /// Entities whose names match `query`.
+    pub fn entities(&self, query: &str, k: usize) -> Result<Vec<EntityInfo>, StoreError> {
+        Ok(self.view()?.search_entities(query, k.min(MAX_K)))
+    }
+
+    /// One entity by id, name or alias.
+    pub fn entity(&self, id_or_name: &str) -> Result<Option<EntityInfo>, StoreError> {
+        Ok(self.view()?.entity(id_or_name))
+    }
+
+    /// Neighbors of an entity.
+    pub fn neighbors(
+        &self,
+        entity: &str,
+        k: usize,
+        relation: Option<&str>,
+    ) -> Result<Vec<Neighbor>, StoreError> {
+        Ok(self.view()?.neighbors(entity, k.min(MAX_K), relation))
+    }
+
+    /// Shortest connecting paths between two entities.
+    pub fn path(&self, a: &str, b: &str, max_hops: usize) -> Result<Vec<GraphPath>, StoreError> {
+        Ok(self.view()?.paths(a, b, max_hops.min(MAX_HOPS), 5))
+    }
+
+    /// Entities a chunk mentions (or is about, through its document's title).
+    pub fn entities_of_chunk(&self, chunk: &str) -> Result<Vec<EntityInfo>, StoreError> {
+        let view = self.view()?;
+        Ok(view
+            .entities_of_chunk(chunk)
+            .iter()
+            .filter_map(|id| view.entity(id))
+            .collect())
+    }
+
+    /// Chunk ids mentioning an entity.
+    pub fn chunks_of_entity(&self, entity: &str) -> Result<Vec<String>, StoreError> {
+        Ok(self.view()?.chunks_of_entity(entity))
+    }
+
+    /// Chunks ranked by personalized PageRank from seed entities (ids or names),
+    /// optionally also seeded by the BM25 hits of `query`.
+    pub fn related(
+        &self,
+        seeds: &[String],
+        query: Option<&str>,
+        k: usize,
+    ) -> Result<Vec<RankedChunk>, StoreError> {
+        let k = k.min(MAX_K);
+        let view = self.view()?;
+        let seed_entities: Vec<(String, f64)> = seeds.iter().map(|s| (s.clone(), 1.0)).collect();
+        let mut seed_chunks = Vec::new();
+        if let Some(q) = query.filter(|q| !q.trim().is_empty()) {
+            for h in self.search(q, 10)? {
+                seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
+            }
+        }
+        let ranked = view.rank_chunks(&seed_entities, &seed_chunks, k * 2 + 4);
+        let mut out = Vec::with_capacity(k);
+        for (id, score) in ranked {
+            if out.len() >= k {
+                break;
+            }
+            let Ok(c) = self.chunk_record(&id) else {
+                continue;
+            };
+            out.push(RankedChunk {
+                id,
+                doc: c.doc,
+                title: c.title,
+                path: c.path,
+                score,
+                text: c.text,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Run a read-only SPARQL query.
+    /// The RDF is built from the committed records on the first call of a
+    /// process.
+    pub fn sparql(&self, query: &str, timeout: Duration) -> Result<SparqlOutput, StoreError> {
+        Ok(self.rdf()?.sparql(query, timeout)?)
+    }
+
+    /// Every document.
+    pub fn docs(&self) -> Result<Vec<DocInfo>, StoreError> {
+        let mut out: Vec<DocInfo> = self
+            .index
+            .docs()?
+            .into_iter()
+            .filter(|d| self.is_committed(&d.file))
+            .map(|d| {
+                let meta: DocMeta = serde_json::from_str(&d.meta).unwrap_or_default();
+                DocInfo {
+                    id: d.id,
+                    path: d.path,
+                    title: d.title,
+                    chunks: d.chunk_count,
+                    bytes: d.bytes,
+                    format: d.format,
+                    record: meta.record,
+                }
+            })
+            .collect();
+        out.sort_by_key(|d| parse_num(&d.id, 'd').unwrap_or(u64::MAX));
+        Ok(out)
+    }
+
+    /// Normalized text of a document between byte offsets (clamped to the text and
+    /// to char boundaries).
+    pub fn doc_text(&self, doc: &str, start: usize, end: usize) -> Result<String, StoreError> {
+        let d = self.doc_record(doc)?;
+        let full = self.read_blob(&d)?;
+        let s = floor_boundary(&full, start);
+        let e = floor_boundary(&full, end.max(s));
+        Ok(full[s..e].to_string())
+    }
+
+    pub(super) fn read_blob(&self, d: &DocRecord) -> Result<String, StoreError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let p = self.blob_path(&d.file);
+        let mut f = std::fs::File::open(&p).map_err(StoreError::io(&p))?;
+        f.seek(SeekFrom::Start(d.blob_offset))
+            .map_err(StoreError::io(&p))?;
+        // Sized by what the file holds, not by the record's claim.
+        let mut buf = Vec::new();
+        f.take(d.bytes)
+            .read_to_end(&mut buf)
+            .map_err(StoreError::io(&p))?;
+        if buf.len() as u64 != d.bytes {
+            return Err(StoreError::Invalid(format!(
+                "document {}: text file {} is shorter than recorded",
+                d.id,
+                p.display()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+
+    /// Store statistics.
+    pub fn stats(&self) -> Result<StoreStats, StoreError> {
+        let view = self.view()?;
+        let m = &self.manifest;
+        Ok(StoreStats {
+            files: m.files.len() as u64,
+            docs: m.files.values().map(|f| f.doc_count).sum(),
+            chunks: m.files.values().map(|f| f.chunk_count).sum(),
+            entities: view.entity_count() as u64,
+            relations: view.relation_count() as u64,
+            mentions: view.mention_count(),
+            chars: m.files.values().map(|f| f.text_bytes).sum(),
+            entity_types: view.type_counts(),
+            quads: view.summary().quads,
+        })
+    }
+
+    /// Export the graph as RDF.
+    pub fn export(&self, format: RdfFormat, out: &mut dyn Write) -> Result<(), StoreError> {
+        Ok(self.rdf()?.export(format, out)?)
+    }
+
+    /// The texts of every committed chunk (for benchmarks comparing against bare tantivy).
+    pub fn chunk_texts(&self) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .index
+            .chunks()?
+            .into_iter()
+            .filter(|c| self.is_committed(&c.file))
+            .map(|c| c.text)
+            .collect())
+    }
+}
