@@ -310,6 +310,7 @@ enum TermClass {
 
 /// An analysed source sentence.
 struct SentenceView {
+    text: String,
     analysis: Analysis,
     stems: HashSet<String>,
     /// Stems of what the sentence refers to (a leading pronoun's referent).
@@ -329,9 +330,19 @@ impl SentenceView {
             .map(|r| referent_stems(&analysis, r))
             .unwrap_or_default();
         Self {
+            text: text.to_owned(),
             analysis,
             stems,
             referred,
+        }
+    }
+
+    fn clone_view(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            analysis: self.analysis.clone(),
+            stems: self.stems.clone(),
+            referred: self.referred.clone(),
         }
     }
 }
@@ -627,7 +638,15 @@ fn assess(
     // Negation, quantifier, certainty, causal and role checks compare the claim with
     // the sentence it paraphrases; against loosely related sentences they are noise.
     if !win.is_empty() && aligned >= opts.overreach_alignment {
-        structural_checks(claim, &win, &mut reasons);
+        // Against the clauses of each sentence that carry the claim's words: a hedge
+        // or negation in another clause ("…, who wanted a place where they could
+        // work") says nothing about this claim.
+        let narrowed: Vec<SentenceView> = win
+            .iter()
+            .map(|s| carrying_clauses(&terms, s, &all_years))
+            .collect();
+        let narrowed: Vec<&SentenceView> = narrowed.iter().collect();
+        structural_checks(claim, &narrowed, &mut reasons);
     }
     // A name the window lacks where the best sentence has another in the same slot
     // ("by Jonas Berg" against "by Mira Okafor"): overreach when the rest aligns.
@@ -692,6 +711,32 @@ fn assess(
         window,
         reasons,
     }
+}
+
+/// The part of sentence `s` made of its clauses that carry some of `terms`
+/// (the whole sentence when it has one clause or none carries any).
+fn carrying_clauses(terms: &[Term], s: &SentenceView, years: &[i32]) -> SentenceView {
+    let source = s.text.as_str();
+    let clauses = crate::segment::clauses_of(source);
+    if clauses.len() < 2 {
+        return s.clone_view();
+    }
+    let kept: Vec<&str> = clauses
+        .iter()
+        .copied()
+        .filter(|c| {
+            let v = SentenceView::new(c, None);
+            terms.iter().any(|t| {
+                matches!(t.class, TermClass::Word | TermClass::Entity) && carries(t, &v, years)
+            })
+        })
+        .collect();
+    if kept.is_empty() {
+        return s.clone_view();
+    }
+    let mut v = SentenceView::new(&kept.join(" "), None);
+    v.referred = s.referred.clone();
+    v
 }
 
 /// Universal quantifiers that assert more than any paraphrase of a weaker source.

@@ -221,6 +221,14 @@ fn trim_range(text: &str, r: Range<usize>) -> Range<usize> {
     start..end.max(start)
 }
 
+/// The clauses of one source sentence, split as claims are (see [`split_clauses`]).
+pub(crate) fn clauses_of(text: &str) -> Vec<&str> {
+    split_clauses(text, 0..text.len())
+        .into_iter()
+        .filter_map(|r| text.get(r))
+        .collect()
+}
+
 /// Past-tense verbs without an `-ed` ending that open a coordinated clause
 /// ("… and led by Dr. Reyes", "… and won the prize").
 const IRREGULAR_PAST: &[&str] = &[

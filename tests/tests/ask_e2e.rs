@@ -243,7 +243,8 @@ fn human_output_has_footnotes() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("Extractive answer"), "labelled: {text}");
+    assert!(text.starts_with("Short answer: Catherine Moray"), "{text}");
+    assert!(text.contains("Extractive answer"), "labelled: {text}");
     assert!(text.contains("[1]"), "{text}");
     assert!(text.contains(".md:"), "{text}");
 }
@@ -257,4 +258,44 @@ fn asking_without_a_store_is_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("rlmkg ingest"), "{}", stderr(&out));
+}
+
+/// Every question of `examples/questions.jsonl` gets its right short answer with
+/// no model, or a plain "not found" (never a wrong answer passed off as verified).
+#[test]
+fn sample_questions_get_their_short_answer_without_a_model() {
+    let (dir, store) = sample_store();
+    let list =
+        std::fs::read_to_string(rlmkg_tests::repo_root().join("examples/questions.jsonl")).unwrap();
+    let norm = |s: &str| s.to_lowercase().replace(['.', ','], "");
+    let mut wrong = Vec::new();
+    let mut right = 0;
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let q: Value = serde_json::from_str(line).unwrap();
+        let out = without_models(dir.path())
+            .args(["--store", store.to_str().unwrap(), "--json", "ask"])
+            .arg(q["question"].as_str().unwrap())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let mut golds = vec![q["answer"].as_str().unwrap().to_string()];
+        golds.extend(
+            q["answer_aliases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_string()),
+        );
+        match answer["short_answer"]["text"].as_str() {
+            Some(short) if golds.iter().any(|g| norm(g) == norm(short)) => right += 1,
+            Some(short) => wrong.push(format!("{}: {short} (want {})", q["id"], golds[0])),
+            None => {
+                assert_eq!(answer["not_found"], true, "{answer:#}");
+                assert_eq!(answer["verified"], false, "{answer:#}");
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{right} right; wrong: {wrong:#?}");
+    assert!(right >= 8, "only {right} right");
 }
