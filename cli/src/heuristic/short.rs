@@ -180,12 +180,38 @@ fn words(text: &str) -> Vec<String> {
 /// The options of a choice question: "…, A or B?" (also "between A and B").
 fn options(question: &str) -> Option<Vec<String>> {
     let q = question.trim().trim_end_matches('?').trim();
-    let tail = match q.rfind(',') {
-        Some(i) => q.get(i + 1..)?,
-        None => {
-            // "Who is older, A or B" without comma: take the part after the verb-less last clause.
-            let i = q.to_ascii_lowercase().rfind(" between ")?;
-            q.get(i + " between ".len()..)?
+    let lower_q = q.to_ascii_lowercase();
+    let tail = match (q.rfind(','), lower_q.rfind(" between ")) {
+        (_, Some(i)) => q.get(i + " between ".len()..)?,
+        (Some(i), None) if q.get(i + 1..).is_some_and(|t| t.contains(" or ")) => q.get(i + 1..)?,
+        _ => {
+            // "Which band was formed first The Exies or Circus Diablo": option A is
+            // the capitalized run just before " or ".
+            let at = lower_q.rfind(" or ")?;
+            let left = q.get(..at)?;
+            let words: Vec<&str> = left.split_whitespace().collect();
+            let mut start = words.len();
+            while start > 0 {
+                let w = words[start - 1];
+                let cap = w
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+                if cap || (start < words.len() && matches!(w, "of" | "the" | "and" | "de")) {
+                    start -= 1;
+                } else {
+                    break;
+                }
+            }
+            if start == words.len() {
+                return None;
+            }
+            let a = words[start..].join(" ");
+            let b = q.get(at + 4..)?.trim();
+            return Some(vec![a, b.to_string()]).filter(|v| {
+                v.iter()
+                    .all(|o| !o.is_empty() && o.split_whitespace().count() <= 8)
+            });
         }
     };
     let lower = tail.to_ascii_lowercase();
@@ -208,7 +234,13 @@ pub fn answer_type(question: &str) -> AnswerType {
     {
         return AnswerType::Choice(opts);
     }
-    if AUXILIARIES.contains(&first) {
+    let last_sentence_first = question
+        .trim()
+        .rsplit(['.', ';'])
+        .find(|p| !p.trim().is_empty())
+        .and_then(|p| words(p).into_iter().next())
+        .unwrap_or_default();
+    if AUXILIARIES.contains(&first) || AUXILIARIES.contains(&last_sentence_first.as_str()) {
         return AnswerType::YesNo;
     }
     // The noun after "which"/"what" (skipping adjectives is beyond us; take the next two words).
@@ -501,19 +533,78 @@ pub fn pick(
         _ => {}
     }
     let n = evidence.len() as f64;
+    let type_noun = |w: &str| {
+        [PLACE_NOUNS, PERSON_NOUNS, ORG_NOUNS, DATE_NOUNS]
+            .iter()
+            .any(|l| l.contains(&w))
+    };
+    // The question's main relation: its first content word after the wh-word that
+    // is not the type noun ("Who founded …" → founded, "… what was the population" → population).
+    let q_list = words(question);
+    let wh_at = q_list
+        .iter()
+        .position(|w| {
+            matches!(
+                w.as_str(),
+                "who" | "whom" | "whose" | "what" | "which" | "where" | "when" | "how"
+            )
+        })
+        .unwrap_or(0);
+    // "In which city was the vessel built?": the relation is the closing verb.
+    let closing = matches!(
+        q_list.first().map(String::as_str),
+        Some("in" | "at" | "from" | "for" | "by" | "on" | "to" | "during" | "of")
+    )
+    .then(|| {
+        q_list
+            .last()
+            .filter(|w| w.len() > 3 && !type_noun(w))
+            .cloned()
+    })
+    .flatten();
+    let main: Option<String> = closing.or_else(|| {
+        q_list
+            .iter()
+            .skip(wh_at + 1)
+            .find(|w| {
+                w.len() > 3
+                    && !type_noun(w)
+                    && !AUXILIARIES.contains(&w.as_str())
+                    && !matches!(
+                        w.as_str(),
+                        "many" | "much" | "year" | "that" | "this" | "there"
+                    )
+            })
+            .cloned()
+    });
     let mut best: Option<(f64, String, String)> = None;
     for (hop, ev) in evidence.iter().enumerate() {
         let toks = tokens(ev.text);
         // Positions of the question's words in the sentence (relation words, mostly).
-        let anchors: Vec<usize> = toks
+        let anchors: Vec<(usize, f64)> = toks
             .iter()
             .enumerate()
-            .filter(|(_, t)| {
+            .filter_map(|(i, t)| {
                 let l = t.2.to_lowercase();
-                l.len() > 3 && q_words.iter().any(|q| q.len() > 3 && share_stem(q, &l))
+                if main.as_deref().is_some_and(|m| share_stem(m, &l)) {
+                    return Some((i, 1.0));
+                }
+                (l.len() > 3 && q_words.iter().any(|q| q.len() > 3 && share_stem(q, &l)))
+                    .then_some((i, 0.5))
             })
-            .map(|(i, _)| i)
             .collect();
+        // How much of the question the sentence carries.
+        let content: Vec<&String> = q_words.iter().filter(|w| w.len() > 3).collect();
+        let s_words: HashSet<String> = words(ev.text).into_iter().collect();
+        let relevance = if content.is_empty() {
+            0.0
+        } else {
+            content
+                .iter()
+                .filter(|w| s_words.iter().any(|x| share_stem(w, x)))
+                .count() as f64
+                / content.len() as f64
+        };
         let mut cands: Vec<(usize, String, f64)> = Vec::new();
         match kind {
             AnswerType::Date => cands.extend(dates(ev.text).into_iter().map(|(i, s)| {
@@ -562,11 +653,17 @@ pub fn pick(
             if text.is_empty() || in_question(&text, &q_words) {
                 continue;
             }
+            if matches!(
+                kind,
+                AnswerType::Place | AnswerType::Person | AnswerType::Organization
+            ) && demonym(&text)
+            {
+                continue;
+            }
             let near = anchors
                 .iter()
-                .map(|a| a.abs_diff(pos))
-                .min()
-                .map_or(0.0, |d| 1.0 / (1.0 + d as f64 / 3.0));
+                .map(|(a, w)| w / (1.0 + a.abs_diff(pos) as f64 / 3.0))
+                .fold(0.0, f64::max);
             // "Valparaiso, Chile": the country is the part after the comma.
             let after_comma = pos > 0
                 && toks.get(pos).is_some_and(|t| {
@@ -579,7 +676,16 @@ pub fn pick(
             } else {
                 0.0
             };
-            let score = 2.0 * (hop as f64 + 1.0) / n + type_fit + 2.0 * near + country;
+            // Partly named by the question ("Charlie Leland Rowland" for a question
+            // about Leland): most likely the question's own entity.
+            let overlap = words(&text)
+                .iter()
+                .filter(|w| w.len() > 2 && q_words.contains(*w) && !type_noun(w))
+                .count();
+            let partial = if overlap > 0 { 1.0 } else { 0.0 };
+            let score =
+                0.5 * (hop as f64 + 1.0) / n + 1.5 * relevance + type_fit + 3.0 * near + country
+                    - partial;
             if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
                 best = Some((score, text, ev.id.to_string()));
             }
@@ -594,13 +700,28 @@ pub fn pick(
 
 /// A candidate without a leading article ("the Kestrel Institute" → "Kestrel Institute").
 fn strip_article(s: &str) -> String {
-    let t = s.trim();
+    let mut t = s.trim();
     for a in ["the ", "The ", "a ", "A ", "an ", "An "] {
         if let Some(rest) = t.strip_prefix(a) {
-            return rest.trim().to_owned();
+            t = rest.trim();
+            break;
         }
     }
-    t.to_owned()
+    // "Clinton's" → "Clinton"; a trailing apostrophe too.
+    let t = t
+        .strip_suffix("'s")
+        .or_else(|| t.strip_suffix("\u{2019}s"))
+        .unwrap_or(t);
+    t.trim_end_matches(['\'', '\u{2019}']).trim().to_owned()
+}
+
+/// A single capitalized word that names a people or language rather than a
+/// place ("American", "Polish", "Japanese").
+fn demonym(s: &str) -> bool {
+    !s.contains(' ')
+        && ["an", "ese", "ish", "ian", "ean", "ic", "i"]
+            .iter()
+            .any(|suf| s.len() > suf.len() + 3 && s.ends_with(suf))
 }
 
 /// Same word up to a suffix: "founded"/"founder", "born"/"born", "published"/"publisher".
@@ -676,11 +797,31 @@ fn choice(
     // Per option: the sentence naming it, its first year and first number.
     let mut seen: Vec<Seen<'_>> = Vec::new();
     for (oi, o) in opts.iter().enumerate() {
-        let Some(ev) = evidence.iter().find(|e| find_name(e.text, o).is_some()) else {
+        let name = strip_article(o);
+        let Some(ev) = evidence.iter().find(|e| find_name(e.text, &name).is_some()) else {
             continue;
         };
-        let year = dates(ev.text)
+        let found_dates = dates(ev.text);
+        let toks = tokens(ev.text);
+        let born = toks.iter().position(|t| {
+            let l = t.2.to_lowercase();
+            matches!(
+                l.as_str(),
+                "born"
+                    | "founded"
+                    | "formed"
+                    | "established"
+                    | "published"
+                    | "released"
+                    | "started"
+                    | "created"
+                    | "opened"
+            )
+        });
+        let year = found_dates
             .iter()
+            .filter(|(i, _)| born.is_none_or(|b| *i > b))
+            .chain(found_dates.iter())
             .find_map(|(_, d)| d.rsplit(' ').next().and_then(|y| y.parse::<i64>().ok()));
         let num = numbers(ev.text).iter().find_map(|(_, n)| {
             n.replace(',', "")
@@ -740,6 +881,14 @@ mod tests {
                 AnswerType::Choice(vec!["the Pellan Bridge".into(), "the Oran Tunnel".into()]),
             ),
             ("What is the name of the ship?", AnswerType::Name),
+            (
+                "Which band was formed first The Exies or Circus Diablo ?",
+                AnswerType::Choice(vec!["The Exies".into(), "Circus Diablo".into()]),
+            ),
+            (
+                "The director has an OBE. Does the other director also have one?",
+                AnswerType::YesNo,
+            ),
             ("Where is the yard?", AnswerType::Place),
         ];
         for (q, want) in cases {
