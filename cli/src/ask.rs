@@ -343,8 +343,31 @@ fn compose_checked(
             repair.cited, repair.repaired
         ));
     }
-    // The model's short answer, checked like any claim.
+    // The model's short answer, checked like any claim; a bare yes/no carries no
+    // words to check, so it stands on the sentence it cites (checked in the opening).
+    let yes_no = parsed.short.as_deref().and_then(|raw| {
+        let lower = raw.trim().to_ascii_lowercase();
+        let word = ["yes", "no"].into_iter().find(|w| {
+            lower.starts_with(w) && !lower[w.len()..].starts_with(|c: char| c.is_alphanumeric())
+        })?;
+        let cited = rlmkg_citation::check(&format!("{raw}."), spans, &opts.check)
+            .ok()
+            .and_then(|r| {
+                r.claims
+                    .iter()
+                    .flat_map(|c| c.citations.iter())
+                    .find(|c| c.resolved)
+                    .and_then(|c| c.id.clone())
+            })
+            .or_else(|| picked.map(|p| p.citation.clone()))?;
+        Some(ShortAnswer {
+            text: word.to_owned(),
+            kind: kind.clone(),
+            citation: cited,
+        })
+    });
     let model_short = match parsed.short.as_deref() {
+        _ if *kind == AnswerType::YesNo => yes_no,
         Some(raw) => {
             let (line, _) =
                 heuristic::cite_from_evidence(raw, &found.evidence, spans, &opts.check)?;
@@ -370,9 +393,17 @@ fn compose_checked(
         None => None,
     };
     let short = model_short.or_else(|| picked.cloned());
-    let opening = short
-        .as_ref()
-        .map(|s| format!("{} [{}].", s.text.trim_end_matches('.'), s.citation));
+    let opening = short.as_ref().map(|s| {
+        if s.kind == AnswerType::YesNo {
+            heuristic::answer_with_short(s, found)
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        } else {
+            format!("{} [{}].", s.text.trim_end_matches('.'), s.citation)
+        }
+    });
     let text = match (&opening, explanation.trim().is_empty()) {
         (Some(o), false) => format!("{o}\n\n{}", explanation.trim()),
         (Some(o), true) => o.clone(),
