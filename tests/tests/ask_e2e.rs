@@ -303,3 +303,42 @@ fn sample_questions_get_their_short_answer_without_a_model() {
         "{right} right; wrong: {wrong:#?}"
     );
 }
+
+/// A root model that only writes prose and fences that do not run (what small
+/// models do) never has its prose taken as the answer: `ask` falls back to the
+/// heuristic strategy, composed by the same model, and says so (issue 13 item 5).
+#[test]
+fn a_root_that_runs_no_code_falls_back_to_the_heuristic_strategy() {
+    let (dir, store) = sample_store();
+    let server = ChatServer::start(|req, _| {
+        let system = req["messages"][0]["content"].as_str().unwrap_or("");
+        Reply::Text(if system.contains("numbered evidence sentences") {
+            // The composing call of the heuristic strategy.
+            "Short answer: Catherine Moray\nExplanation: Northlight Press was founded in 1987 by Catherine Moray.".into()
+        } else {
+            "Tomas Reyes founded it [c99.s9].\n```text\nTomas Reyes\n```".into()
+        })
+    })
+    .unwrap();
+    let out = ask_json(
+        dir.path(),
+        &store,
+        &server,
+        &["--max-iterations", "2"],
+        "Who founded the publisher of The Salt Atlas?",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("ran no code"), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["fallback"]["kind"], "no_code_executed", "{answer:#}");
+    assert_eq!(answer["method"], "heuristic_composed", "{answer:#}");
+    assert!(
+        !answer["text"].as_str().unwrap().contains("Tomas Reyes"),
+        "{answer:#}"
+    );
+    assert_eq!(
+        answer["short_answer"]["text"], "Catherine Moray",
+        "{answer:#}"
+    );
+    assert_eq!(answer["verified"], true, "{answer:#}");
+}
