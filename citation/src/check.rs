@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::id::CitationId;
+use crate::refer::referent_stems;
 use crate::segment::{Claim, claims};
-use crate::source::{Source, SourceError, SpanSource};
+use crate::source::{Referents, Source, SourceError, SpanSource};
 use crate::text::{Analysis, DateFact, Kind, analyse, normalize_for_quote};
 
 /// The verdict on one claim.
@@ -70,6 +71,8 @@ pub enum ReasonKind {
     Quote,
     /// Two entities in swapped roles.
     EntityOrder,
+    /// A name or place where the cited text has a different one in the same role.
+    Substitution,
     /// A citation id that does not resolve.
     BrokenId,
     /// A factual claim without a citation.
@@ -307,12 +310,15 @@ enum TermClass {
 
 /// An analysed source sentence.
 struct SentenceView {
+    text: String,
     analysis: Analysis,
     stems: HashSet<String>,
+    /// Stems of what the sentence refers to (a leading pronoun's referent).
+    referred: HashSet<String>,
 }
 
 impl SentenceView {
-    fn new(text: &str) -> Self {
+    fn new(text: &str, refs: Option<&Referents>) -> Self {
         let analysis = analyse(text);
         let stems = analysis
             .tokens
@@ -320,7 +326,24 @@ impl SentenceView {
             .filter(|t| matches!(t.kind, Kind::Word))
             .map(|t| t.stem.clone())
             .collect();
-        Self { analysis, stems }
+        let referred = refs
+            .map(|r| referent_stems(&analysis, r))
+            .unwrap_or_default();
+        Self {
+            text: text.to_owned(),
+            analysis,
+            stems,
+            referred,
+        }
+    }
+
+    fn clone_view(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            analysis: self.analysis.clone(),
+            stems: self.stems.clone(),
+            referred: self.referred.clone(),
+        }
     }
 }
 
@@ -384,7 +407,9 @@ fn same_number(a: f64, b: f64) -> bool {
 fn carries(term: &Term, s: &SentenceView, window_years: &[i32]) -> bool {
     match term.class {
         TermClass::Word | TermClass::Entity => {
-            s.stems.contains(&term.key) || fuzzy(&term.key, &s.stems)
+            s.stems.contains(&term.key)
+                || s.referred.contains(&term.key)
+                || fuzzy(&term.key, &s.stems)
         }
         TermClass::Number(n) => {
             s.analysis.numbers.iter().any(|m| same_number(n, *m))
@@ -444,7 +469,8 @@ fn coverage(terms: &[Term], sentences: &[&SentenceView], years: &[i32]) -> f64 {
 /// Terms of the part of a claim before its causal connective ("X because Y" → X),
 /// when it has one: an added reason must not hide that X paraphrases the source.
 fn main_clause_terms(claim_text: &str) -> Option<Vec<Term>> {
-    let lower = claim_text.to_lowercase();
+    // ASCII lowercasing keeps byte offsets (the markers are ASCII).
+    let lower = claim_text.to_ascii_lowercase();
     let cut = [
         " because ",
         " due to ",
@@ -612,8 +638,52 @@ fn assess(
     // Negation, quantifier, certainty, causal and role checks compare the claim with
     // the sentence it paraphrases; against loosely related sentences they are noise.
     if !win.is_empty() && aligned >= opts.overreach_alignment {
-        structural_checks(claim, &win, &mut reasons);
+        // Against the clauses of each sentence that carry the claim's words: a hedge
+        // or negation in another clause ("…, who wanted a place where they could
+        // work") says nothing about this claim.
+        let narrowed: Vec<SentenceView> = win
+            .iter()
+            .map(|s| carrying_clauses(&terms, s, &all_years))
+            .collect();
+        let narrowed: Vec<&SentenceView> = narrowed.iter().collect();
+        structural_checks(claim, &narrowed, &mut reasons);
     }
+    // A name the window lacks where the best sentence has another in the same slot
+    // ("by Jonas Berg" against "by Mira Okafor"): overreach when the rest aligns.
+    let missing_names: HashSet<&str> = entities
+        .iter()
+        .map(|t| t.key.as_str())
+        .chain(words.iter().map(|t| t.key.as_str()))
+        .collect();
+    let mut substituted = false;
+    if let Some(first) = window.first() {
+        let subs = substitutions(claim, &missing_names, &sentences[*first].analysis);
+        if !subs.is_empty() {
+            let swapped: HashSet<&str> = subs
+                .iter()
+                .flat_map(|s| s.2.iter().map(String::as_str))
+                .collect();
+            let rest: Vec<Term> = wording(&terms)
+                .into_iter()
+                .filter(|t| !swapped.contains(t.key.as_str()))
+                .collect();
+            if !rest.is_empty() && coverage(&rest, &context, &all_years) >= opts.overreach_alignment
+            {
+                substituted = true;
+                for (claim_name, source_name, _) in &subs {
+                    reasons.push(Reason::new(
+                        ReasonKind::Substitution,
+                        format!("the claim names \"{claim_name}\" where the cited text has \"{source_name}\""),
+                    ));
+                }
+            }
+        }
+    }
+    // Stronger quantifiers and certainty than any cited sentence carries are
+    // overreach even when the claim only partly paraphrases its sources.
+    let strong = aligned < opts.overreach_alignment
+        && score >= opts.partial_threshold
+        && strong_assertion(claim, sentences, &mut reasons);
     // A quote whose words are mostly in one cited sentence, but not verbatim, is a misquote.
     let misquoted = quote_check(claim_text, full_text, &mut reasons)
         .iter()
@@ -623,7 +693,7 @@ fn assess(
         });
 
     let specific = reasons.iter().any(Reason::is_specific);
-    let verdict = if specific && aligned >= opts.overreach_alignment {
+    let verdict = if substituted || strong || (specific && aligned >= opts.overreach_alignment) {
         // The wording is the source's; what differs is a specific.
         Verdict::Overreach
     } else if score < opts.partial_threshold {
@@ -641,6 +711,219 @@ fn assess(
         window,
         reasons,
     }
+}
+
+/// The part of sentence `s` made of its clauses that carry some of `terms`
+/// (the whole sentence when it has one clause or none carries any).
+fn carrying_clauses(terms: &[Term], s: &SentenceView, years: &[i32]) -> SentenceView {
+    let source = s.text.as_str();
+    let clauses = crate::segment::clauses_of(source);
+    if clauses.len() < 2 {
+        return s.clone_view();
+    }
+    let kept: Vec<&str> = clauses
+        .iter()
+        .copied()
+        .filter(|c| {
+            let v = SentenceView::new(c, None);
+            terms.iter().any(|t| {
+                matches!(t.class, TermClass::Word | TermClass::Entity) && carries(t, &v, years)
+            })
+        })
+        .collect();
+    if kept.is_empty() {
+        return s.clone_view();
+    }
+    let mut v = SentenceView::new(&kept.join(" "), None);
+    v.referred = s.referred.clone();
+    v
+}
+
+/// Universal quantifiers that assert more than any paraphrase of a weaker source.
+const UNIVERSAL: &[&str] = &[
+    "all",
+    "always",
+    "everyone",
+    "everything",
+    "universally",
+    "invariably",
+];
+
+/// Words claiming proof or certainty.
+const PROOF: &[&str] = &[
+    "prove",
+    "proves",
+    "proved",
+    "proven",
+    "definitely",
+    "undoubtedly",
+    "conclusively",
+    "certainly",
+];
+
+/// A universal quantifier ("all", "always") or a proof word ("proves") that no
+/// cited sentence carries: pushes the reason.
+fn strong_assertion(
+    claim: &Analysis,
+    sentences: &[SentenceView],
+    reasons: &mut Vec<Reason>,
+) -> bool {
+    let has = |a: &Analysis, words: &[&str]| {
+        a.tokens
+            .iter()
+            .find(|t| words.contains(&t.lower.as_str()))
+            .map(|t| t.lower.clone())
+    };
+    let mut found = false;
+    if let Some(w) = has(claim, UNIVERSAL)
+        && !sentences
+            .iter()
+            .any(|s| has(&s.analysis, UNIVERSAL).is_some())
+    {
+        let src_q = sentences
+            .iter()
+            .map(|s| s.analysis.quantifier)
+            .max()
+            .unwrap_or(0);
+        reasons.push(Reason::new(
+            ReasonKind::Quantifier,
+            format!(
+                "the claim says \"{w}\" where the cited text says {}",
+                source_quant(src_q)
+            ),
+        ));
+        found = true;
+    }
+    if let Some(w) = has(claim, PROOF)
+        && !sentences.iter().any(|s| has(&s.analysis, PROOF).is_some())
+    {
+        reasons.push(Reason::new(
+            ReasonKind::Certainty,
+            format!("\"{w}\" is stronger than the cited text"),
+        ));
+        found = true;
+    }
+    found
+}
+
+/// Lower-case words that may be part of a multi-word name.
+const NAME_JOINERS: &[&str] = &["of", "for", "and", "de", "la", "van", "von", "du", "del"];
+
+/// The capitalized run (names joined by joiners) of `a` starting at token `i`.
+fn name_run_from(a: &Analysis, i: usize) -> Option<(usize, usize)> {
+    let is_name = |k: usize| {
+        a.tokens
+            .get(k)
+            .is_some_and(|t| t.capitalized && t.is_content())
+    };
+    if !is_name(i) {
+        return None;
+    }
+    let mut end = i + 1;
+    loop {
+        if is_name(end) {
+            end += 1;
+        } else if a
+            .tokens
+            .get(end)
+            .is_some_and(|t| NAME_JOINERS.contains(&t.lower.as_str()))
+            && is_name(end + 1)
+        {
+            end += 2;
+        } else {
+            break;
+        }
+    }
+    Some((i, end))
+}
+
+/// The capitalized run of `a` ending just before token `j`.
+fn name_run_before(a: &Analysis, j: usize) -> Option<(usize, usize)> {
+    let is_name = |k: usize| {
+        a.tokens
+            .get(k)
+            .is_some_and(|t| t.capitalized && t.is_content())
+    };
+    if j == 0 || !is_name(j - 1) {
+        return None;
+    }
+    let mut start = j - 1;
+    while start > 0 && is_name(start - 1) {
+        start -= 1;
+    }
+    Some((start, j))
+}
+
+fn run_text(a: &Analysis, (lo, hi): (usize, usize)) -> String {
+    a.tokens[lo..hi]
+        .iter()
+        .map(|t| t.lower.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Names of the claim that the cited text lacks (`missing` stems) and that the
+/// primary sentence replaces in the same slot: after the same lower-case word ("by",
+/// "in", "at") or before the same verb. Returns (claim name, source name, claim stems).
+fn substitutions(
+    claim: &Analysis,
+    missing: &HashSet<&str>,
+    primary: &Analysis,
+) -> Vec<(String, String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < claim.tokens.len() {
+        let Some((lo, hi)) = name_run_from(claim, i) else {
+            i += 1;
+            continue;
+        };
+        i = hi;
+        let stems: Vec<String> = claim.tokens[lo..hi]
+            .iter()
+            .filter(|t| t.is_content())
+            .map(|t| t.stem.clone())
+            .collect();
+        if !stems.iter().all(|s| missing.contains(s.as_str())) {
+            continue;
+        }
+        let differs = |(a, b): (usize, usize)| {
+            primary.tokens[a..b]
+                .iter()
+                .filter(|t| t.is_content())
+                .all(|t| !stems.contains(&t.stem))
+        };
+        let before = lo
+            .checked_sub(1)
+            .and_then(|k| claim.tokens.get(k))
+            .filter(|t| !t.capitalized && matches!(t.kind, Kind::Word));
+        let after = claim
+            .tokens
+            .get(hi)
+            .filter(|t| !t.capitalized && t.is_content());
+        let mut found: Option<(usize, usize)> = None;
+        for (p, t) in primary.tokens.iter().enumerate() {
+            if let Some(b) = before
+                && t.lower == b.lower
+                && let Some(r) = name_run_from(primary, p + 1)
+                && differs(r)
+            {
+                found = Some(r);
+                break;
+            }
+            if let Some(a) = after
+                && t.stem == a.stem
+                && let Some(r) = name_run_before(primary, p)
+                && differs(r)
+            {
+                found = Some(r);
+                break;
+            }
+        }
+        if let Some(r) = found {
+            out.push((run_text(claim, (lo, hi)), run_text(primary, r), stems));
+        }
+    }
+    out
 }
 
 /// Negation, quantifier, certainty, causal and role checks against the window.
@@ -891,10 +1174,33 @@ pub fn check(
             }
         }
     }
+    // What each cited sentence refers back to (pronouns, "the institute").
+    let mut referents: BTreeMap<String, Referents> = BTreeMap::new();
+    for src in cache.values().flatten() {
+        for sent in &src.sentences {
+            if referents.contains_key(&sent.id) {
+                continue;
+            }
+            if let Ok(id) = sent.id.parse::<CitationId>() {
+                let mut r = source.referents(&id)?;
+                if r.title.is_none() {
+                    r.title.clone_from(&src.title);
+                }
+                referents.insert(sent.id.clone(), r);
+            }
+        }
+    }
     let mut footnotes: Vec<Footnote> = Vec::new();
     let mut reports = Vec::new();
     for (index, c) in found.iter().enumerate() {
-        reports.push(check_claim(index, c, &cache, &mut footnotes, opts));
+        reports.push(check_claim(
+            index,
+            c,
+            &cache,
+            &referents,
+            &mut footnotes,
+            opts,
+        ));
     }
     let totals = totals(&reports);
     Ok(Report {
@@ -909,6 +1215,7 @@ fn check_claim(
     index: usize,
     c: &Claim,
     resolved: &BTreeMap<CitationId, Option<Source>>,
+    referents: &BTreeMap<String, Referents>,
     footnotes: &mut Vec<Footnote>,
     opts: &CheckOptions,
 ) -> ClaimReport {
@@ -974,7 +1281,7 @@ fn check_claim(
                 owners[k].push(*ci);
                 continue;
             }
-            views.push(SentenceView::new(&s.text));
+            views.push(SentenceView::new(&s.text, referents.get(&s.id)));
             owners.push(vec![*ci]);
             meta.push(Evidence {
                 id: s.id.clone(),
@@ -1015,7 +1322,7 @@ fn check_claim(
             }
             let sub: Vec<SentenceView> = idx
                 .iter()
-                .map(|k| SentenceView::new(&meta[*k].text))
+                .map(|k| SentenceView::new(&meta[*k].text, referents.get(&meta[*k].id)))
                 .collect();
             let text: String = idx
                 .iter()

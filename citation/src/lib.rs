@@ -15,7 +15,7 @@
 //!
 //! Agreement with human labels is measured on WiCE ([`wice`]):
 //! `cargo run --release -p rlmkg-citation --example wice -- ../shared/data/wice_dev.jsonl`
-//! prints the confusion matrix and macro-F1 (0.62 on the 349 dev claims with the
+//! prints the confusion matrix and macro-F1 (0.615 on the 349 dev claims with the
 //! default options).
 //!
 //! ```
@@ -36,6 +36,7 @@
 mod check;
 mod id;
 mod judge;
+mod refer;
 mod render;
 mod segment;
 mod source;
@@ -49,4 +50,7 @@ pub use check::{
 pub use id::{CitationId, CitationRef, ParseIdError};
 pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest, JudgeVerdict, parse_reply};
 pub use render::{mark, render_answer, render_text, to_json};
-pub use source::{MemoryChunk, MemorySource, Source, SourceError, SourceSentence, SpanSource};
+pub use source::{
+    MemoryChunk, MemorySource, Referents, Source, SourceError, SourceSentence, SpanSource,
+    referents_in,
+};

@@ -221,13 +221,53 @@ fn trim_range(text: &str, r: Range<usize>) -> Range<usize> {
     start..end.max(start)
 }
 
-/// Split one sentence into clauses that carry separate facts.
-fn split_clauses(masked: &str, sent: Range<usize>) -> Vec<Range<usize>> {
-    let s = &masked[sent.clone()];
-    let lower = s.to_lowercase();
-    if lower.len() != s.len() {
-        return vec![sent]; // lowercasing changed byte offsets; keep the sentence whole
+/// The clauses of one source sentence, split as claims are (see [`split_clauses`]).
+pub(crate) fn clauses_of(text: &str) -> Vec<&str> {
+    split_clauses(text, 0..text.len())
+        .into_iter()
+        .filter_map(|r| text.get(r))
+        .collect()
+}
+
+/// Past-tense verbs without an `-ed` ending that open a coordinated clause
+/// ("… and led by Dr. Reyes", "… and won the prize").
+const IRREGULAR_PAST: &[&str] = &[
+    "began", "became", "bought", "brought", "built", "came", "drew", "fell", "flew", "found",
+    "gave", "got", "grew", "had", "held", "kept", "knew", "led", "left", "lost", "made", "met",
+    "paid", "ran", "rose", "said", "sang", "sat", "saw", "sent", "sold", "spent", "spoke", "stood",
+    "taught", "thought", "told", "took", "went", "won", "wore", "wrote", "was", "were", "is",
+    "are", "has", "have", "remains", "remained",
+];
+
+/// Pronouns that give a coordinated clause its own subject ("… and she joined …").
+const SUBJECT_PRONOUNS: &[&str] = &["he", "she", "it", "they", "we", "i"];
+
+/// Whether the words after " and " start a clause of their own: a past-tense
+/// verb or auxiliary (a second predicate of the same subject) or a subject pronoun.
+fn opens_clause(rest: &str) -> bool {
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect::<String>();
+    if word.chars().next().is_none_or(char::is_uppercase) {
+        return false;
     }
+    let w = word.to_lowercase();
+    (w.len() > 4 && w.ends_with("ed"))
+        || IRREGULAR_PAST.contains(&w.as_str())
+        || SUBJECT_PRONOUNS.contains(&w.as_str())
+}
+
+/// Split one sentence into clauses that carry separate facts: at `;`, `, and`,
+/// `, but`, ` but `, `, while`, `, whereas`, `, yet`, before a non-restrictive
+/// relative clause (`, which`, `, who`, `, where`) and at ` and ` when a second
+/// predicate or subject follows. Joiners are ASCII, so matching them in the
+/// ASCII-lowercased text keeps every byte offset valid in the original.
+fn split_clauses(masked: &str, sent: Range<usize>) -> Vec<Range<usize>> {
+    let Some(s) = masked.get(sent.clone()) else {
+        return vec![sent];
+    };
+    let lower = s.to_ascii_lowercase();
     const JOINERS: &[&str] = &[
         "; ",
         ", and ",
@@ -236,14 +276,26 @@ fn split_clauses(masked: &str, sent: Range<usize>) -> Vec<Range<usize>> {
         ", while ",
         ", whereas ",
         ", yet ",
+        ", which ",
+        ", who ",
+        ", where ",
+        " and ",
     ];
     let mut cuts: Vec<(usize, usize)> = Vec::new(); // (end of left, start of right)
     for j in JOINERS {
         let mut from = 0;
-        while let Some(pos) = lower[from..].find(j) {
+        while let Some(pos) = lower.get(from..).and_then(|rest| rest.find(j)) {
             let at = from + pos;
-            let right_start = at + if j.starts_with(';') { 2 } else { j.len() };
-            cuts.push((at, right_start));
+            let right_start = match *j {
+                "; " => at + 2,
+                // The relative pronoun stays with its clause ("which was founded…").
+                ", which " | ", who " | ", where " => at + 2,
+                _ => at + j.len(),
+            };
+            let keep = *j != " and " || s.get(at + j.len()..).is_some_and(opens_clause);
+            if keep {
+                cuts.push((at, right_start));
+            }
             from = at + j.len();
         }
     }
@@ -252,9 +304,9 @@ fn split_clauses(masked: &str, sent: Range<usize>) -> Vec<Range<usize>> {
     let mut pieces = Vec::new();
     let mut start = 0;
     for (left_end, right_start) in cuts {
-        let left = &s[start..left_end];
-        let right_end = s.len();
-        let right = &s[right_start..right_end];
+        let (Some(left), Some(right)) = (s.get(start..left_end), s.get(right_start..)) else {
+            continue;
+        };
         if carries_fact(left) && carries_fact(right) {
             pieces.push(sent.start + start..sent.start + left_end);
             start = right_start;

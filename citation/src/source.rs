@@ -68,10 +68,55 @@ impl SourceError {
     }
 }
 
+/// What one source sentence may refer back to: a leading pronoun or a definite
+/// description ("the institute") is read as naming the previous sentence's subject,
+/// the section heading or the document title.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Referents {
+    /// The sentence before it in the document (across a chunk boundary too), if any.
+    pub previous: Option<String>,
+    /// The heading of its section, if the document has headings.
+    pub heading: Option<String>,
+    /// The document title.
+    pub title: Option<String>,
+}
+
 /// Resolves citation ids to source sentences.
 pub trait SpanSource {
     /// The sentences `id` names, or `Ok(None)` when it names nothing (a broken citation).
     fn resolve(&self, id: &CitationId) -> Result<Option<Source>, SourceError>;
+
+    /// What the single sentence `id` (`c12.s3`) may refer back to. The default
+    /// knows nothing, so pronouns stay unresolved.
+    fn referents(&self, id: &CitationId) -> Result<Referents, SourceError> {
+        let _ = id;
+        Ok(Referents::default())
+    }
+}
+
+/// Referents of sentence `k` (1-based) among `sentences`, given the sentences of
+/// the document before them (`before`, in order) and the title. Headings are
+/// sentences starting with `#`. Shared by [`MemorySource`] and store adapters.
+pub fn referents_in(
+    before: &[String],
+    sentences: &[String],
+    k: usize,
+    title: Option<&str>,
+) -> Referents {
+    let prior: Vec<&String> = before
+        .iter()
+        .chain(sentences.iter().take(k.saturating_sub(1)))
+        .collect();
+    let is_heading = |s: &&String| s.trim_start().starts_with('#');
+    Referents {
+        previous: prior.last().map(|s| s.to_string()),
+        heading: prior
+            .iter()
+            .rev()
+            .find(|s| is_heading(s))
+            .map(|s| s.trim_start_matches(['#', ' ']).trim().to_string()),
+        title: title.filter(|t| !t.trim().is_empty()).map(str::to_string),
+    }
 }
 
 /// A chunk held in memory by [`MemorySource`].
@@ -159,5 +204,27 @@ impl SpanSource for MemorySource {
             title: chunk.title.clone(),
             sentences,
         }))
+    }
+
+    fn referents(&self, id: &CitationId) -> Result<Referents, SourceError> {
+        let Some(chunk) = self.chunks.get(&id.chunk) else {
+            return Ok(Referents::default());
+        };
+        let Some((k, _)) = id.sentences else {
+            return Ok(Referents::default());
+        };
+        // Earlier chunks of the same document, in order.
+        let before: Vec<String> = self
+            .chunks
+            .range(..id.chunk)
+            .filter(|(_, c)| c.path == chunk.path)
+            .flat_map(|(_, c)| c.sentences.iter().cloned())
+            .collect();
+        Ok(referents_in(
+            &before,
+            &chunk.sentences,
+            k as usize,
+            chunk.title.as_deref(),
+        ))
     }
 }

@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rlm_core::{LanguageModel, Rlm, RlmConfig, RlmError, Totals};
+use rlm_core::{FallbackReason, LanguageModel, Rlm, RlmConfig, RlmError, Totals};
 use rlmkg_citation::{CheckOptions, Report};
 use rlmkg_ingest::Store;
 use serde::Serialize;
 
 use crate::handle::StoreHandle;
+use crate::heuristic::short::{AnswerType, ShortAnswer};
 use crate::heuristic::{self, ExploreOptions};
 
 /// Which strategy answers the question.
@@ -65,13 +66,20 @@ pub struct AskOptions {
 pub struct Answer {
     /// The question.
     pub question: String,
+    /// The short answer the text opens with (SPEC §7.3), when there is one.
+    pub short_answer: Option<ShortAnswer>,
+    /// What the question asks for (person, place, date, number, yes/no, …).
+    pub answer_type: AnswerType,
+    /// The sources carry no answer of the asked type: the text is the closest evidence.
+    pub not_found: bool,
     /// The answer text with inline citations (`[c12.s3]`).
     pub text: String,
     /// What produced it.
     pub method: Method,
     /// The checker's report: claims, verdicts, footnotes, totals.
     pub verification: Report,
-    /// Whether every factual claim is supported (and there is an answer).
+    /// Whether there is an answer and every factual claim of it is supported
+    /// (never true for a "not found" answer).
     pub verified: bool,
     /// Whether a `--strict` repair turn was used.
     pub repaired: bool,
@@ -83,6 +91,9 @@ pub struct Answer {
     pub read_ids: Vec<String>,
     /// The trajectory file, when one was written.
     pub trajectory: Option<PathBuf>,
+    /// Why the root model's run was set aside for the heuristic strategy, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<FallbackReason>,
 }
 
 /// Errors of [`ask`].
@@ -141,6 +152,23 @@ pub async fn ask(
         for w in &outcome.warnings {
             note(w);
         }
+        if let Some(reason) = outcome.fallback.clone() {
+            note(&format!(
+                "{reason}: answering with the heuristic strategy (evidence composed by the model) instead"
+            ));
+            let mut answer = heuristic_answer(&store, question, models, opts, &spans, note).await?;
+            let verification = serde_json::json!({
+                "fallback": reason,
+                "answered_by": answer.method,
+                "report": answer.verification,
+            });
+            session.finish(verification)?;
+            answer.stop_reason = format!("{}; {}", outcome.stop_reason, answer.stop_reason);
+            answer.usage = merge_usage(outcome.usage, answer.usage);
+            answer.trajectory = outcome.trajectory;
+            answer.fallback = Some(reason);
+            return Ok(answer);
+        }
         let mut text = outcome.answer.clone().unwrap_or_default();
         let mut report = rlmkg_citation::check(&text, &spans, &opts.check)?;
         let mut repaired = false;
@@ -156,8 +184,13 @@ pub async fn ask(
         let verified = !text.trim().is_empty() && report.all_supported();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;
+        let answer_type = heuristic::short::answer_type(question);
+        let short_answer = rlm_short_answer(&report, &answer_type);
         return Ok(Answer {
             question: question.to_owned(),
+            not_found: text.trim().is_empty(),
+            short_answer,
+            answer_type,
             text,
             method: Method::Rlm,
             verified,
@@ -167,68 +200,113 @@ pub async fn ask(
             usage: outcome.usage,
             read_ids: outcome.read_ids,
             trajectory: outcome.trajectory,
+            fallback: None,
         });
     }
+    heuristic_answer(&store, question, models, opts, &spans, note).await
+}
 
-    let explore_store = Arc::clone(&store);
+/// Usage of a set-aside root run plus the fallback that answered.
+fn merge_usage(a: Totals, b: Totals) -> Totals {
+    Totals {
+        calls: a.calls + b.calls,
+        prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+        completion_tokens: a.completion_tokens + b.completion_tokens,
+        ..a
+    }
+}
+
+/// The short answer of an RLM answer: its first claim, when it is short (the
+/// prompt asks for the short answer first).
+fn rlm_short_answer(report: &Report, kind: &AnswerType) -> Option<ShortAnswer> {
+    let first = report
+        .claims
+        .iter()
+        .find(|c| c.verdict != rlmkg_citation::Verdict::Exempt)?;
+    let text = first.text.trim().trim_end_matches(['.', '!']).trim();
+    (!text.is_empty() && text.split_whitespace().count() <= 8).then(|| ShortAnswer {
+        text: text.to_owned(),
+        kind: kind.clone(),
+        citation: first
+            .citations
+            .iter()
+            .find_map(|c| c.id.clone())
+            .unwrap_or_default(),
+    })
+}
+
+/// The heuristic strategy (SPEC §5.5): evidence, the short answer by answer type,
+/// then a composed answer (checked claim by claim, with evidence repair) or an
+/// extractive one; "not found" when no evidence carries an answer of the asked type.
+async fn heuristic_answer(
+    store: &Arc<Store>,
+    question: &str,
+    models: &Models,
+    opts: &AskOptions,
+    spans: &crate::spans::StoreSpans,
+    note: &mut (dyn FnMut(&str) + Send),
+) -> Result<Answer, AskError> {
+    let explore_store = Arc::clone(store);
     let q = question.to_owned();
-    let found = tokio::task::spawn_blocking(move || {
-        heuristic::explore(&explore_store, &q, &ExploreOptions::default())
+    let (found, answer_type, picked) = tokio::task::spawn_blocking(move || {
+        let found = heuristic::explore(&explore_store, &q, &ExploreOptions::default())?;
+        let (kind, picked) = heuristic::short_answer(&explore_store, &found);
+        Ok::<_, rlmkg_ingest::StoreError>((found, kind, picked))
     })
     .await
     .map_err(|e| AskError::Runtime(e.to_string()))??;
     let read_ids: Vec<String> = found.evidence.iter().map(|e| e.id.clone()).collect();
     let mut usage = Totals::default();
-    // A composed answer, kept only when some claim of it verifies: small models
-    // often drop the citations, and an answer nothing can verify is worth less than
-    // the evidence itself.
     let mut composed = None;
-    if let Some(sub) = models.sub.as_ref().filter(|_| !found.evidence.is_empty()) {
+    let composer = models.sub.as_ref().or(models.root.as_ref());
+    if let Some(sub) = composer.filter(|_| !found.evidence.is_empty()) {
         match heuristic::compose(sub.as_ref(), &found).await {
-            Ok((text, u)) => {
+            Ok((reply, u)) => {
                 usage.calls += 1;
                 usage.prompt_tokens += u.prompt_tokens;
                 usage.completion_tokens += u.completion_tokens;
-                let (text, attached) =
-                    heuristic::cite_uncited(&text, &found.evidence, &spans, &opts.check)?;
-                if attached > 0 {
-                    note(&format!(
-                        "the sub-model left {attached} claim(s) uncited; cited them with the evidence sentences that support them"
-                    ));
-                }
-                let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
-                let supported = report
-                    .claims
-                    .iter()
-                    .any(|c| c.verdict == rlmkg_citation::Verdict::Supported);
-                if supported {
-                    composed = Some((text, report));
-                } else {
-                    note(&format!(
-                        "the sub-model's answer has no supported claim ({}); showing the extractive answer",
-                        text.replace('\n', " ")
-                    ));
-                }
+                composed = compose_checked(
+                    &reply,
+                    &found,
+                    picked.as_ref(),
+                    &answer_type,
+                    spans,
+                    opts,
+                    note,
+                )?;
             }
             Err(e) => note(&format!(
                 "the sub-model failed ({e}): falling back to the extractive answer"
             )),
         }
     }
-    let (text, method, report) = match composed {
-        Some((text, report)) => (text, Method::HeuristicComposed, report),
+    let (text, method, report, short_answer) = match composed {
+        Some((text, report, short)) => (text, Method::HeuristicComposed, report, short),
         None => {
-            let text = heuristic::extractive_answer(&found);
-            if text.is_empty() {
+            let text = match &picked {
+                Some(short) => heuristic::answer_with_short(short, &found),
+                None => heuristic::extractive_answer(&found),
+            };
+            if found.evidence.is_empty() {
                 note("the corpus has no evidence for this question");
             }
-            let report = rlmkg_citation::check(&text, &spans, &opts.check)?;
-            (text, Method::Extractive, report)
+            let report = rlmkg_citation::check(&text, spans, &opts.check)?;
+            (text, Method::Extractive, report, picked)
         }
     };
-    let verified = !text.trim().is_empty() && report.all_supported();
+    let not_found = short_answer.is_none();
+    if not_found {
+        note(&format!(
+            "not found: no evidence sentence names {} for this question; showing the closest evidence",
+            answer_type.describe()
+        ));
+    }
+    let verified = !not_found && !text.trim().is_empty() && report.all_supported();
     Ok(Answer {
         question: question.to_owned(),
+        short_answer,
+        answer_type,
+        not_found,
         text,
         method,
         verified,
@@ -241,7 +319,112 @@ pub async fn ask(
         usage,
         read_ids,
         trajectory: None,
+        fallback: None,
     })
+}
+
+/// Check a composed reply claim by claim: cite what the evidence supports (evidence
+/// repair), take its short answer when the checker supports it (else the extractive
+/// pick, cited), and keep the answer when anything of it verifies; failing claims
+/// stay, marked by their verdicts. `None`: nothing verified, use the extractive answer.
+fn compose_checked(
+    reply: &str,
+    found: &heuristic::Exploration,
+    picked: Option<&ShortAnswer>,
+    kind: &AnswerType,
+    spans: &crate::spans::StoreSpans,
+    opts: &AskOptions,
+    note: &mut (dyn FnMut(&str) + Send),
+) -> Result<Option<(String, Report, Option<ShortAnswer>)>, AskError> {
+    use rlmkg_citation::Verdict;
+    let parsed = heuristic::parse_composed(reply);
+    let (explanation, repair) =
+        heuristic::cite_from_evidence(&parsed.explanation, &found.evidence, spans, &opts.check)?;
+    if repair.cited + repair.repaired > 0 {
+        note(&format!(
+            "evidence repair: cited {} uncited and completed {} partly cited claim(s) from the evidence",
+            repair.cited, repair.repaired
+        ));
+    }
+    // The model's short answer, checked like any claim; a bare yes/no carries no
+    // words to check, so it stands on the sentence it cites (checked in the opening).
+    let yes_no = parsed.short.as_deref().and_then(|raw| {
+        let lower = raw.trim().to_ascii_lowercase();
+        let word = ["yes", "no"].into_iter().find(|w| {
+            lower.starts_with(w) && !lower[w.len()..].starts_with(|c: char| c.is_alphanumeric())
+        })?;
+        let cited = rlmkg_citation::check(&format!("{raw}."), spans, &opts.check)
+            .ok()
+            .and_then(|r| {
+                r.claims
+                    .iter()
+                    .flat_map(|c| c.citations.iter())
+                    .find(|c| c.resolved)
+                    .and_then(|c| c.id.clone())
+            })
+            .or_else(|| picked.map(|p| p.citation.clone()))?;
+        Some(ShortAnswer {
+            text: word.to_owned(),
+            kind: kind.clone(),
+            citation: cited,
+        })
+    });
+    let model_short = match parsed.short.as_deref() {
+        _ if *kind == AnswerType::YesNo => yes_no,
+        Some(raw) => {
+            let (line, _) =
+                heuristic::cite_from_evidence(raw, &found.evidence, spans, &opts.check)?;
+            let r = rlmkg_citation::check(&line, spans, &opts.check)?;
+            match r.claims.as_slice() {
+                [one] if one.verdict == Verdict::Supported => Some(ShortAnswer {
+                    text: one.text.trim().trim_end_matches(['.', '!']).to_owned(),
+                    kind: kind.clone(),
+                    citation: one
+                        .citations
+                        .iter()
+                        .find_map(|c| c.id.clone())
+                        .unwrap_or_default(),
+                }),
+                _ => {
+                    note(&format!(
+                        "the sub-model's short answer ({raw}) does not verify; using the one read off the evidence"
+                    ));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    let short = model_short.or_else(|| picked.cloned());
+    let opening = short.as_ref().map(|s| {
+        if s.kind == AnswerType::YesNo {
+            heuristic::answer_with_short(s, found)
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        } else {
+            format!("{} [{}].", s.text.trim_end_matches('.'), s.citation)
+        }
+    });
+    let text = match (&opening, explanation.trim().is_empty()) {
+        (Some(o), false) => format!("{o}\n\n{}", explanation.trim()),
+        (Some(o), true) => o.clone(),
+        (None, _) => explanation.trim().to_owned(),
+    };
+    let report = rlmkg_citation::check(&text, spans, &opts.check)?;
+    let any_supported = report
+        .claims
+        .iter()
+        .any(|c| c.verdict == Verdict::Supported);
+    if !any_supported {
+        note(&format!(
+            "the sub-model's answer has no supported claim ({}); showing the extractive answer",
+            reply.replace('\n', " ")
+        ));
+        return Ok(None);
+    }
+    Ok(Some((text, report, short)))
 }
 
 /// The `--strict` repair message: the failing claims and why.

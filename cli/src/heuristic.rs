@@ -3,6 +3,8 @@
 //! let a sub-model compose a cited answer from the evidence in one call, or
 //! return an extractive answer made of the evidence sentences.
 
+pub mod short;
+
 use std::collections::{BTreeMap, HashSet};
 
 use rlm_core::{ChatRequest, LanguageModel, Message, ModelError, Sampling};
@@ -445,6 +447,63 @@ pub fn extractive_answer(x: &Exploration) -> String {
     body.join(" ")
 }
 
+/// The answer type of the question and the short answer the evidence carries
+/// (SPEC §7.3), from the typed mentions of each evidence chunk.
+pub fn short_answer(
+    store: &Store,
+    x: &Exploration,
+) -> (short::AnswerType, Option<short::ShortAnswer>) {
+    let kind = short::answer_type(&x.question);
+    let mut by_chunk: BTreeMap<&str, Vec<short::Mention>> = BTreeMap::new();
+    for e in &x.evidence {
+        by_chunk.entry(e.chunk.as_str()).or_insert_with(|| {
+            store
+                .entities_of_chunk(&e.chunk)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|info| short::Mention {
+                    names: std::iter::once(info.name).chain(info.aliases).collect(),
+                    kind: info.kind,
+                })
+                .collect()
+        });
+    }
+    let sentences: Vec<short::EvidenceSentence<'_>> = x
+        .evidence
+        .iter()
+        .map(|e| short::EvidenceSentence {
+            id: &e.id,
+            text: &e.text,
+            mentions: by_chunk.get(e.chunk.as_str()).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let picked = short::pick(&x.question, &kind, &sentences);
+    (kind, picked)
+}
+
+/// The answer text opening with the short answer (cited), then the evidence.
+pub fn answer_with_short(short: &short::ShortAnswer, x: &Exploration) -> String {
+    let opening = match short.kind {
+        short::AnswerType::YesNo => {
+            let sentence = x
+                .evidence
+                .iter()
+                .find(|e| e.id == short.citation)
+                .map(|e| e.text.trim_end_matches(['.', ' ']).to_owned())
+                .unwrap_or_default();
+            let yes = if short.text == "yes" { "Yes" } else { "No" };
+            format!("{yes}: {sentence} [{}].", short.citation)
+        }
+        _ => format!("{} [{}].", short.text.trim_end_matches('.'), short.citation),
+    };
+    let rest = extractive_answer(x);
+    if rest.is_empty() {
+        opening
+    } else {
+        format!("{opening}\n\n{rest}")
+    }
+}
+
 /// The entity type a question asks for, from its wording.
 fn expected_type(question: &str) -> Option<&'static str> {
     let q = question.to_lowercase();
@@ -482,19 +541,30 @@ fn has_entity_of(store: &Store, ev: &Evidence, kind: &str, qlower: &str) -> bool
     })
 }
 
-/// Cite the claims a composed answer left uncited, where the evidence carries them.
+/// What [`cite_from_evidence`] changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CiteRepair {
+    /// Uncited claims that got citations.
+    pub cited: usize,
+    /// Cited claims that were partial or worse and got the missing citations.
+    pub repaired: usize,
+}
+
+/// Cite, from the evidence the engine holds, the claims of a composed answer that
+/// lack what supports them (SPEC §7.3 "evidence repair").
 ///
-/// Small models often restate the evidence correctly but drop the ids. For each
-/// uncited claim this tries every evidence sentence alone, then every pair, and
-/// attaches the smallest set the citation checker finds supports the claim (best
-/// score first). Nothing is attached to a claim no such set supports, so the check
-/// of the result still decides. Returns the new text and the number of claims cited.
-pub fn cite_uncited(
+/// Small models restate the evidence correctly but drop ids, or cite only the
+/// sentence of the last fact. For each claim that is uncited, or cited but not
+/// supported, this tries every evidence sentence, then every pair, added to the
+/// claim's own citations, and attaches the smallest set with which the checker
+/// finds the claim supported (best score first). A claim no such set supports is
+/// left alone, so the final check still decides and marks it.
+pub fn cite_from_evidence(
     text: &str,
     evidence: &[Evidence],
     source: &dyn rlmkg_citation::SpanSource,
     opts: &rlmkg_citation::CheckOptions,
-) -> Result<(String, usize), rlmkg_citation::SourceError> {
+) -> Result<(String, CiteRepair), rlmkg_citation::SourceError> {
     use rlmkg_citation::Verdict;
     let report = rlmkg_citation::check(text, source, opts)?;
     let ids: Vec<&str> = evidence.iter().map(|e| e.id.as_str()).collect();
@@ -505,19 +575,33 @@ pub fn cite_uncited(
         }
     }
     let mut inserts: Vec<(usize, String)> = Vec::new();
-    for claim in report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == Verdict::Uncited)
-    {
-        let body = claim.text.trim().trim_end_matches(['.', '!', ';']);
+    let mut done = CiteRepair::default();
+    for claim in &report.claims {
+        let uncited = claim.verdict == Verdict::Uncited;
+        let failing = matches!(
+            claim.verdict,
+            Verdict::Partial | Verdict::Unsupported | Verdict::Overreach
+        ) && !claim.citations.is_empty();
+        if !uncited && !failing {
+            continue;
+        }
+        let own: Vec<String> = claim
+            .citations
+            .iter()
+            .filter_map(|c| c.id.clone())
+            .collect();
+        let own_marks: String = own.iter().map(|id| format!(" [{id}]")).collect();
+        let body = claim.text.trim().trim_end_matches(['.', '!', ';', ',']);
         let mut best: Option<(f64, usize)> = None;
         for (i, set) in sets.iter().enumerate() {
             if best.is_some_and(|(_, b)| sets[b].len() < set.len()) {
                 break;
             }
+            if set.iter().all(|id| own.iter().any(|o| o == id)) {
+                continue;
+            }
             let marks: String = set.iter().map(|id| format!(" [{id}]")).collect();
-            let r = rlmkg_citation::check(&format!("{body}{marks}."), source, opts)?;
+            let r = rlmkg_citation::check(&format!("{body}{own_marks}{marks}."), source, opts)?;
             if let [one] = r.claims.as_slice()
                 && one.verdict == Verdict::Supported
                 && best.is_none_or(|(score, _)| one.score > score)
@@ -527,21 +611,32 @@ pub fn cite_uncited(
         }
         if let Some((_, i)) = best {
             // Before the claim's closing punctuation, as the composer was asked to.
-            let claim_text = &text[claim.span.0..claim.span.1];
+            let Some(claim_text) = text.get(claim.span.0..claim.span.1) else {
+                continue;
+            };
             let trimmed = claim_text.trim_end();
-            let at = claim.span.0 + trimmed.trim_end_matches(['.', '!', ';']).len();
-            let marks: String = sets[i].iter().map(|id| format!(" [{id}]")).collect();
+            let at = claim.span.0 + trimmed.trim_end_matches(['.', '!', ';', ',']).len();
+            let marks: String = sets[i]
+                .iter()
+                .filter(|id| !own.iter().any(|o| o == *id))
+                .map(|id| format!(" [{id}]"))
+                .collect();
             inserts.push((at, marks));
+            if uncited {
+                done.cited += 1;
+            } else {
+                done.repaired += 1;
+            }
         }
     }
-    let n = inserts.len();
     let mut out = text.to_owned();
+    inserts.sort_by_key(|(at, _)| *at);
     for (at, marks) in inserts.into_iter().rev() {
         if out.is_char_boundary(at) {
             out.insert_str(at, &marks);
         }
     }
-    Ok((out, n))
+    Ok((out, done))
 }
 
 /// Ask the sub-model once to compose a cited answer from the evidence.
@@ -554,19 +649,73 @@ pub async fn compose(
         evidence.push_str(&format!("[{}] ({}) {}\n", e.id, e.title, e.text));
     }
     let system = "You answer questions using only the numbered evidence sentences you are given. \
-Write one to three short sentences. End every sentence with the ids of the evidence sentences \
-that support it, in square brackets, exactly as given, e.g. [c12.s3]. Do not add facts that \
-the evidence does not state.";
-    let user = format!("Evidence:\n{evidence}\nQuestion: {}\nAnswer:", x.question);
+Reply in exactly this form:\n\
+Short answer: <only the name, place, date, number, or yes/no the question asks for> [id]\n\
+Explanation: <one to three short sentences, each ending with the ids of the evidence sentences that support it>\n\
+Write the ids in square brackets exactly as given, e.g. [c12.s3]. Do not add facts that the evidence does not state. \
+If the evidence does not answer the question, write: Short answer: not found";
+    let user = format!("Evidence:\n{evidence}\nQuestion: {}\n", x.question);
     let request = ChatRequest {
         messages: vec![Message::system(system), Message::user(user)],
         sampling: Sampling {
             temperature: Some(0.0),
-            max_tokens: Some(160),
+            max_tokens: Some(200),
             seed: Some(0),
             ..Sampling::default()
         },
     };
     let reply = model.chat(&request).await?;
     Ok((reply.content.trim().to_owned(), reply.usage))
+}
+
+/// A composed reply split into its short answer line and its explanation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composed {
+    /// The short answer as written (citations kept), if the reply had one.
+    pub short: Option<String>,
+    /// The model said the evidence does not answer.
+    pub not_found: bool,
+    /// The explanation (or the whole reply when it did not follow the form).
+    pub explanation: String,
+}
+
+/// Split a composed reply: "Short answer: X [id]" and "Explanation: …" lines,
+/// labels case-insensitive and optional markdown bold; anything else is explanation.
+pub fn parse_composed(reply: &str) -> Composed {
+    let mut short = None;
+    let mut rest: Vec<&str> = Vec::new();
+    for line in reply.lines() {
+        let t = line.trim().trim_start_matches(['*', '#', '-', ' ']);
+        let lower = t.to_ascii_lowercase();
+        let label = ["short answer:", "answer:"]
+            .iter()
+            .find(|l| lower.starts_with(*l))
+            .map(|l| l.len());
+        if let (None, Some(n)) = (&short, label) {
+            let value = t
+                .get(n..)
+                .unwrap_or("")
+                .trim()
+                .trim_start_matches(['*', ' ']);
+            short = Some(value.to_owned());
+            continue;
+        }
+        let body = if lower.starts_with("explanation:") {
+            t.get("explanation:".len()..).unwrap_or("").trim()
+        } else {
+            line.trim()
+        };
+        if !body.is_empty() {
+            rest.push(body);
+        }
+    }
+    let not_found = short.as_deref().is_some_and(|s| {
+        let l = s.to_ascii_lowercase();
+        l.starts_with("not found") || l.starts_with("unknown") || l.starts_with("n/a")
+    });
+    Composed {
+        short: short.filter(|s| !s.trim().is_empty() && !not_found),
+        not_found,
+        explanation: rest.join(" "),
+    }
 }

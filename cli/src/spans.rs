@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use rlmkg_citation::{CitationId, Source, SourceError, SourceSentence, SpanSource};
+use rlmkg_citation::{CitationId, Referents, Source, SourceError, SourceSentence, SpanSource};
 use rlmkg_ingest::{Store, StoreError};
 
 /// A read-only store resolving citation ids.
@@ -26,7 +26,6 @@ impl StoreSpans {
     }
 
     /// Share an already open store (`ask` checks its answers in-process).
-    #[allow(dead_code)] // unused until `ask` is wired into the command line
     pub(crate) fn new(store: Arc<Store>) -> Self {
         Self { store }
     }
@@ -56,5 +55,38 @@ impl SpanSource for StoreSpans {
                 })
                 .collect(),
         }))
+    }
+
+    /// The previous sentence (from the chunk before when the sentence opens its
+    /// chunk), the enclosing heading and the document title.
+    fn referents(&self, id: &CitationId) -> Result<Referents, SourceError> {
+        let Some((k, _)) = id.sentences else {
+            return Ok(Referents::default());
+        };
+        let chunk = match self.store.read(&CitationId::chunk(id.chunk).to_string()) {
+            Ok(p) => p,
+            Err(StoreError::UnknownId(_) | StoreError::Invalid(_)) => {
+                return Ok(Referents::default());
+            }
+            Err(e) => return Err(SourceError::new(e.to_string())),
+        };
+        let idx = (k as usize).saturating_sub(1);
+        let Some(sentence) = chunk.sentences.get(idx) else {
+            return Ok(Referents::default());
+        };
+        let previous = match idx.checked_sub(1) {
+            Some(p) => chunk.sentences.get(p).map(|s| s.text.clone()),
+            None => id
+                .chunk
+                .checked_sub(1)
+                .and_then(|c| self.store.read(&CitationId::chunk(c).to_string()).ok())
+                .filter(|p| p.doc.id == chunk.doc.id)
+                .and_then(|p| p.sentences.last().map(|s| s.text.clone())),
+        };
+        Ok(Referents {
+            previous,
+            heading: sentence.heading.clone(),
+            title: (!chunk.doc.title.is_empty()).then(|| chunk.doc.title.clone()),
+        })
     }
 }

@@ -243,7 +243,8 @@ fn human_output_has_footnotes() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("Extractive answer"), "labelled: {text}");
+    assert!(text.starts_with("Short answer: Catherine Moray"), "{text}");
+    assert!(text.contains("Extractive answer"), "labelled: {text}");
     assert!(text.contains("[1]"), "{text}");
     assert!(text.contains(".md:"), "{text}");
 }
@@ -257,4 +258,87 @@ fn asking_without_a_store_is_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("rlmkg ingest"), "{}", stderr(&out));
+}
+
+/// The questions of `examples/questions.jsonl` get their right short answer with
+/// no model, or a plain "not found" that is never verified. The goal is all of them;
+/// today the heuristic evidence takes a wrong bridge on three (q5, q7, t3) and t1 is "not found", so the
+/// test holds the floor of seven right and at most three wrong.
+#[test]
+fn sample_questions_get_their_short_answer_without_a_model() {
+    let (dir, store) = sample_store();
+    let list =
+        std::fs::read_to_string(rlmkg_tests::repo_root().join("examples/questions.jsonl")).unwrap();
+    let norm = |s: &str| s.to_lowercase().replace(['.', ','], "");
+    let mut wrong = Vec::new();
+    let mut right = 0;
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let q: Value = serde_json::from_str(line).unwrap();
+        let out = without_models(dir.path())
+            .args(["--store", store.to_str().unwrap(), "--json", "ask"])
+            .arg(q["question"].as_str().unwrap())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let mut golds = vec![q["answer"].as_str().unwrap().to_string()];
+        golds.extend(
+            q["answer_aliases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_string()),
+        );
+        match answer["short_answer"]["text"].as_str() {
+            Some(short) if golds.iter().any(|g| norm(g) == norm(short)) => right += 1,
+            Some(short) => wrong.push(format!("{}: {short} (want {})", q["id"], golds[0])),
+            None => {
+                assert_eq!(answer["not_found"], true, "{answer:#}");
+                assert_eq!(answer["verified"], false, "{answer:#}");
+            }
+        }
+    }
+    assert!(
+        right >= 7 && wrong.len() <= 3,
+        "{right} right; wrong: {wrong:#?}"
+    );
+}
+
+/// A root model that only writes prose and fences that do not run (what small
+/// models do) never has its prose taken as the answer: `ask` falls back to the
+/// heuristic strategy, composed by the same model, and says so (issue 13 item 5).
+#[test]
+fn a_root_that_runs_no_code_falls_back_to_the_heuristic_strategy() {
+    let (dir, store) = sample_store();
+    let server = ChatServer::start(|req, _| {
+        let system = req["messages"][0]["content"].as_str().unwrap_or("");
+        Reply::Text(if system.contains("numbered evidence sentences") {
+            // The composing call of the heuristic strategy.
+            "Short answer: Catherine Moray\nExplanation: Northlight Press was founded in 1987 by Catherine Moray.".into()
+        } else {
+            "Tomas Reyes founded it [c99.s9].\n```text\nTomas Reyes\n```".into()
+        })
+    })
+    .unwrap();
+    let out = ask_json(
+        dir.path(),
+        &store,
+        &server,
+        &["--max-iterations", "2"],
+        "Who founded the publisher of The Salt Atlas?",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("ran no code"), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["fallback"]["kind"], "no_code_executed", "{answer:#}");
+    assert_eq!(answer["method"], "heuristic_composed", "{answer:#}");
+    assert!(
+        !answer["text"].as_str().unwrap().contains("Tomas Reyes"),
+        "{answer:#}"
+    );
+    assert_eq!(
+        answer["short_answer"]["text"], "Catherine Moray",
+        "{answer:#}"
+    );
+    assert_eq!(answer["verified"], true, "{answer:#}");
 }

@@ -86,9 +86,19 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if global.json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {
-        if answer.method == Method::Extractive {
+        match &answer.short_answer {
+            Some(short) => println!("Short answer: {}\n", short.text),
+            None if answer.text.trim().is_empty() => {
+                println!("Not found: the corpus has no evidence for this question.")
+            }
+            None => println!(
+                "Not found: no evidence names {} for this question. Closest evidence (not an answer):\n",
+                answer.answer_type.describe()
+            ),
+        }
+        if answer.method == Method::Extractive && !answer.text.trim().is_empty() {
             println!(
-                "Extractive answer (no model composed it; these are the evidence sentences):\n"
+                "Extractive answer (no model composed it; the short answer and the evidence sentences):\n"
             );
         }
         print!("{}", rlmkg_citation::render_text(&answer.verification));
@@ -104,12 +114,13 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             );
         }
     }
-    if answer.text.trim().is_empty() {
+    if answer.method == Method::Rlm && answer.text.trim().is_empty() {
         return Err(ExitError::backend(format!(
             "the run ended without an answer: {}",
             answer.stop_reason
         )));
     }
+    // A "not found" is never verified, so --strict exits 1 for it too.
     if args.strict && !answer.verified {
         return Ok(exit::VERIFY_FAILED);
     }

@@ -409,7 +409,35 @@ fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
         )?;
     }
     if s.em.is_some() {
-        writeln!(out, "answer EM {}  F1 {}", fmt_opt(s.em), fmt_opt(s.f1))?;
+        writeln!(
+            out,
+            "short answer EM {}  F1 {}  gold contained {}  claims supported {}  not found {}",
+            fmt_opt(s.em),
+            fmt_opt(s.f1),
+            fmt_opt(s.contains),
+            fmt_opt(s.claims_supported),
+            fmt_opt(s.not_found)
+        )?;
+        writeln!(
+            out,
+            "{:<20} {:>5} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>9}",
+            "method", "runs", "EM", "F1", "contains", "supported", "cit P", "cit R", "not found"
+        )?;
+        for m in &s.by_method {
+            writeln!(
+                out,
+                "{:<20} {:>5} {:>6.3} {:>6.3} {:>8.3} {:>9} {:>7} {:>7} {:>9.3}",
+                m.method,
+                m.runs,
+                m.em,
+                m.f1,
+                m.contains,
+                fmt_opt(m.claims_supported),
+                fmt_opt(m.citation_precision),
+                fmt_opt(m.citation_recall),
+                m.not_found
+            )?;
+        }
         if let Some(n) = s.run_errors.filter(|n| *n > 0) {
             writeln!(
                 out,

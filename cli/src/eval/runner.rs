@@ -96,6 +96,9 @@ pub fn question_run(answer: &Answer) -> QuestionRun {
     };
     QuestionRun {
         answer: strip_citations(&answer.text),
+        short_answer: answer.short_answer.as_ref().map(|s| s.text.clone()),
+        not_found: answer.not_found,
+        support_rate: answer.verification.totals.support_rate,
         extractive: answer.method == Method::Extractive,
         method: Some(method.to_owned()),
         verified: Some(answer.verified),

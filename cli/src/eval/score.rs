@@ -45,6 +45,15 @@ pub trait Retrieval {
 pub struct QuestionRun {
     /// The final answer text (without citation markers).
     pub answer: String,
+    /// The short answer the text opens with (SPEC §7.3); EM/F1 score it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_answer: Option<String>,
+    /// The answer said "not found" (then EM/F1 score an empty answer).
+    #[serde(default)]
+    pub not_found: bool,
+    /// The checker's claim support rate on the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support_rate: Option<f64>,
     /// True when the answer is extractive (no model composed it).
     #[serde(default)]
     pub extractive: bool,
@@ -142,6 +151,9 @@ pub struct RunScore {
     pub em: f64,
     /// Token F1 over the answer and its aliases.
     pub f1: f64,
+    /// 1.0 when the gold answer (or an alias) appears in the full answer text.
+    #[serde(default)]
+    pub contains: f64,
     /// Supporting-passage recall of what the run read, in reading order.
     pub read_recall: RecallAtK,
     /// Supporting-passage recall of everything the run read.
@@ -390,7 +402,14 @@ pub fn score_run(
     resolver: &GoldResolver<'_>,
     retrieval: &dyn Retrieval,
 ) -> anyhow::Result<RunScore> {
-    let (em, f1) = best_em_f1(&run.answer, &q.answers);
+    // What users see first: the short answer; "not found" scores as no answer.
+    let scored = match (&run.short_answer, run.not_found) {
+        (Some(short), _) => short.as_str(),
+        (None, true) => "",
+        (None, false) => run.answer.as_str(),
+    };
+    let (em, f1) = best_em_f1(scored, &q.answers);
+    let contains = gold_contained(&run.answer, &q.answers);
     let mut docs = Vec::new();
     for id in &run.read_ids {
         if let Some(d) = retrieval.doc_of(id)? {
@@ -411,12 +430,63 @@ pub fn score_run(
     Ok(RunScore {
         em,
         f1,
+        contains,
         read_recall: RecallAtK::of(&matches, q.gold.len()),
         read_recall_all: recall_at_k(&matches, q.gold.len(), usize::MAX),
         citation_precision,
         citation_recall,
         run,
     })
+}
+
+/// 1.0 when a normalized gold answer occurs, as whole words, in the normalized text.
+pub fn gold_contained(text: &str, answers: &[String]) -> f64 {
+    let t = format!(" {} ", super::metrics::normalize_answer(text));
+    let hit = answers.iter().any(|a| {
+        let a = super::metrics::normalize_answer(a);
+        !a.is_empty() && t.contains(&format!(" {a} "))
+    });
+    if hit { 1.0 } else { 0.0 }
+}
+
+/// The scores of the runs one method produced (extractive, composed, RLM).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MethodRow {
+    /// `extractive`, `heuristic_composed`, `rlm` (or `failed`).
+    pub method: String,
+    /// Runs.
+    pub runs: usize,
+    /// Mean exact match of the short answer.
+    pub em: f64,
+    /// Mean F1 of the short answer.
+    pub f1: f64,
+    /// Share of answers containing the gold answer.
+    pub contains: f64,
+    /// Mean claim support rate (answers with cited claims).
+    pub claims_supported: Option<f64>,
+    /// Mean citation precision against gold sentences.
+    pub citation_precision: Option<f64>,
+    /// Mean citation recall against gold sentences.
+    pub citation_recall: Option<f64>,
+    /// Share of answers that said "not found".
+    pub not_found: f64,
+}
+
+impl MethodRow {
+    fn of(method: &str, runs: &[&RunScore]) -> Self {
+        let n = runs.len().max(1) as f64;
+        Self {
+            method: method.to_owned(),
+            runs: runs.len(),
+            em: runs.iter().map(|r| r.em).sum::<f64>() / n,
+            f1: runs.iter().map(|r| r.f1).sum::<f64>() / n,
+            contains: runs.iter().map(|r| r.contains).sum::<f64>() / n,
+            claims_supported: mean(runs.iter().map(|r| r.run.support_rate)),
+            citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
+            citation_recall: mean(runs.iter().map(|r| r.citation_recall)),
+            not_found: runs.iter().filter(|r| r.run.not_found).count() as f64 / n,
+        }
+    }
 }
 
 /// Means over the records of one evaluation.
@@ -442,6 +512,18 @@ pub struct Summary {
     /// Mean F1 (only with runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f1: Option<f64>,
+    /// Share of answers containing the gold answer (only with runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contains: Option<f64>,
+    /// Mean claim support rate (only with runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claims_supported: Option<f64>,
+    /// Share of "not found" answers (only with runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_found: Option<f64>,
+    /// The same scores per method that produced the answers (only with runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_method: Vec<MethodRow>,
     /// Mean citation precision (runs on datasets with gold sentences).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub citation_precision: Option<f64>,
@@ -454,6 +536,13 @@ pub struct Summary {
     pub tokens: u64,
     /// Total seconds over the questions.
     pub seconds: f64,
+}
+
+fn method_name(r: &RunScore) -> String {
+    if r.run.error.is_some() {
+        return "failed".to_owned();
+    }
+    r.run.method.clone().unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
@@ -487,6 +576,32 @@ impl Summary {
             run_errors: has_runs.then(|| runs.iter().filter(|r| r.run.error.is_some()).count()),
             em: mean(runs.iter().map(|r| Some(r.em))),
             f1: mean(runs.iter().map(|r| Some(r.f1))),
+            contains: mean(runs.iter().map(|r| Some(r.contains))),
+            claims_supported: mean(runs.iter().map(|r| r.run.support_rate)),
+            not_found: mean(
+                runs.iter()
+                    .map(|r| Some(if r.run.not_found { 1.0 } else { 0.0 })),
+            ),
+            by_method: {
+                let mut methods: Vec<String> = Vec::new();
+                for r in &runs {
+                    let m = method_name(r);
+                    if !methods.contains(&m) {
+                        methods.push(m);
+                    }
+                }
+                methods
+                    .iter()
+                    .map(|m| {
+                        let rs: Vec<&RunScore> = runs
+                            .iter()
+                            .copied()
+                            .filter(|r| &method_name(r) == m)
+                            .collect();
+                        MethodRow::of(m, &rs)
+                    })
+                    .collect()
+            },
             citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
             citation_recall: mean(runs.iter().map(|r| r.citation_recall)),
             calls: runs.iter().map(|r| r.run.calls).sum(),

@@ -1,0 +1,174 @@
+//! Reading a cited sentence with what it refers to (SPEC §7.2, issue 13): a
+//! sentence that opens with a pronoun ("It was organised by…") names the previous
+//! sentence's subject, else its section heading, else the document title; one that
+//! opens with a definite description ("The institute is…") names the nearest
+//! capitalized name among those that contains the description's noun.
+//! The referent's words then count as carried by the sentence.
+
+use std::collections::HashSet;
+
+use crate::source::Referents;
+use crate::text::{Analysis, analyse};
+
+/// Pronouns that open a sentence about something named before.
+const PRONOUNS: &[&str] = &["it", "he", "she", "they", "its", "his", "her", "their"];
+
+/// Determiners of a definite description.
+const DETERMINERS: &[&str] = &["the", "this", "these", "that", "those"];
+
+/// Lower-case words allowed inside a name ("Kestrel Institute for Coastal Studies").
+const NAME_JOINERS: &[&str] = &[
+    "of", "for", "and", "the", "de", "la", "van", "von", "du", "del",
+];
+
+/// How a sentence opens.
+#[derive(Debug, Clone, PartialEq)]
+enum Lead {
+    /// A pronoun.
+    Pronoun,
+    /// A determiner and a lower-case noun (its stem).
+    Definite(String),
+}
+
+fn lead(a: &Analysis) -> Option<Lead> {
+    let first = a.tokens.first()?;
+    if PRONOUNS.contains(&first.lower.as_str()) {
+        return Some(Lead::Pronoun);
+    }
+    if DETERMINERS.contains(&first.lower.as_str()) {
+        let noun = a.tokens.get(1)?;
+        if !noun.capitalized && noun.is_content() {
+            return Some(Lead::Definite(noun.stem.clone()));
+        }
+        if matches!(first.lower.as_str(), "this" | "these") && !noun.capitalized {
+            return Some(Lead::Pronoun);
+        }
+    }
+    None
+}
+
+/// Runs of capitalized content words (joined by name joiners), as stem lists.
+fn names(a: &Analysis) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let mut pending: usize = 0; // joiners waiting for a following capitalized word
+    for t in &a.tokens {
+        let cap = t.capitalized && t.is_content();
+        if cap {
+            run.push(t.stem.clone());
+            pending = 0;
+        } else if !run.is_empty() && NAME_JOINERS.contains(&t.lower.as_str()) && pending < 2 {
+            pending += 1;
+        } else {
+            if !run.is_empty() {
+                out.push(std::mem::take(&mut run));
+            }
+            pending = 0;
+        }
+    }
+    if !run.is_empty() {
+        out.push(run);
+    }
+    out
+}
+
+/// The name a sentence opens with ("The Skarvik Expedition was…"): after an
+/// optional article, capitalized words and the joiners between them.
+fn subject(a: &Analysis) -> Option<Vec<String>> {
+    let mut stems = Vec::new();
+    for (i, t) in a.tokens.iter().enumerate() {
+        if t.capitalized && t.is_content() {
+            stems.push(t.stem.clone());
+        } else if (i == 0 && matches!(t.lower.as_str(), "the" | "a" | "an"))
+            || (!stems.is_empty()
+                && NAME_JOINERS.contains(&t.lower.as_str())
+                && a.tokens
+                    .get(i + 1)
+                    .is_some_and(|n| n.capitalized && n.is_content()))
+        {
+            continue;
+        } else {
+            break;
+        }
+    }
+    (!stems.is_empty()).then_some(stems)
+}
+
+fn clean(text: &str) -> String {
+    text.trim_start_matches(['#', ' ', '\t']).to_string()
+}
+
+/// Stems a sentence carries through what it refers to (empty when it opens with
+/// neither a pronoun nor a definite description, or nothing resolves).
+pub(crate) fn referent_stems(sentence: &Analysis, refs: &Referents) -> HashSet<String> {
+    let Some(lead) = lead(sentence) else {
+        return HashSet::new();
+    };
+    let candidates: Vec<Analysis> = [&refs.previous, &refs.heading, &refs.title]
+        .into_iter()
+        .flatten()
+        .map(|t| analyse(&clean(t)))
+        .collect();
+    let chosen = match lead {
+        Lead::Pronoun => candidates.iter().find_map(subject),
+        Lead::Definite(noun) => candidates
+            .iter()
+            .flat_map(names)
+            .find(|n| n.iter().any(|s| s == &noun)),
+    };
+    chosen.map(|v| v.into_iter().collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn refs(previous: &str, heading: &str, title: &str) -> Referents {
+        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        Referents {
+            previous: some(previous),
+            heading: some(heading),
+            title: some(title),
+        }
+    }
+
+    fn stems(sentence: &str, r: &Referents) -> Vec<String> {
+        let mut v: Vec<String> = referent_stems(&analyse(sentence), r).into_iter().collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn pronouns_take_the_previous_subject_then_heading_then_title() {
+        let r = refs(
+            "The Harbor Survey was a six-week survey of the fjord.",
+            "Overview",
+            "The Harbor Survey (2021)",
+        );
+        assert_eq!(
+            stems("It was organised by the institute.", &r),
+            vec!["harbor", "survey"]
+        );
+        let r = refs("It sailed in June.", "", "Gull Point Lighthouse");
+        assert_eq!(
+            stems("It was built in 1880.", &r),
+            vec!["gull", "lighthous", "point"]
+        );
+        assert!(stems("Gulls nest on it.", &r).is_empty());
+    }
+
+    #[test]
+    fn definite_descriptions_take_a_name_with_their_noun() {
+        let r = refs(
+            "She joined the Osprey Institute for Marine Studies in 2019.",
+            "",
+            "Staff news",
+        );
+        assert_eq!(
+            stems("The institute is based in Tromsø.", &r),
+            vec!["institut", "marin", "osprey", "studi"]
+        );
+        assert!(stems("The harbour is deep.", &r).is_empty());
+    }
+}

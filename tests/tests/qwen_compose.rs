@@ -1,0 +1,68 @@
+//! A real local model in the loop (issue 13 item 6): Qwen2.5-Coder-1.5B-Instruct,
+//! embedded, composes a short cited answer from the heuristic evidence on the
+//! sample corpus, and the answer verifies. The model is assembled by
+//! `../shared/models/qwen-gguf.sh 1.5b` into `~/.cache/rlmkg-dev-models` (or
+//! `RLMKG_QWEN_GGUF` names the file); the test skips with a message when it is absent.
+//! One question only: about 30 s of CPU.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use rlmkg_tests::{sample_store, stderr, stdout, without_models};
+use serde_json::Value;
+
+fn qwen() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RLMKG_QWEN_GGUF").map(PathBuf::from) {
+        return p.is_file().then_some(p);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let p = home.join(".cache/rlmkg-dev-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf");
+    p.is_file().then_some(p)
+}
+
+#[test]
+fn a_real_model_composes_a_verified_short_answer() {
+    let Some(model) = qwen() else {
+        eprintln!(
+            "skipping: no Qwen2.5-Coder-1.5B GGUF (run ../shared/models/qwen-gguf.sh 1.5b or set RLMKG_QWEN_GGUF)"
+        );
+        return;
+    };
+    let (dir, store) = sample_store();
+    let out = without_models(dir.path())
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--json",
+            "ask",
+            "--strategy",
+            "heuristic",
+            "--model-path",
+            model.to_str().unwrap(),
+            "--no-cache",
+        ])
+        .arg("Who founded the publisher of The Salt Atlas?")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        answer["method"],
+        "heuristic_composed",
+        "{answer:#}\n{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        answer["short_answer"]["text"], "Catherine Moray",
+        "{answer:#}"
+    );
+    // The short answer is the first claim, and it is supported.
+    assert_eq!(
+        answer["verification"]["claims"][0]["verdict"], "supported",
+        "{answer:#}"
+    );
+    // Every shown claim is verified or marked: no claim lacks a verdict.
+    for c in answer["verification"]["claims"].as_array().unwrap() {
+        assert!(c["verdict"].is_string(), "{c:#}");
+    }
+}
