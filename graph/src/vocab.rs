@@ -18,9 +18,9 @@
 //!   sentence, shared by the relations it supports): `rk:inChunk`, `rk:start`,
 //!   `rk:end`.
 //!
-//! The shape is kept lean on purpose: loading quads into RocksDB is most of what
-//! an ingest costs (six sorted indexes per quad), so facts that a query can
-//! derive (the class of a relation or of an evidence node) are not stored.
+//! The shape is kept lean (facts a query can derive, such as the class of a
+//! relation or of an evidence node, are not stored), so building the RDF in
+//! memory from the records stays quick; `rdf::shape` is where it is decided.
 //! Predicates and classes live under [`NS`].
 
 /// Namespace of predicates and classes.

@@ -272,7 +272,7 @@ fn related_follows_a_mention_to_the_document_its_title_names() {
     );
 }
 
-/// Readers open the graph checkpoint the manifest names, so they work while a
+/// Readers read only what the manifest they opened lists, so they work while a
 /// writer holds the store open and see each commit only once it is made.
 #[test]
 fn readers_see_the_last_commit_while_a_writer_holds_the_store() {
@@ -292,7 +292,7 @@ fn readers_see_the_last_commit_while_a_writer_holds_the_store() {
     std::fs::write(src.join("b.txt"), "Dora Eik painted the harbour of Porto.").unwrap();
     w.ingest(std::slice::from_ref(&src), &opts, &NoProgress)
         .unwrap();
-    // The reader opened before the second commit keeps its view and its checkpoint.
+    // The reader opened before the second commit keeps its view and its records.
     assert!(before.entity("Dora Eik").unwrap().is_none());
     assert!(before.search("Porto", 5).unwrap().is_empty());
     let sparql = "SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }";
