@@ -360,7 +360,8 @@ const PERSON_TITLES: &[&str] = &[
     "dean",
 ];
 
-const MONTHS: &[&str] = &[
+/// English month names, lower case (a capitalized month is a date, not a name).
+pub const MONTHS: &[&str] = &[
     "january",
     "february",
     "march",

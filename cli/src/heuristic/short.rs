@@ -11,6 +11,7 @@
 
 use std::collections::HashSet;
 
+use rlmkg_ingest::MONTHS;
 use serde::Serialize;
 
 /// What a question asks for.
@@ -308,21 +309,6 @@ pub struct ShortAnswer {
     /// The sentence id that carries it.
     pub citation: String,
 }
-
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// Tokens of a text with their byte ranges.
 fn tokens(text: &str) -> Vec<(usize, usize, &str)> {
