@@ -31,7 +31,7 @@ pub use extract::MONTHS;
 pub use formats::DocMeta;
 pub use manifest::{FORMAT_VERSION, FileEntry, Manifest, Settings};
 pub use pipeline::{DEFAULT_MAX_FILE_BYTES, IngestOptions};
-pub use store::{MAX_HOPS, MAX_K, Store, with_reader};
+pub use store::{MAX_HOPS, MAX_K, Store};
 pub use text::{SegmentMode, normalize, sentences};
 pub use tokens::{APPROX_IDENTITY, APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};
 pub use types::*;

@@ -19,7 +19,6 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use rlmkg_graph::{GraphStore, GraphView, RdfGraph, ViewBuilder};
 use rlmkg_index::ChunkIndex;
@@ -90,9 +89,6 @@ impl ListedDocs {
     }
 }
 
-/// Attempts of a reader to open a consistent state while writers commit.
-const READ_ATTEMPTS: u32 = 5;
-
 impl Store {
     /// Open the store in `dir` as the single writer, creating it when absent. Takes
     /// the lock file (failing at once when another writer holds it) and removes any
@@ -153,10 +149,11 @@ impl Store {
     /// the previous manifest a moment ago; older ones go.
     fn commit(&mut self, last: bool) -> Result<(), StoreError> {
         let prev = self.manifest.view_snapshot.take();
+        self.refresh_committed();
         if last {
             let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
             self.manifest.next_snapshot += 1;
-            let listed = ListedDocs::of(&self.manifest);
+            let listed = &self.listed;
             let (first, mut b) = self
                 .fresh
                 .take()
@@ -178,7 +175,6 @@ impl Store {
             self.set_view(None);
         }
         self.manifest.save(&self.dir)?;
-        self.refresh_committed();
         if let Ok(mut rdf) = self.rdf.lock() {
             *rdf = None;
         }
@@ -367,25 +363,6 @@ impl Store {
     /// The manifest (for tools and tests).
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
-    }
-}
-
-/// Open a store for reading, again when a writer commits under it: `f` runs on
-/// a freshly opened store until it does not fail with [`StoreError::Changed`].
-pub fn with_reader<T>(
-    dir: &Path,
-    f: impl Fn(&Store) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
-    let mut attempt = 0;
-    loop {
-        let store = Store::open_read(dir)?;
-        match f(&store) {
-            Err(StoreError::Changed(_)) if attempt + 1 < READ_ATTEMPTS => {
-                attempt += 1;
-                std::thread::sleep(Duration::from_millis(20 << attempt));
-            }
-            other => return other,
-        }
     }
 }
 
