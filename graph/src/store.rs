@@ -54,18 +54,6 @@ impl GraphStore {
         })
     }
 
-    /// Write the records of the documents of input files (one group per
-    /// file) and make them durable. They belong to the store only once its
-    /// manifest lists them.
-    pub fn add_docs(&self, groups: &[Vec<DocGraph>]) -> Result<(), GraphError> {
-        let written: Vec<PathBuf> = groups
-            .par_iter()
-            .filter(|g| !g.is_empty())
-            .map(|g| self.records.write(g))
-            .collect::<Result<_, _>>()?;
-        self.records.sync(&written)
-    }
-
     /// Write the record file of one input file's documents (callers may write
     /// several at once from different threads); [`GraphStore::sync`] makes
     /// the written files durable.
@@ -230,8 +218,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("graph");
         let g = GraphStore::open(&dir, true).unwrap();
-        g.add_docs(&[vec![doc("d1", "ada")], vec![doc("d2", "bob")]])
-            .unwrap();
+        let written = [doc("d1", "ada"), doc("d2", "bob")].map(|d| g.write_group(&[d]).unwrap());
+        g.sync(&written).unwrap();
         assert_eq!(
             g.file_doc_ids().unwrap(),
             BTreeSet::from(["d1".to_string(), "d2".to_string()])
