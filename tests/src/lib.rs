@@ -101,6 +101,27 @@ pub fn without_models(dir: &Path) -> Command {
     cmd
 }
 
+/// Run `ask --json --strategy rlm` on `store` against the scripted server at
+/// `base` (`--no-cache`, no embedded model), with `extra` flags, asking `q`.
+pub fn ask_scripted(dir: &Path, store: &Path, base: &str, extra: &[&str], q: &str) -> Output {
+    let mut args = vec![
+        "--store",
+        store.to_str().unwrap(),
+        "--json",
+        "ask",
+        "--strategy",
+        "rlm",
+        "--base-url",
+        base,
+        "--model",
+        "scripted",
+        "--no-cache",
+    ];
+    args.extend_from_slice(extra);
+    args.push(q);
+    without_models(dir).args(&args).output().unwrap()
+}
+
 /// A temp dir holding `store/`, ingested from the sample corpus `examples/corpus`.
 pub fn sample_store() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -16,23 +16,7 @@ use serde_json::Value;
 
 /// Run `ask --json` against `server` with an empty model cache (no embedded model).
 fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &str) -> Output {
-    let base = server.base_url();
-    let mut args = vec![
-        "--store",
-        store.to_str().unwrap(),
-        "--json",
-        "ask",
-        "--strategy",
-        "rlm",
-        "--base-url",
-        &base,
-        "--model",
-        "scripted",
-        "--no-cache",
-    ];
-    args.extend_from_slice(extra);
-    args.push(q);
-    without_models(dir).args(&args).output().unwrap()
+    rlmkg_tests::ask_scripted(dir, store, &server.base_url(), extra, q)
 }
 
 /// Code that finds the ids of the two hop sentences of the Skarvik question.

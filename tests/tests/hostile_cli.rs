@@ -12,22 +12,13 @@ use rlmkg_tests::{repl, rlmkg, sample_store, stderr, stdout, turn, without_model
 use serde_json::Value;
 
 fn ask(dir: &Path, store: &Path, base: &str, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "--store",
-        store.to_str().unwrap(),
-        "--json",
-        "ask",
-        "--strategy",
-        "rlm",
-        "--base-url",
+    rlmkg_tests::ask_scripted(
+        dir,
+        store,
         base,
-        "--model",
-        "scripted",
-        "--no-cache",
-    ];
-    args.extend_from_slice(extra);
-    args.push("Who organised the Skarvik Expedition?");
-    without_models(dir).args(&args).output().unwrap()
+        extra,
+        "Who organised the Skarvik Expedition?",
+    )
 }
 
 #[test]
