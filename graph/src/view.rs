@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
+use rustc_hash::FxHashMap;
+
 use petgraph::graph::{EdgeIndex, NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
 use serde::{Deserialize, Serialize};
@@ -109,10 +111,8 @@ const RESTART: f64 = 0.3;
 /// Share of the restart mass on question entities when chunk seeds exist too.
 const ENTITY_SHARE: f64 = 0.7;
 
-/// (entity a, entity b, label) of an aggregated relation.
-type RelationKey = (usize, usize, String);
-/// (total weight, evidence chunk ids, count) of an aggregated relation.
-type RelationAgg = (f64, BTreeSet<String>, usize);
+/// (total weight, evidence chunk slots, subject) of an aggregated relation.
+type RelationAgg = (f64, Vec<u32>, usize);
 /// Steps walked back from a target: (from, to, edge).
 type PathSoFar<'a> = Vec<(usize, usize, &'a Edge)>;
 
@@ -142,75 +142,96 @@ impl Edge {
     }
 }
 
-/// A relation as read from a record, before aggregation.
-#[derive(Debug, Clone, Default)]
+/// A relation as read from a record, before aggregation (slots of the
+/// builder's interned keys, labels and chunk ids).
+#[derive(Debug, Clone)]
 struct RawRelation {
-    pub subject: Option<String>,
-    pub object: Option<String>,
-    pub label: String,
-    pub weight: f64,
-    pub evidence: Vec<String>,
+    subject: u32,
+    object: u32,
+    label: u32,
+    weight: f64,
+    evidence: Vec<u32>,
 }
 
 #[derive(Default)]
 struct EntityAcc {
+    /// Whether a record declares or mentions the entity (a key seen only as
+    /// a relation end or a document's subject is not an entity by itself).
+    real: bool,
     names: HashMap<String, u32>,
     kinds: HashMap<String, u32>,
     aliases: BTreeSet<String>,
     mentions: u64,
 }
 
+/// Strings numbered in the order first seen.
+#[derive(Default)]
+struct Interner {
+    names: Vec<String>,
+    slots: FxHashMap<String, u32>,
+}
+
+impl Interner {
+    fn slot(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.slots.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(s.to_string());
+        self.slots.insert(s.to_string(), i);
+        i
+    }
+
+    fn name(&self, slot: u32) -> &str {
+        self.names.get(slot as usize).map_or("", String::as_str)
+    }
+}
+
 /// Collects the view from documents' records, one at a time.
 #[derive(Default)]
 pub struct ViewBuilder {
-    entities: HashMap<String, EntityAcc>,
-    chunk_mentions: HashMap<(String, String), u32>,
-    chunk_about: Vec<(String, String)>,
+    keys: Interner,
+    accs: Vec<EntityAcc>,
+    chunks: Interner,
+    labels: Interner,
+    /// Mentions per (chunk, entity), counted once per document.
+    chunk_mentions: FxHashMap<(u32, u32), u32>,
+    /// (chunk, entity) of each chunk and its document's subject.
+    chunk_about: Vec<(u32, u32)>,
     relations: Vec<RawRelation>,
     docs: Vec<String>,
     quads: u64,
 }
 
 impl ViewBuilder {
+    /// The accumulator of entity `e`, which a record declares or mentions.
+    fn acc(&mut self, e: &str) -> &mut EntityAcc {
+        let slot = self.key(e) as usize;
+        if self.accs.len() <= slot {
+            self.accs.resize_with(slot + 1, EntityAcc::default);
+        }
+        let acc = &mut self.accs[slot];
+        acc.real = true;
+        acc
+    }
+    fn key(&mut self, e: &str) -> u32 {
+        self.keys.slot(e)
+    }
     fn name(&mut self, e: &str, name: &str) {
-        *self
-            .entities
-            .entry(e.to_string())
-            .or_default()
-            .names
-            .entry(name.to_string())
-            .or_default() += 1;
+        bump(&mut self.acc(e).names, name);
     }
     fn kind(&mut self, e: &str, kind: &str) {
-        *self
-            .entities
-            .entry(e.to_string())
-            .or_default()
-            .kinds
-            .entry(kind.to_string())
-            .or_default() += 1;
+        bump(&mut self.acc(e).kinds, kind);
     }
     fn alias(&mut self, e: &str, alias: &str) {
-        self.entities
-            .entry(e.to_string())
-            .or_default()
-            .aliases
-            .insert(alias.to_string());
+        let aliases = &mut self.acc(e).aliases;
+        if !aliases.contains(alias) {
+            aliases.insert(alias.to_string());
+        }
     }
-    fn mention(&mut self, e: &str) {
-        self.entities.entry(e.to_string()).or_default().mentions += 1;
-    }
-    fn chunk_mention(&mut self, chunk: &str, e: &str) {
-        *self
-            .chunk_mentions
-            .entry((chunk.to_string(), e.to_string()))
-            .or_default() += 1;
-    }
-    fn chunk_about(&mut self, chunk: &str, e: &str) {
-        self.chunk_about.push((chunk.to_string(), e.to_string()));
-    }
-    fn relation(&mut self, r: RawRelation) {
-        self.relations.push(r);
+    fn mention(&mut self, e: &str) -> u32 {
+        self.acc(e).mentions += 1;
+        self.key(e)
     }
 
     /// Add everything one document contributes (the same facts its named graph
@@ -225,25 +246,33 @@ impl ViewBuilder {
                 self.alias(&e.key, a);
             }
         }
-        let mut seen: HashSet<(&str, &str)> = HashSet::new();
+        let mut seen: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
         for m in &d.mentions {
-            self.mention(&m.entity);
-            if seen.insert((m.chunk.as_str(), m.entity.as_str())) {
-                self.chunk_mention(&m.chunk, &m.entity);
+            let e = self.mention(&m.entity);
+            let c = self.chunks.slot(&m.chunk);
+            if seen.insert((c, e)) {
+                *self.chunk_mentions.entry((c, e)).or_default() += 1;
             }
         }
         for r in &d.relations {
-            self.relation(RawRelation {
-                subject: Some(r.subject.clone()),
-                object: Some(r.object.clone()),
-                label: r.label.clone(),
+            let relation = RawRelation {
+                subject: self.key(&r.subject),
+                object: self.key(&r.object),
+                label: self.labels.slot(&r.label),
                 weight: r.weight,
-                evidence: r.evidence.iter().map(|e| e.chunk.clone()).collect(),
-            });
+                evidence: r
+                    .evidence
+                    .iter()
+                    .map(|e| self.chunks.slot(&e.chunk))
+                    .collect(),
+            };
+            self.relations.push(relation);
         }
         if let Some(a) = &d.about {
+            let e = self.key(a);
             for c in &d.chunks {
-                self.chunk_about(&c.id, a);
+                let c = self.chunks.slot(&c.id);
+                self.chunk_about.push((c, e));
             }
         }
     }
@@ -265,13 +294,28 @@ impl ViewBuilder {
             quads: self.quads,
             ..GraphView::default()
         };
-        let mut keys: Vec<String> = self.entities.keys().cloned().collect();
-        keys.sort();
-        let mut accs = self.entities;
-        for key in keys {
-            let Some(acc) = accs.remove(&key) else {
+        let Self {
+            keys,
+            accs,
+            chunks,
+            labels,
+            chunk_mentions,
+            chunk_about,
+            relations,
+            ..
+        } = self;
+        // Entities in key order; `index[slot]` is the entity a key slot became.
+        let mut order: Vec<u32> = (0..accs.len() as u32)
+            .filter(|&k| accs[k as usize].real)
+            .collect();
+        order.sort_by(|&a, &b| keys.name(a).cmp(keys.name(b)));
+        let mut index: Vec<Option<usize>> = vec![None; keys.names.len()];
+        let mut accs: Vec<Option<EntityAcc>> = accs.into_iter().map(Some).collect();
+        for slot in order {
+            let Some(acc) = accs.get_mut(slot as usize).and_then(Option::take) else {
                 continue;
             };
+            let key = keys.name(slot).to_string();
             let name = best(&acc.names).unwrap_or_else(|| key.replace('_', " "));
             // A document that could not tell the type votes for nothing.
             let mut kinds = acc.kinds;
@@ -292,6 +336,9 @@ impl ViewBuilder {
                 }
             }
             v.entity_idx.insert(key.clone(), idx);
+            if let Some(i) = index.get_mut(slot as usize) {
+                *i = Some(idx);
+            }
             v.entities.push(EntityInfo {
                 id: key,
                 name,
@@ -302,23 +349,29 @@ impl ViewBuilder {
             let n = v.graph.add_node(Node::Entity(idx as u32));
             v.entity_node.push(n);
         }
+        let entity = |slot: u32| index.get(slot as usize).copied().flatten();
         // Chunk–entity edges: mentions, plus the title entity of the chunk's document
         // (which the text may name differently: "Helen Hunt" vs "Helen Elizabeth Hunt").
-        let mut cm: HashMap<(String, String), f64> = self
-            .chunk_mentions
+        let mut cm: FxHashMap<(u32, u32), f64> = chunk_mentions
             .into_iter()
             .map(|(k, w)| (k, f64::from(w)))
             .collect();
-        for key in self.chunk_about {
+        for key in chunk_about {
             *cm.entry(key).or_default() += ABOUT_WEIGHT;
         }
-        let mut cm: Vec<((String, String), f64)> = cm.into_iter().collect();
-        cm.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut cm: Vec<((u32, u32), f64)> = cm.into_iter().collect();
+        cm.sort_by(|a, b| {
+            let ((ca, ea), (cb, eb)) = (a.0, b.0);
+            chunks
+                .name(ca)
+                .cmp(chunks.name(cb))
+                .then_with(|| keys.name(ea).cmp(keys.name(eb)))
+        });
         for ((chunk, e), weight) in cm {
-            let Some(&ei) = v.entity_idx.get(&e) else {
+            let Some(ei) = entity(e) else {
                 continue;
             };
-            let ci = v.chunk(&chunk);
+            let ci = v.chunk(chunks.name(chunk));
             v.graph.add_edge(
                 v.entity_node[ei],
                 v.chunk_node[ci],
@@ -326,12 +379,9 @@ impl ViewBuilder {
             );
         }
         // Aggregate relations per (unordered pair, label).
-        let mut agg: HashMap<RelationKey, RelationAgg> = HashMap::new();
-        for r in self.relations {
-            let (Some(s), Some(o)) = (r.subject, r.object) else {
-                continue;
-            };
-            let (Some(&si), Some(&oi)) = (v.entity_idx.get(&s), v.entity_idx.get(&o)) else {
+        let mut agg: FxHashMap<(usize, usize, u32), RelationAgg> = FxHashMap::default();
+        for r in relations {
+            let (Some(si), Some(oi)) = (entity(r.subject), entity(r.object)) else {
                 continue;
             };
             if si == oi {
@@ -342,18 +392,26 @@ impl ViewBuilder {
             } else {
                 (oi, si, r.label)
             };
-            let entry = agg.entry(key).or_insert((0.0, BTreeSet::new(), si));
+            let entry = agg.entry(key).or_insert((0.0, Vec::new(), si));
             entry.0 += r.weight;
             entry.1.extend(r.evidence);
         }
         let mut agg: Vec<_> = agg.into_iter().collect();
-        agg.sort_by(|a, b| a.0.cmp(&b.0));
-        for ((a, b, label), (weight, evidence, subject)) in agg {
-            let label_id = v.label(&label);
+        agg.sort_by(|a, b| {
+            let ((a0, a1, al), (b0, b1, bl)) = (a.0, b.0);
+            (a0, a1)
+                .cmp(&(b0, b1))
+                .then_with(|| labels.name(al).cmp(labels.name(bl)))
+        });
+        for ((a, b, label), (weight, mut evidence, subject)) in agg {
+            let label_id = v.label(labels.name(label));
+            // The first 32 distinct evidence chunks in id order.
+            evidence.sort_by(|&x, &y| chunks.name(x).cmp(chunks.name(y)));
+            evidence.dedup();
             let evidence: Vec<u32> = evidence
                 .iter()
                 .take(32)
-                .map(|c| v.chunk(c) as u32)
+                .map(|&c| v.chunk(chunks.name(c)) as u32)
                 .collect();
             let e = v.graph.add_edge(
                 v.entity_node[a],
@@ -379,6 +437,16 @@ impl ViewBuilder {
             })
             .collect();
         v
+    }
+}
+
+/// Count one more `s` in `counts`, allocating only for a new one.
+fn bump(counts: &mut HashMap<String, u32>, s: &str) {
+    match counts.get_mut(s) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(s.to_string(), 1);
+        }
     }
 }
 

@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
-use unicode_segmentation::UnicodeSegmentation;
 
 /// One sentence to extract from, with its byte span in the document.
 #[derive(Debug, Clone, Copy)]
@@ -452,6 +451,34 @@ fn lower(s: &str) -> String {
     s.to_lowercase()
 }
 
+/// Where `needle_lc` (lower-case) first occurs in `s` lower-cased
+/// (`lower(s).find(needle_lc)`), without allocating for ASCII text.
+fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
+    if !s.is_ascii() {
+        return lower(s).find(needle_lc);
+    }
+    if !needle_lc.is_ascii() {
+        return None;
+    }
+    let n = needle_lc.as_bytes();
+    if n.is_empty() {
+        return Some(0);
+    }
+    s.as_bytes()
+        .windows(n.len())
+        .position(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// Whether `w`, lower-cased, is one of `list` (lower-case words), without
+/// allocating for ASCII words.
+fn lower_in(w: &str, list: &[&str]) -> bool {
+    if w.is_ascii() {
+        list.iter().any(|l| w.eq_ignore_ascii_case(l))
+    } else {
+        list.contains(&lower(w).as_str())
+    }
+}
+
 fn is_cap(w: &str) -> bool {
     w.chars().next().is_some_and(char::is_uppercase)
 }
@@ -469,17 +496,13 @@ fn is_year(w: &str) -> bool {
 
 /// Candidate mentions in one sentence; offsets relative to the sentence.
 fn candidates(s: &str) -> Vec<Cand> {
-    let words: Vec<(usize, &str)> = s
-        .split_word_bound_indices()
-        .filter(|(_, w)| w.chars().any(char::is_alphanumeric))
-        .collect();
+    let words = crate::bounds::words(s);
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
         let (ws, w) = words[i];
-        let lw = lower(w);
         // Dates: Month [D,] YYYY | D Month YYYY | YYYY.
-        if MONTHS.contains(&lw.as_str()) && is_cap(w) {
+        if is_cap(w) && lower_in(w, MONTHS) {
             let mut j = i + 1;
             let mut end = ws + w.len();
             let mut has_year = false;
@@ -546,7 +569,7 @@ fn candidates(s: &str) -> Vec<Cand> {
             if is_cap(nw) {
                 j += 1;
                 last_cap = j;
-            } else if CONNECTORS.contains(&lower(nw).as_str()) && j + 2 < words.len() {
+            } else if lower_in(nw, CONNECTORS) && j + 2 < words.len() {
                 j += 1;
             } else {
                 break;
@@ -556,24 +579,20 @@ fn candidates(s: &str) -> Vec<Cand> {
         let run = &words[i..=j];
         let mut first = 0;
         // Drop a sentence-initial stop word ("The", "In", …) unless the run is a name with "The".
-        while first < run.len() && STOP_STARTERS.contains(&lower(run[first].1).as_str()) {
+        while first < run.len() && lower_in(run[first].1, STOP_STARTERS) {
             if run[first].1 == "The" && run.len() - first > 1 && first == 0 {
                 break;
             }
             first += 1;
         }
         let run = &run[first..];
-        if run.is_empty()
-            || run
-                .iter()
-                .all(|(_, w)| CONNECTORS.contains(&lower(w).as_str()))
-        {
+        if run.is_empty() || run.iter().all(|(_, w)| lower_in(w, CONNECTORS)) {
             i = j + 1;
             continue;
         }
         // Trim trailing connectors.
         let mut end_k = run.len();
-        while end_k > 0 && CONNECTORS.contains(&lower(run[end_k - 1].1).as_str()) {
+        while end_k > 0 && lower_in(run[end_k - 1].1, CONNECTORS) {
             end_k -= 1;
         }
         let run = &run[..end_k];
@@ -655,7 +674,7 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
 
 fn initials(name: &str) -> String {
     name.split_whitespace()
-        .filter(|w| !CONNECTORS.contains(&lower(w).as_str()))
+        .filter(|w| !lower_in(w, CONNECTORS))
         .filter_map(|w| w.chars().next())
         .filter(|c| c.is_uppercase())
         .collect()
@@ -707,7 +726,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         // The document title where it occurs verbatim.
         if title.chars().count() >= 3
             && !title_key.is_empty()
-            && let Some(p) = lower(s).find(&title_lc)
+            && let Some(p) = find_lower(s, &title_lc)
             && s.is_char_boundary(p)
             && s.is_char_boundary(p + title.len())
             && s[p..].len() >= title.len()
@@ -911,6 +930,20 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn allocation_free_lower_case_helpers_agree_with_to_lowercase(
+            s in "[a-zA-Z İK\u{212a}é.]{0,24}",
+            t in "[a-zA-Z İKé]{0,4}",
+        ) {
+            let t = lower(&t);
+            prop_assert_eq!(find_lower(&s, &t), lower(&s).find(&t));
+            let list = [t.as_str(), "the", "k"];
+            prop_assert_eq!(lower_in(&s, &list), list.contains(&lower(&s).as_str()));
+        }
+    }
 
     fn run(text: &str) -> Extraction {
         run_titled(text, "")

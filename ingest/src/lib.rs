@@ -15,6 +15,7 @@
 //! writer that opens the store removes whatever an interrupted command left
 //! unlisted.
 
+mod bounds;
 mod error;
 mod extract;
 mod formats;

@@ -16,6 +16,10 @@ use crate::store::Store;
 use crate::store::write::FileUpdate;
 use crate::types::*;
 
+/// Parts a commit batch is prepared in, so preparing one part overlaps
+/// writing the one before it.
+const PARTS_PER_BATCH: u64 = 16;
+
 fn threads(n: usize) -> usize {
     if n == 0 {
         std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -82,41 +86,53 @@ impl Store {
             .num_threads(threads(opts.threads))
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        // Batches of about `batch_bytes`. Each batch is prepared (in parallel)
-        // while the one before it is written.
-        let mut batches: Vec<Vec<WalkedFile>> = Vec::new();
-        let mut batch_bytes = 0u64;
+        // Parts of about `batch_bytes / PARTS_PER_BATCH`: each part is
+        // prepared (in parallel) while the one before it is written, and the
+        // written files are committed once about `batch_bytes` wait.
+        let part_bytes = (opts.batch_bytes / PARTS_PER_BATCH).max(1);
+        let mut parts: Vec<Vec<WalkedFile>> = Vec::new();
+        let mut part_size = 0u64;
         for f in files {
-            if batches.is_empty() || batch_bytes >= opts.batch_bytes {
-                batches.push(Vec::new());
-                batch_bytes = 0;
+            if parts.is_empty() || part_size >= part_bytes {
+                parts.push(Vec::new());
+                part_size = 0;
             }
-            batch_bytes += f.size;
-            if let Some(b) = batches.last_mut() {
+            part_size += f.size;
+            if let Some(b) = parts.last_mut() {
                 b.push(f);
             }
         }
         pool.install(|| -> Result<(), StoreError> {
-            let mut batches = batches.into_iter();
-            let mut ready = batches.next().map(|b| {
+            let mut parts = parts.into_iter();
+            let mut uncommitted = 0u64;
+            let mut ready = parts.next().map(|b| {
                 let known = self.known_hashes(&b);
                 let (p, secs) = prepare_batch(b, known, opts);
                 summary.stages.prepare += secs;
                 p
             });
             while let Some(current) = ready.take() {
-                let Some(next) = batches.next() else {
-                    dirty |= self.apply(current, progress, &mut summary)?;
-                    break;
+                let bytes: u64 = current.iter().map(|(f, _)| f.size).sum();
+                let next = parts.next();
+                let applied = match next {
+                    None => self.apply(current, progress, &mut summary)?,
+                    Some(next) => {
+                        let known = self.known_hashes(&next);
+                        let ((p, secs), applied) = rayon::join(
+                            || prepare_batch(next, known, opts),
+                            || self.apply(current, progress, &mut summary),
+                        );
+                        summary.stages.prepare += secs;
+                        ready = Some(p);
+                        applied?
+                    }
                 };
-                let known = self.known_hashes(&next);
-                let ((p, secs), applied) = rayon::join(
-                    || prepare_batch(next, known, opts),
-                    || self.apply(current, progress, &mut summary),
-                );
-                dirty |= applied?;
-                summary.stages.prepare += secs;
-                ready = Some(p);
+                dirty |= applied;
+                uncommitted += bytes;
+                if uncommitted >= opts.batch_bytes || ready.is_none() {
+                    self.commit_written(&mut summary)?;
+                    uncommitted = 0;
+                }
             }
             Ok(())
         })?;

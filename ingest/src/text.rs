@@ -4,7 +4,6 @@
 //! function cuts chunks at ingest and numbers sentences (`c12.s3`) at read time.
 
 use unicode_normalization::UnicodeNormalization;
-use unicode_segmentation::UnicodeSegmentation;
 
 /// How a text is split into sentences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +99,8 @@ pub(crate) struct Segmentation {
     /// Indexes (ascending) of the spans that continue an over-long sentence cut
     /// at [`MAX_SENTENCE`] bytes.
     pub forced: Vec<usize>,
+    /// Byte offsets (ascending) of the text's newlines, in `Prose` mode.
+    newlines: Vec<usize>,
 }
 
 impl Segmentation {
@@ -129,6 +130,7 @@ pub(crate) fn segment(text: &str, mode: SegmentMode) -> Segmentation {
             let mut cut_points = Vec::new();
             while i < bytes.len() {
                 if bytes[i] == b'\n' {
+                    out.newlines.push(i);
                     let mut j = i + 1;
                     while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
                         j += 1;
@@ -166,7 +168,7 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Segmentation) {
     }
     let flat = para.replace('\n', " ");
     let mut pieces: Vec<(usize, usize)> = Vec::new();
-    for (off, s) in flat.split_sentence_bound_indices() {
+    for (off, s) in crate::bounds::sentences(&flat) {
         let start = off;
         let end = off + s.len();
         let merge = match pieces.last() {
@@ -244,7 +246,7 @@ pub(crate) fn chunk_sentences(
 ) -> Vec<(usize, usize)> {
     let (cs, ce) = (seg.spans[i].0, seg.spans[j - 1].1);
     if mode == SegmentMode::Prose
-        && (seg.cut_at(i) || seg.cut_at(i + 1) || first_line_heading_differs(text, cs))
+        && (seg.cut_at(i) || seg.cut_at(i + 1) || first_line_heading_differs(text, seg, cs))
     {
         return sentences(&text[cs..ce], mode)
             .into_iter()
@@ -256,8 +258,12 @@ pub(crate) fn chunk_sentences(
 
 /// Whether the line holding byte `cs` counts as a markdown heading differently
 /// when read from its start (whole document) and from `cs` (a chunk's text).
-fn first_line_heading_differs(text: &str, cs: usize) -> bool {
-    let ls = text[..cs].rfind('\n').map_or(0, |p| p + 1);
+fn first_line_heading_differs(text: &str, seg: &Segmentation, cs: usize) -> bool {
+    let before = seg.newlines.partition_point(|&p| p < cs);
+    let ls = before
+        .checked_sub(1)
+        .and_then(|k| seg.newlines.get(k))
+        .map_or(0, |p| p + 1);
     text[ls..].trim_start().starts_with('#') != text[cs..].trim_start().starts_with('#')
 }
 
@@ -508,7 +514,7 @@ mod chunk_sentences_tests {
         let (_, bad) = check_windows(t, SegmentMode::Prose, 3);
         assert!(bad.is_empty(), "{bad:?}");
         let seg = segment(t, SegmentMode::Prose);
-        assert!(first_line_heading_differs(t, seg.spans[1].0));
+        assert!(first_line_heading_differs(t, &seg, seg.spans[1].0));
         // The whole document reads one sentence; the chunk from `#3` reads two.
         assert_eq!(seg.spans.len(), 3);
         assert_eq!(chunk_sentences(t, &seg, 1, 2, SegmentMode::Prose).len(), 2);

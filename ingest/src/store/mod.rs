@@ -39,6 +39,8 @@ pub struct Store {
     /// The writer's view of the documents this command added (numbers from
     /// the first), so the final commit reads only the records of the others.
     fresh: Option<(u64, ViewBuilder)>,
+    /// Files written since the last commit, which the next commit lists.
+    pending: write::Pending,
     lock: Option<File>,
 }
 
@@ -125,6 +127,7 @@ impl Store {
             view: Mutex::new(None),
             rdf: Mutex::new(None),
             fresh: None,
+            pending: write::Pending::default(),
             lock,
         };
         store.refresh_committed();
@@ -142,38 +145,56 @@ impl Store {
 
     /// Make the current state the committed one by saving the manifest (the
     /// commit point); the index must be committed and new records written
-    /// before. `last` marks the final commit of a command: it also builds the
-    /// graph view of the whole store and saves its snapshot, which the manifest
-    /// names (after other commits it names none, and readers build the view
-    /// from the records). The previous snapshot stays for readers that read
-    /// the previous manifest a moment ago; older ones go.
-    fn commit(&mut self, last: bool) -> Result<(), StoreError> {
+    /// before. The manifest names no view snapshot, so readers build the view
+    /// from the records (see [`Store::commit_last`]).
+    fn commit(&mut self) -> Result<(), StoreError> {
         let prev = self.manifest.view_snapshot.take();
         self.refresh_committed();
-        if last {
-            let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
-            self.manifest.next_snapshot += 1;
-            let listed = &self.listed;
-            let (first, mut b) = self
-                .fresh
-                .take()
-                .unwrap_or((u64::MAX, ViewBuilder::default()));
+        self.set_view(None);
+        self.save_manifest(prev)
+    }
+
+    /// The final commit of a command: [`Store::commit`] that also builds the
+    /// graph view of the whole store and saves its snapshot, which the manifest
+    /// names. With `index_too` the index commits here too, beside the view
+    /// build (new records must be written before). The previous snapshot stays
+    /// for readers that read the previous manifest a moment ago; older ones go.
+    fn commit_last(&mut self, index_too: bool) -> Result<(), StoreError> {
+        let prev = self.manifest.view_snapshot.take();
+        self.refresh_committed();
+        let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
+        self.manifest.next_snapshot += 1;
+        let (first, mut b) = self
+            .fresh
+            .take()
+            .unwrap_or((u64::MAX, ViewBuilder::default()));
+        let (listed, graph, index) = (&self.listed, &self.graph, &mut self.index);
+        let build = || -> Result<GraphView, StoreError> {
             // Documents of this command whose records it replaced again are
             // not listed: start over from the records then (rare).
             let view = if b.docs() > 0 && !b.all_listed(&|d| listed.contains(d)) {
-                self.graph.build_view(&|d| listed.contains(d))?
+                graph.build_view(&|d| listed.contains(d))?
             } else {
-                self.graph.extend_view(&mut b, &|d| {
+                graph.extend_view(&mut b, &|d| {
                     listed.contains(d) && parse_num(d, 'd').is_some_and(|n| n < first)
                 })?;
                 b.build()
             };
-            self.graph.write_snapshot(&name, &view)?;
-            self.manifest.view_snapshot = Some(name);
-            self.set_view(Some(Arc::new(view)));
-        } else {
-            self.set_view(None);
-        }
+            graph.write_snapshot(&name, &view)?;
+            Ok(view)
+        };
+        let (indexed, view) =
+            rayon::join(|| if index_too { index.commit() } else { Ok(()) }, build);
+        indexed?;
+        let view = view?;
+        self.manifest.view_snapshot = Some(name);
+        self.set_view(Some(Arc::new(view)));
+        self.save_manifest(prev)
+    }
+
+    /// Save the manifest (the commit point) and prune the view snapshots no
+    /// reader can still need (all but the current one and `prev`).
+    fn save_manifest(&mut self, prev: Option<String>) -> Result<(), StoreError> {
         self.manifest.save(&self.dir)?;
         if let Ok(mut rdf) = self.rdf.lock() {
             *rdf = None;
@@ -263,7 +284,7 @@ impl Store {
             .as_ref()
             .is_some_and(|s| self.graph.has_snapshot(s));
         if changed || is_new || !snapshot_ok {
-            self.commit(true)?;
+            self.commit_last(false)?;
         } else if let Some(s) = self.manifest.view_snapshot.clone() {
             // Snapshots of interrupted commands.
             self.graph.prune_snapshots(&[s.as_str()])?;

@@ -41,6 +41,15 @@ pub(crate) struct FileUpdate {
 }
 
 /// One file as written by [`Store::write_file`], before the commit.
+/// Files written and not yet committed (see [`Store::write_files`]).
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    /// Their graph record files, to be synced before the commit.
+    records: Vec<PathBuf>,
+    /// Their manifest entries, by file key.
+    entries: Vec<(String, FileEntry)>,
+}
+
 struct Written {
     key: String,
     entry: FileEntry,
@@ -89,10 +98,8 @@ impl Store {
         Ok(if had_files { changed } else { Vec::new() })
     }
 
-    /// Write a batch of files and commit it (see the module doc); counts go to
-    /// `summary`, with the time of each stage. Ids are given in order first;
-    /// then each file's text, index records and graph record are written in
-    /// parallel.
+    /// Write files' texts, index records and graph records; they stay
+    /// invisible to readers until [`Store::commit_written`] lists them.
     pub(crate) fn write_files(
         &mut self,
         files: Vec<FileUpdate>,
@@ -114,12 +121,9 @@ impl Store {
             .collect::<Result<_, _>>()?;
         summary.stages.index += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let paths: Vec<PathBuf> = written.iter().filter_map(|w| w.record.clone()).collect();
-        self.graph.sync(&paths)?;
         let (_, fresh) = self
             .fresh
             .get_or_insert_with(|| (first_doc, ViewBuilder::default()));
-        let mut new_entries = Vec::with_capacity(written.len());
         for w in written {
             for d in &w.group {
                 summary.docs += 1;
@@ -129,17 +133,31 @@ impl Store {
                 summary.mentions += d.mentions.len() as u64;
                 fresh.add_doc(d);
             }
-            new_entries.push((w.key, w.entry));
+            self.pending.records.extend(w.record);
+            self.pending.entries.push((w.key, w.entry));
         }
         summary.stages.graph += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Commit the files written since the last commit: their records reach
+    /// the disk, the index commits, the manifest lists them, and the files
+    /// they replace are removed.
+    pub(crate) fn commit_written(&mut self, summary: &mut IngestSummary) -> Result<(), StoreError> {
+        self.require_writer()?;
+        if self.pending.entries.is_empty() {
+            return Ok(());
+        }
         let t = Instant::now();
+        let Pending { records, entries } = std::mem::take(&mut self.pending);
+        self.graph.sync(&records)?;
         self.index.commit()?;
-        let old: Vec<FileEntry> = new_entries
+        let old: Vec<FileEntry> = entries
             .iter()
             .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
             .collect();
-        self.manifest.files.extend(new_entries);
-        self.commit(false)?;
+        self.manifest.files.extend(entries);
+        self.commit()?;
         self.drop_entries(&old)?;
         summary.stages.commit += t.elapsed().as_secs_f64();
         Ok(())
@@ -147,9 +165,21 @@ impl Store {
 
     /// End a command that changed the store: the commit that builds the view
     /// of the whole store and saves its snapshot for readers.
+    ///
+    /// Files still written and uncommitted are committed with it: their index
+    /// commit runs beside the view build, and the manifest is saved once.
     pub(crate) fn finish(&mut self) -> Result<(), StoreError> {
         self.require_writer()?;
-        self.commit(true)
+        let Pending { records, entries } = std::mem::take(&mut self.pending);
+        let index_too = !entries.is_empty();
+        self.graph.sync(&records)?;
+        let old: Vec<FileEntry> = entries
+            .iter()
+            .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
+            .collect();
+        self.manifest.files.extend(entries);
+        self.commit_last(index_too)?;
+        self.drop_entries(&old)
     }
 
     /// The entry of a file with its ids: a file number, and the document and
@@ -329,7 +359,7 @@ impl Store {
         if old.is_empty() {
             return Ok(summary);
         }
-        self.commit(false)?;
+        self.commit()?;
         self.drop_entries(&old)?;
         Ok(summary)
     }

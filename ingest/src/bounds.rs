@@ -1,0 +1,262 @@
+//! Unicode word and sentence boundaries (UAX #29) with an ASCII fast path.
+//!
+//! Segmentation and extraction spend a fifth of ingest's CPU looking up
+//! Unicode break properties, although most text is ASCII. For an ASCII text
+//! the rules reduce to a few byte classes, so the boundaries are computed from
+//! those directly; anything else goes to `unicode-segmentation`. Both paths give
+//! the same boundaries (property-tested below against the crate), so the fast
+//! path changes no chunk, sentence number or mention.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The words of `s` with their byte offsets: the word-bound segments that hold
+/// a letter or digit (`split_word_bound_indices`, filtered).
+pub(crate) fn words(s: &str) -> Vec<(usize, &str)> {
+    if !s.is_ascii() {
+        return s
+            .split_word_bound_indices()
+            .filter(|(_, w)| w.chars().any(char::is_alphanumeric))
+            .collect();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !is_word_byte(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        // Extend the word while UAX #29 keeps the next byte in it.
+        while i < b.len() {
+            let (p, c) = (b[i - 1], b[i]);
+            if is_word_byte(c) {
+                i += 1;
+                continue;
+            }
+            // A single middle character between two letters or two digits.
+            let joins = i + 1 < b.len()
+                && ((p.is_ascii_alphabetic()
+                    && b[i + 1].is_ascii_alphabetic()
+                    && matches!(c, b':' | b'.' | b'\''))
+                    || (p.is_ascii_digit()
+                        && b[i + 1].is_ascii_digit()
+                        && matches!(c, b',' | b';' | b'.' | b'\'')));
+            if joins {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        let w = &s[start..i];
+        if w.bytes().any(|c| c.is_ascii_alphanumeric()) {
+            out.push((start, w));
+        }
+    }
+    out
+}
+
+/// Letters, digits and the connector `_` (ALetter, Numeric, ExtendNumLet).
+fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Sentence-bound segments of `s` with their byte offsets
+/// (`split_sentence_bound_indices`).
+pub(crate) fn sentences(s: &str) -> Vec<(usize, &str)> {
+    if !s.is_ascii() {
+        return s.split_sentence_bound_indices().collect();
+    }
+    let b = s.as_bytes();
+    let mut cuts = Vec::new();
+    let mut cut = |i: usize| {
+        if i < b.len() && cuts.last().is_none_or(|&l| l < i) && sentence_break_before(b, i) {
+            cuts.push(i);
+        }
+    };
+    // A break needs a paragraph separator or `SATerm Close* Sp*` right before
+    // it, so only the places after those are tested.
+    let mut t = 0;
+    while t < b.len() {
+        let c = sb(b[t]);
+        if is_para_sep(c) {
+            cut(t + 1);
+            t += 1;
+        } else if is_saterm(c) {
+            let mut e = t + 1;
+            while e < b.len() && sb(b[e]) == Sb::Close {
+                e += 1;
+            }
+            while e < b.len() && sb(b[e]) == Sb::Sp {
+                e += 1;
+            }
+            for i in t + 1..=e {
+                cut(i);
+            }
+            t = e.max(t + 1);
+        } else {
+            t += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    let mut start = 0;
+    for i in cuts {
+        out.push((start, &s[start..i]));
+        start = i;
+    }
+    if start < b.len() {
+        out.push((start, &s[start..]));
+    }
+    out
+}
+
+/// Sentence break property of an ASCII byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sb {
+    Cr,
+    Lf,
+    Sp,
+    Lower,
+    Upper,
+    Numeric,
+    ATerm,
+    STerm,
+    Close,
+    SContinue,
+    Other,
+}
+
+fn sb(c: u8) -> Sb {
+    match c {
+        b'\r' => Sb::Cr,
+        b'\n' => Sb::Lf,
+        b' ' | b'\t' | 0x0b | 0x0c => Sb::Sp,
+        b'a'..=b'z' => Sb::Lower,
+        b'A'..=b'Z' => Sb::Upper,
+        b'0'..=b'9' => Sb::Numeric,
+        b'.' => Sb::ATerm,
+        b'!' | b'?' => Sb::STerm,
+        b'"' | b'\'' | b'(' | b')' | b'[' | b']' | b'{' | b'}' => Sb::Close,
+        b',' | b'-' | b':' | b';' => Sb::SContinue,
+        _ => Sb::Other,
+    }
+}
+
+fn is_para_sep(c: Sb) -> bool {
+    matches!(c, Sb::Cr | Sb::Lf)
+}
+
+fn is_saterm(c: Sb) -> bool {
+    matches!(c, Sb::ATerm | Sb::STerm)
+}
+
+/// Whether UAX #29 breaks a sentence between `b[i - 1]` and `b[i]`.
+fn sentence_break_before(b: &[u8], i: usize) -> bool {
+    let (prev, next) = (sb(b[i - 1]), sb(b[i]));
+    if prev == Sb::Cr && next == Sb::Lf {
+        return false; // SB3
+    }
+    if is_para_sep(prev) {
+        return true; // SB4
+    }
+    // Match `SATerm Close* Sp*` ending at i - 1, read backwards.
+    let mut j = i;
+    while j > 0 && sb(b[j - 1]) == Sb::Sp {
+        j -= 1;
+    }
+    let spaces = j < i;
+    let after_close = j;
+    while j > 0 && sb(b[j - 1]) == Sb::Close {
+        j -= 1;
+    }
+    let closes = j < after_close;
+    if j == 0 || !is_saterm(sb(b[j - 1])) {
+        return false; // SB998
+    }
+    let term = sb(b[j - 1]);
+    if term == Sb::ATerm && !spaces && !closes {
+        if next == Sb::Numeric {
+            return false; // SB6
+        }
+        if next == Sb::Upper && j >= 2 && matches!(sb(b[j - 2]), Sb::Upper | Sb::Lower) {
+            return false; // SB7
+        }
+    }
+    if term == Sb::ATerm {
+        // SB8: a lower-case letter follows before any letter, separator or terminator.
+        let lower_follows = b[i..]
+            .iter()
+            .map(|&c| sb(c))
+            .find(|&c| matches!(c, Sb::Lower | Sb::Upper | Sb::Cr | Sb::Lf) || is_saterm(c))
+            == Some(Sb::Lower);
+        if lower_follows {
+            return false;
+        }
+    }
+    if matches!(next, Sb::SContinue) || is_saterm(next) {
+        return false; // SB8a
+    }
+    if !spaces && (matches!(next, Sb::Close | Sb::Sp) || is_para_sep(next)) {
+        return false; // SB9
+    }
+    if matches!(next, Sb::Sp) || is_para_sep(next) {
+        return false; // SB10
+    }
+    true // SB11
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use proptest::prelude::*;
+
+    fn unicode_words(s: &str) -> Vec<(usize, &str)> {
+        s.split_word_bound_indices()
+            .filter(|(_, w)| w.chars().any(char::is_alphanumeric))
+            .collect()
+    }
+
+    /// ASCII text dense in the characters the rules treat specially.
+    fn ascii_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                4 => proptest::sample::select(b"aZbY09 _.,;:'\"!?()[]{}-\r\n\t\x0b\x0c#$%&*+/<=>@\\^`|~".to_vec()),
+                1 => 0u8..0x80,
+            ],
+            0..80,
+        )
+        .prop_map(|v| String::from_utf8(v).unwrap())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #[test]
+        fn ascii_words_match_unicode_segmentation(s in ascii_text()) {
+            prop_assert_eq!(words(&s), unicode_words(&s));
+        }
+
+        #[test]
+        fn ascii_sentences_match_unicode_segmentation(s in ascii_text()) {
+            let want: Vec<(usize, &str)> = s.split_sentence_bound_indices().collect();
+            prop_assert_eq!(sentences(&s), want);
+        }
+    }
+
+    #[test]
+    fn cases_from_prose_match() {
+        for s in [
+            "Mr. Smith went to Washington. He met the U.S. delegation at 10.30 a.m. today!",
+            "It cost $1,000.50 (roughly). \"Really?\" she asked. (Yes.) No; it's fine.",
+            "e.g. this. And that... 3.14 is pi. A.B.C. and x:y don't split.\r\nNew line.",
+            "",
+            " ",
+            "end.",
+        ] {
+            assert_eq!(words(s), unicode_words(s), "{s}");
+            let want: Vec<(usize, &str)> = s.split_sentence_bound_indices().collect();
+            assert_eq!(sentences(s), want, "{s}");
+        }
+    }
+}
