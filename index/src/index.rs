@@ -133,6 +133,9 @@ impl std::fmt::Debug for ChunkIndex {
 
 const WRITER_MEMORY: usize = 96_000_000;
 
+/// The most hits one search ranks while skipping rejected chunks.
+const MAX_LIMIT: usize = 100_000;
+
 impl ChunkIndex {
     /// Open the index in `dir` for writing, creating it when absent.
     pub fn open_or_create(dir: &Path, threads: usize) -> Result<Self, IndexError> {
@@ -259,23 +262,32 @@ impl ChunkIndex {
         // query alone selects chunks.
         let (parsed, _errors) = self.parser.parse_query_lenient(query);
         let searcher = self.reader.searcher();
-        let limit = k.saturating_mul(2).saturating_add(8);
-        let top = searcher.search(
-            parsed.as_ref(),
-            &TopDocs::with_limit(limit).order_by_score(),
-        )?;
-        let mut out = Vec::with_capacity(k);
-        for (score, addr) in top {
-            let d: TantivyDocument = searcher.doc(addr)?;
-            let chunk = self.to_chunk(&d);
-            if keep(&chunk) {
-                out.push(SearchResult { score, chunk });
-                if out.len() == k {
-                    break;
+        // Ask for `k` first: `keep` rarely rejects (only chunks of files a
+        // commit has not listed yet), and a larger top-k makes the search
+        // slower. Ask again for more only when it did.
+        let mut limit = k;
+        loop {
+            let top = searcher.search(
+                parsed.as_ref(),
+                &TopDocs::with_limit(limit).order_by_score(),
+            )?;
+            let full = top.len() == limit;
+            let mut out = Vec::with_capacity(k);
+            for (score, addr) in top {
+                let d: TantivyDocument = searcher.doc(addr)?;
+                let chunk = self.to_chunk(&d);
+                if keep(&chunk) {
+                    out.push(SearchResult { score, chunk });
+                    if out.len() == k {
+                        break;
+                    }
                 }
             }
+            if out.len() == k || !full || limit >= MAX_LIMIT {
+                return Ok(out);
+            }
+            limit = limit.saturating_mul(4).min(MAX_LIMIT);
         }
-        Ok(out)
     }
 
     fn kind_query(&self, kind: &str) -> TermQuery {
