@@ -41,6 +41,7 @@ mod eval;
 mod handle;
 mod heuristic;
 pub mod model_args;
+mod out;
 mod spans;
 
 use std::path::Path;

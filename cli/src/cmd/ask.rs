@@ -1,5 +1,6 @@
 //! `rlmkg ask`: answer a question with citations and verdicts (SPEC §5, §7.3, §8).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,6 +33,7 @@ pub struct AskArgs {
 
 /// Run `rlmkg ask`.
 pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     if args.question.trim().is_empty() {
         anyhow::bail!("the question is empty");
     }
@@ -84,24 +86,31 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         })?;
 
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&answer)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&answer)?)?;
     } else {
         match &answer.short_answer {
-            Some(short) => println!("Short answer: {}\n", short.text),
-            None if answer.text.trim().is_empty() => {
-                println!("Not found: the corpus has no evidence for this question.")
-            }
-            None => println!(
+            Some(short) => writeln!(stdout, "Short answer: {}\n", short.text)?,
+            None if answer.text.trim().is_empty() => writeln!(
+                stdout,
+                "Not found: the corpus has no evidence for this question."
+            )?,
+            None => writeln!(
+                stdout,
                 "Not found: no evidence names {} for this question. Closest evidence (not an answer):\n",
                 answer.answer_type.describe()
-            ),
+            )?,
         }
         if answer.method == Method::Extractive && !answer.text.trim().is_empty() {
-            println!(
+            writeln!(
+                stdout,
                 "Extractive answer (no model composed it; the short answer and the evidence sentences):\n"
-            );
+            )?;
         }
-        print!("{}", rlmkg_citation::render_text(&answer.verification));
+        write!(
+            stdout,
+            "{}",
+            rlmkg_citation::render_text(&answer.verification)
+        )?;
         if !global.quiet {
             if let Some(t) = &answer.trajectory {
                 eprintln!("trajectory: {}", t.display());

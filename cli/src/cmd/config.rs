@@ -2,6 +2,7 @@
 //! (flag, environment variable, store or user config file), secrets masked.
 
 use clap::{Args, Subcommand};
+use std::io::Write;
 
 use crate::cli::GlobalArgs;
 use crate::model_args::{ModelArgs, resolve, user_config_path};
@@ -31,6 +32,7 @@ pub struct ShowArgs {
 
 /// Run `rlmkg config`.
 pub fn run(args: ConfigArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let ConfigAction::Show(show) = args.action;
     let settings = resolve(&show.model, &global.store)?;
     let rows = settings.rows();
@@ -46,18 +48,18 @@ pub fn run(args: ConfigArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             "user_file": user_file,
             "settings": settings,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(0);
     }
-    println!("store config: {}", store_file.display());
+    writeln!(stdout, "store config: {}", store_file.display())?;
     match &user_file {
-        Some(p) => println!("user config:  {}", p.display()),
-        None => println!("user config:  (none: HOME is not set)"),
+        Some(p) => writeln!(stdout, "user config:  {}", p.display())?,
+        None => writeln!(stdout, "user config:  (none: HOME is not set)")?,
     }
-    println!();
-    println!("{:<20} {:<40} source", "setting", "value");
+    writeln!(stdout)?;
+    writeln!(stdout, "{:<20} {:<40} source", "setting", "value")?;
     for (k, v, s) in rows {
-        println!("{k:<20} {v:<40} {s}");
+        writeln!(stdout, "{k:<20} {v:<40} {s}")?;
     }
     Ok(0)
 }

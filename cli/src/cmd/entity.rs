@@ -1,6 +1,7 @@
 //! `rlmkg entity`: an entity, its aliases and its neighbors.
 
 use clap::Args;
+use std::io::Write;
 
 use crate::cli::GlobalArgs;
 
@@ -20,6 +21,7 @@ pub struct EntityArgs {
 
 /// Run `rlmkg entity`.
 pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
     let name = args.name.join(" ");
     let Some(e) = store.entity(&name)? else {
@@ -38,17 +40,19 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let chunks = store.chunks_of_entity(&e.id)?;
     if global.json {
         let v = serde_json::json!({ "entity": e, "neighbors": neighbors, "chunks": chunks });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(0);
     }
-    println!(
+    writeln!(
+        stdout,
         "{} [{}] id={} mentions={}",
         e.name, e.kind, e.id, e.mentions
-    );
+    )?;
     if !e.aliases.is_empty() {
-        println!("aliases: {}", e.aliases.join(", "));
+        writeln!(stdout, "aliases: {}", e.aliases.join(", "))?;
     }
-    println!(
+    writeln!(
+        stdout,
         "chunks: {}",
         chunks
             .iter()
@@ -56,15 +60,16 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             .cloned()
             .collect::<Vec<_>>()
             .join(" ")
-    );
+    )?;
     for n in neighbors {
-        println!(
+        writeln!(
+            stdout,
             "  {:<24} {:<32} w={:<4} evidence: {}",
             n.relation,
             format!("{} [{}]", n.name, n.kind),
             n.weight,
             n.evidence.join(" ")
-        );
+        )?;
     }
     Ok(0)
 }

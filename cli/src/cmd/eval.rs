@@ -340,7 +340,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         .collect();
     records.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
     let summary = Summary::of(&records);
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::out::stdout();
     if global.json {
         let report = Report {
             dataset: &args.dataset,

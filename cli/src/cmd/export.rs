@@ -48,8 +48,7 @@ pub fn run(args: ExportArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             w.flush()?;
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::new(stdout.lock());
+            let mut w = std::io::BufWriter::new(crate::out::stdout());
             store.export(fmt, &mut w)?;
             w.flush()?;
         }

@@ -2,6 +2,7 @@
 //! a terminal and a summary (`--json` for machine output).
 
 use std::io::IsTerminal;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -97,6 +98,7 @@ pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
 
 /// Run `rlmkg ingest`.
 pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     // A bad --tokenizer fails before a store is created.
     let explicit = args
         .tokenizer
@@ -138,9 +140,10 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     };
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&s)?)?;
     } else if !global.quiet {
-        println!(
+        writeln!(
+            stdout,
             "{} files: {} ingested, {} unchanged, {} skipped, {} removed; {} documents, {} chunks, {} entities, \
              {} relations, {} mentions; {:.2} s, {:.1} MB/s",
             s.files,
@@ -155,9 +158,9 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             s.mentions,
             s.seconds,
             s.mb_per_s
-        );
+        )?;
         if s.tokenizer != rlmkg_ingest::APPROX_IDENTITY {
-            println!("tokens counted by {}", s.tokenizer);
+            writeln!(stdout, "tokens counted by {}", s.tokenizer)?;
         }
         if global.verbose > 0 {
             let st = &s.stages;

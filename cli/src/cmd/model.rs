@@ -1,5 +1,6 @@
 //! `rlmkg model`: install and list embedded GGUF models (SPEC §6.2).
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -46,6 +47,7 @@ pub fn run(args: ModelArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
 }
 
 fn pull(args: PullArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let source = match args.from {
         Some(path) => PullSource::File(path),
         None => PullSource::parse(args.name.as_deref())?,
@@ -86,24 +88,26 @@ fn pull(args: PullArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         Err(e) => return Err(e).context("model pull failed"),
     };
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&installed)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&installed)?)?;
     } else if !global.quiet {
-        println!(
+        writeln!(
+            stdout,
             "installed {} ({}) from {}\n  {}",
             installed.name,
             human_size(installed.size),
             installed.source,
             installed.path.display()
-        );
+        )?;
     }
     Ok(0)
 }
 
 fn list(global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let models: Vec<InstalledModel> =
         embedded::list_installed().context("listing installed models")?;
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&models)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&models)?)?;
         return Ok(0);
     }
     if models.is_empty() {
@@ -121,15 +125,20 @@ fn list(global: &GlobalArgs) -> anyhow::Result<u8> {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!("{:<width$}  {:>9}  {:<30}  path", "name", "size", "source");
+    writeln!(
+        stdout,
+        "{:<width$}  {:>9}  {:<30}  path",
+        "name", "size", "source"
+    )?;
     for m in &models {
-        println!(
+        writeln!(
+            stdout,
             "{:<width$}  {:>9}  {:<30}  {}",
             m.name,
             human_size(m.size),
             m.source,
             m.path.display()
-        );
+        )?;
     }
     Ok(0)
 }

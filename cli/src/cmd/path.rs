@@ -1,6 +1,7 @@
 //! `rlmkg path A B`: shortest connecting paths between two entities.
 
 use clap::Args;
+use std::io::Write;
 
 use crate::cli::GlobalArgs;
 
@@ -18,6 +19,7 @@ pub struct PathArgs {
 
 /// Run `rlmkg path`.
 pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
     for n in [&args.a, &args.b] {
         if store.entity(n)?.is_none() {
@@ -26,27 +28,29 @@ pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let paths = store.path(&args.a, &args.b, args.max_hops)?;
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&paths)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&paths)?)?;
         return Ok(0);
     }
     if paths.is_empty() && !global.quiet {
         eprintln!("no path within {} hops", args.max_hops);
     }
     for (i, p) in paths.iter().enumerate() {
-        println!(
+        writeln!(
+            stdout,
             "path {} ({} hops): {}",
             i + 1,
             p.steps.len(),
             p.names.join(" → ")
-        );
+        )?;
         for s in &p.steps {
-            println!(
+            writeln!(
+                stdout,
                 "  {} —{}→ {}   evidence: {}",
                 s.from,
                 s.relation,
                 s.to,
                 s.evidence.join(" ")
-            );
+            )?;
         }
     }
     Ok(0)

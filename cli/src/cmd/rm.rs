@@ -1,5 +1,6 @@
 //! `rlmkg rm`: remove files (or every file under a directory) from the store.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -17,6 +18,7 @@ pub struct RmArgs {
 
 /// Run `rlmkg rm`.
 pub fn run(args: RmArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let mut store = Store::create_or_open(&global.store)?;
     let mut total = rlmkg_ingest::RemoveSummary::default();
     for p in &args.paths {
@@ -26,12 +28,13 @@ pub fn run(args: RmArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         total.chunks += s.chunks;
     }
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&total)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&total)?)?;
     } else if !global.quiet {
-        println!(
+        writeln!(
+            stdout,
             "removed {} files ({} documents, {} chunks)",
             total.files, total.docs, total.chunks
-        );
+        )?;
     }
     Ok(0)
 }

@@ -1,6 +1,7 @@
 //! `rlmkg search`: BM25 over chunk titles and texts.
 
 use clap::Args;
+use std::io::Write;
 
 use crate::cli::GlobalArgs;
 
@@ -28,21 +29,23 @@ pub(crate) fn snippet(text: &str, max: usize) -> String {
 
 /// Run `rlmkg search`.
 pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
     let hits = store.search(&args.query.join(" "), args.k)?;
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&hits)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&hits)?)?;
         return Ok(0);
     }
     if hits.is_empty() && !global.quiet {
         eprintln!("no results");
     }
     for h in hits {
-        println!(
+        writeln!(
+            stdout,
             "{:<8} {:>7.3}  {} ({}, {})",
             h.id, h.score, h.title, h.doc, h.path
-        );
-        println!("         {}", snippet(&h.text, 160));
+        )?;
+        writeln!(stdout, "         {}", snippet(&h.text, 160))?;
     }
     Ok(0)
 }

@@ -1,5 +1,6 @@
 //! `rlmkg sparql`: a read-only SPARQL query against the graph.
 
+use std::io::Write;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -23,6 +24,7 @@ const PREFIXES: &str = "PREFIX rk: <https://rlmkg.invalid/ns#>\nPREFIX rdf: <htt
 
 /// Run `rlmkg sparql`.
 pub fn run(args: SparqlArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let text = if args.query == "-" {
         std::io::read_to_string(std::io::stdin()).context("reading the query from stdin")?
     } else if let Some(f) = args.query.strip_prefix('@') {
@@ -38,32 +40,34 @@ pub fn run(args: SparqlArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let store = super::ingest::open_read(global)?;
     let out = store.sparql(&query, Duration::from_secs(args.timeout))?;
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(0);
     }
     match out {
         SparqlOutput::Select { vars, rows } => {
-            println!(
+            writeln!(
+                stdout,
                 "{}",
                 vars.iter()
                     .map(|v| format!("?{v}"))
                     .collect::<Vec<_>>()
                     .join("\t")
-            );
+            )?;
             for r in rows {
-                println!(
+                writeln!(
+                    stdout,
                     "{}",
                     r.into_iter()
                         .map(|c| c.unwrap_or_default())
                         .collect::<Vec<_>>()
                         .join("\t")
-                );
+                )?;
             }
         }
-        SparqlOutput::Ask { value } => println!("{value}"),
+        SparqlOutput::Ask { value } => writeln!(stdout, "{value}")?,
         SparqlOutput::Graph { triples } => {
             for t in triples {
-                println!("{t}");
+                writeln!(stdout, "{t}")?;
             }
         }
     }

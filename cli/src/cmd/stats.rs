@@ -2,6 +2,7 @@
 //! also verifies the store invariants.
 
 use clap::Args;
+use std::io::Write;
 
 use crate::cli::GlobalArgs;
 
@@ -18,6 +19,7 @@ pub struct StatsArgs {
 
 /// Run `rlmkg stats`.
 pub fn run(args: StatsArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
     let stats = store.stats()?;
     let report = if args.check {
@@ -28,41 +30,43 @@ pub fn run(args: StatsArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let docs = if args.docs { Some(store.docs()?) } else { None };
     if global.json {
         let v = serde_json::json!({ "stats": stats, "invariants": report, "docs": docs });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!("files      {}", stats.files);
-        println!("documents  {}", stats.docs);
-        println!("chunks     {}", stats.chunks);
-        println!("entities   {}", stats.entities);
-        println!("relations  {}", stats.relations);
-        println!("mentions   {}", stats.mentions);
-        println!("bytes      {}", stats.chars);
-        println!("quads      {}", stats.quads);
+        writeln!(stdout, "files      {}", stats.files)?;
+        writeln!(stdout, "documents  {}", stats.docs)?;
+        writeln!(stdout, "chunks     {}", stats.chunks)?;
+        writeln!(stdout, "entities   {}", stats.entities)?;
+        writeln!(stdout, "relations  {}", stats.relations)?;
+        writeln!(stdout, "mentions   {}", stats.mentions)?;
+        writeln!(stdout, "bytes      {}", stats.chars)?;
+        writeln!(stdout, "quads      {}", stats.quads)?;
         let types: Vec<String> = stats
             .entity_types
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        println!("types      {}", types.join(" "));
+        writeln!(stdout, "types      {}", types.join(" "))?;
         if let Some(docs) = &docs {
             for d in docs {
-                println!(
+                writeln!(
+                    stdout,
                     "{:<8} {:<6} {:>4} chunks  {}  ({})",
                     d.id, d.format, d.chunks, d.title, d.path
-                );
+                )?;
             }
         }
         if let Some(r) = &report {
-            println!(
+            writeln!(
+                stdout,
                 "invariants {} ({} docs, {} chunks, {} spans, {} relations checked)",
                 if r.ok() { "ok" } else { "VIOLATED" },
                 r.docs,
                 r.chunks,
                 r.spans,
                 r.relations
-            );
+            )?;
             for v in &r.violations {
-                println!("  {v}");
+                writeln!(stdout, "  {v}")?;
             }
         }
     }

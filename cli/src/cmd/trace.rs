@@ -61,6 +61,7 @@ pub enum ExportFormat {
 
 /// Run `rlmkg trace`.
 pub fn run(args: TraceArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     match args.action {
         TraceAction::Show { file, full } => {
             let path = match file {
@@ -70,9 +71,9 @@ pub fn run(args: TraceArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             let t = Trajectory::read(&path)
                 .with_context(|| format!("reading trajectory {}", path.display()))?;
             if global.json {
-                println!("{}", serde_json::to_string_pretty(&to_json(&t))?);
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&to_json(&t))?)?;
             } else {
-                print!("{}", render(&t, &path, full));
+                write!(stdout, "{}", render(&t, &path, full))?;
             }
             Ok(exit::OK)
         }
@@ -93,7 +94,7 @@ pub fn run(args: TraceArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
                     std::fs::File::create(p)
                         .with_context(|| format!("creating {}", p.display()))?,
                 )),
-                None => Box::new(std::io::stdout().lock()),
+                None => Box::new(crate::out::stdout()),
             };
             let (mut written, mut skipped) = (0usize, 0usize);
             for f in &files {

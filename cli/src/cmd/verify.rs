@@ -73,7 +73,7 @@ pub fn print_report(report: &Report, global: &GlobalArgs) -> std::io::Result<()>
     } else {
         render_text(report)
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     out.write_all(text.as_bytes())?;
     out.flush()
 }

@@ -9,6 +9,7 @@ mod repl;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use std::io::Write;
 
 use crate::cli::GlobalArgs;
 
@@ -60,6 +61,7 @@ pub struct BenchRow {
 
 /// Run `rlmkg bench`.
 pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
     let areas = if args.areas.is_empty() {
         vec![
             Area::Ingest,
@@ -87,14 +89,16 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     }
     if global.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
-        println!(
+        writeln!(
+            stdout,
             "{:<8} {:<44} {:>14} {:<8} {:<22} note",
             "area", "measure", "value", "unit", "target"
-        );
+        )?;
         for r in &rows {
-            println!(
+            writeln!(
+                stdout,
                 "{:<8} {:<44} {:>14.3} {:<8} {:<22} {}",
                 r.area,
                 r.name,
@@ -102,7 +106,7 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
                 r.unit,
                 r.target.as_deref().unwrap_or("-"),
                 r.note
-            );
+            )?;
         }
     }
     Ok(0)
