@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::convert::{Budget, TooLarge, from_json, to_json_bounded};
-use crate::memory::Ledger;
+use crate::memory::{self, Ledger};
 
 /// Per-block limits of the REPL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -234,24 +234,45 @@ impl std::fmt::Debug for Repl {
 
 type Step = Result<ReplProgress, Box<ReplStartError>>;
 
+/// Sessions bigger than this are not snapshotted before a block (a lost
+/// step then resets the REPL instead of restoring it).
+const SNAPSHOT_MAX_BYTES: usize = 32 * 1024 * 1024;
+
+/// Blocks stopped inside uninterruptible operations after which the REPL
+/// refuses to run more in this process (each leaves a sleeping thread and,
+/// for memory, what it allocated).
+const MAX_ABANDONED: u64 = 4;
+
 fn new_session(limits: &ReplLimits) -> MontyRepl {
-    let resource = ResourceLimits::default()
+    configure(
+        MontyRepl::new(
+            "repl.py",
+            ResourceTracker::new(resource_limits(limits)),
+            CompileOptions::default(),
+        ),
+        limits,
+    )
+}
+
+fn resource_limits(limits: &ReplLimits) -> ResourceLimits {
+    ResourceLimits::default()
         .max_feed_duration(limits.max_block_time)
         .max_memory(limits.max_memory)
         .max_recursion_depth(limits.max_recursion)
-        .max_suspensions(limits.max_host_calls);
+        .max_suspensions(limits.max_host_calls)
+}
+
+/// A session with this REPL's limits and OS policy (new or restored).
+fn configure(repl: MontyRepl, limits: &ReplLimits) -> MontyRepl {
     let policy = OsPolicy {
         datetime: DateTimeSource::CallHost,
         sleep: SleepMode::CallHost,
         random_start: RandomStart::Seed(RandomSeed::Str("rlmkg".to_string())),
         ..OsPolicy::default()
     };
-    MontyRepl::new(
-        "repl.py",
-        ResourceTracker::new(resource),
-        CompileOptions::default(),
-    )
-    .with_os_policy(policy)
+    let mut repl = repl.with_os_policy(policy);
+    *repl.tracker_mut() = ResourceTracker::new(resource_limits(limits));
+    repl
 }
 
 impl Repl {
@@ -262,6 +283,63 @@ impl Repl {
             inner,
             limits,
             ledger: Ledger::default(),
+        }
+    }
+
+    /// After a step was lost ([`StepLost`]): the session from `snapshot` (as
+    /// it was before the block) or a fresh one; the error to report and the
+    /// limit it hit.
+    fn recover(&mut self, lost: StepLost, snapshot: Option<Vec<u8>>) -> (String, Option<LimitHit>) {
+        let state = if snapshot.is_some_and(|b| self.restore(&b)) {
+            "the REPL is back as it was before this block"
+        } else {
+            self.reset();
+            "the REPL was reset and its variables are gone"
+        };
+        match lost {
+            StepLost::Failed(msg) => (format!("InternalError: {msg}; {state}"), None),
+            StepLost::Memory => (
+                format!(
+                    "MemoryError: one operation kept allocating past the memory limit ({} MB) \
+                     where it could not be stopped (printing or converting a value that \
+                     shares parts many times?); {state}",
+                    self.limits.max_memory / (1024 * 1024)
+                ),
+                Some(LimitHit::Memory),
+            ),
+            StepLost::Time(t) => (
+                format!(
+                    "TimeoutError: one operation ran past {:.0} s where it could not be \
+                     stopped (a regular expression that backtracks on a long text?); {state}",
+                    t.as_secs_f64()
+                ),
+                Some(LimitHit::Time),
+            ),
+        }
+    }
+
+    /// Load the session from a snapshot taken by [`monty::dump`]; false (and
+    /// nothing changed) when it does not load.
+    fn restore(&mut self, bytes: &[u8]) -> bool {
+        let mut ledger = Ledger::default();
+        let loaded = ledger.metered(|| monty::Dump::load(bytes));
+        match loaded {
+            Ok(monty::Dump {
+                state: monty::Session::Idle(repl),
+                ..
+            }) => {
+                if let Some(old) = self.inner.take() {
+                    self.ledger.metered(|| drop(old));
+                }
+                self.inner = Some(configure(*repl, &self.limits));
+                self.ledger = ledger;
+                true
+            }
+            Ok(other) => {
+                ledger.metered(|| drop(other));
+                false
+            }
+            Err(_) => false,
         }
     }
 
@@ -289,10 +367,28 @@ impl Repl {
                 new_session(&self.limits)
             }
         };
+        if memory::abandoned() >= MAX_ABANDONED {
+            self.inner = Some(repl);
+            return BlockResult {
+                output: String::new(),
+                cut_chars: 0,
+                error: Some(format!(
+                    "RuntimeError: the REPL is off in this process: {MAX_ABANDONED} blocks were \
+                     stopped inside operations that could not be interrupted"
+                )),
+                limit: None,
+                elapsed: started.elapsed(),
+                host_calls: 0,
+            };
+        }
+        // The session before the block, to go back to if a step is lost.
+        let mut snapshot = (self.ledger.held() <= SNAPSHOT_MAX_BYTES)
+            .then(|| monty::dump("repl.py", None, &[], monty::SessionRef::Idle(&repl)).ok())
+            .flatten();
         let cap = self.limits.max_output_bytes;
         let code = code.to_string();
         let mut out = String::new();
-        let mut step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+        let mut step = blocking(&mut self.ledger, &self.limits, out, move |buf| {
             repl.feed_start(
                 &code,
                 NamedValues::new(),
@@ -306,10 +402,12 @@ impl Repl {
         loop {
             let (progress, buf) = match step {
                 Ok(v) => v,
-                Err(msg) => {
-                    // The interpreter thread failed: start over with a fresh session.
-                    self.reset();
-                    error = Some(format!("InternalError: {msg}; the REPL was reset"));
+                Err(lost) => {
+                    // The step is gone with its session: carry on from the
+                    // session as it was before the block.
+                    let (message, hit) = self.recover(lost, snapshot.take());
+                    error = Some(message);
+                    limit = hit;
                     out = String::new();
                     break;
                 }
@@ -339,7 +437,7 @@ impl Repl {
                         )),
                     );
                     limit = Some(LimitHit::HostCalls);
-                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                    step = blocking(&mut self.ledger, &self.limits, out, move |buf| {
                         abort(progress, exc, buf, cap)
                     })
                     .await;
@@ -371,7 +469,7 @@ impl Repl {
                     } else {
                         ExtFunctionResult::NotFound(name)
                     };
-                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                    step = blocking(&mut self.ledger, &self.limits, out, move |buf| {
                         call.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -386,7 +484,7 @@ impl Repl {
                     } else {
                         NameLookupResult::Undefined
                     };
-                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                    step = blocking(&mut self.ledger, &self.limits, out, move |buf| {
                         lookup.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -411,7 +509,7 @@ impl Repl {
                             )),
                         )),
                     };
-                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                    step = blocking(&mut self.ledger, &self.limits, out, move |buf| {
                         call.resume(result, PrintWriter::CollectString(buf, Some(cap)))
                     })
                     .await;
@@ -421,7 +519,7 @@ impl Repl {
                         ExcType::RuntimeError,
                         Some("async code is not supported in this REPL".to_string()),
                     );
-                    step = blocking(&mut self.ledger, self.limits.max_memory, out, move |buf| {
+                    step = blocking(&mut self.ledger, &self.limits, out, move |buf| {
                         abort(progress, exc, buf, cap)
                     })
                     .await;
@@ -463,37 +561,30 @@ impl Repl {
         };
         let expr = expr.to_string();
         let max_chars = self.limits.max_output_chars;
-        let max_memory = self.limits.max_memory;
-        let mut ledger = self.ledger;
-        let joined = tokio::task::spawn_blocking(move || {
+        let joined = blocking(&mut self.ledger, &self.limits, String::new(), move |sink| {
             let mut repl = repl;
-            let r = ledger.metered_within(Some(max_memory), || {
-                let mut sink = String::new();
-                let r = repl.feed_run(
-                    &expr,
-                    NamedValues::new(),
-                    PrintWriter::CollectString(&mut sink, Some(1 << 20)),
-                );
-                let r = match r {
-                    Ok(v) => to_json_bounded(v.as_ref(), Budget::HOST_CALL)
-                        .map_err(|e: TooLarge| e.to_string()),
-                    Err(e) => Err(render_exception(&e, max_chars)),
-                };
-                (r, sink.capacity())
-            });
-            (repl, r, ledger)
+            let r = repl.feed_run(
+                &expr,
+                NamedValues::new(),
+                PrintWriter::CollectString(sink, Some(1 << 20)),
+            );
+            let r = match r {
+                Ok(v) => to_json_bounded(v.as_ref(), Budget::HOST_CALL)
+                    .map_err(|e: TooLarge| e.to_string()),
+                Err(e) => Err(render_exception(&e, max_chars)),
+            };
+            (repl, r)
         })
         .await;
         match joined {
-            Ok((repl, (r, sink), mut ledger)) => {
-                ledger.release(sink);
+            Ok(((repl, r), sink)) => {
+                self.ledger.release(sink.capacity());
                 self.inner = Some(repl);
-                self.ledger = ledger;
                 r
             }
-            Err(e) => {
-                self.reset();
-                Err(format!("InternalError: {e}; the REPL was reset"))
+            Err(lost) => {
+                let (message, _) = self.recover(lost, None);
+                Err(message)
             }
         }
     }
@@ -550,27 +641,72 @@ fn json_bytes(v: &Value) -> usize {
     }
 }
 
+/// Why an interpreter step gave no result.
+#[derive(Debug)]
+enum StepLost {
+    /// The interpreter task failed.
+    Failed(String),
+    /// Stopped at the memory ceiling inside one native operation.
+    Memory,
+    /// Ran past the watchdog time inside one native operation.
+    Time(Duration),
+}
+
+/// How long one step may run before the REPL gives it up: monty raises its
+/// own `TimeoutError` at `max_block_time` wherever it can check, so only a
+/// native operation with no checkpoint gets this far.
+fn watchdog(max_block_time: Duration) -> Duration {
+    max_block_time
+        .saturating_add(max_block_time / 2)
+        .saturating_add(Duration::from_secs(1))
+}
+
 /// Run one interpreter step on the blocking pool, metered against the session's
-/// memory ledger, carrying the output buffer along.
-async fn blocking<F>(
+/// memory ledger, carrying the output buffer along. A step stopped at its
+/// memory ceiling, or running longer than [`watchdog`] of `max_block_time`,
+/// is given up: its session is lost ([`StepLost`]).
+async fn blocking<T, F>(
     ledger: &mut Ledger,
-    max_memory: usize,
+    limits: &ReplLimits,
     buf: String,
     f: F,
-) -> Result<(Step, String), String>
+) -> Result<(T, String), StepLost>
 where
-    F: FnOnce(&mut String) -> Step + Send + 'static,
+    T: Send + 'static,
+    F: FnOnce(&mut String) -> T + Send + 'static,
 {
     let mut l = *ledger;
-    let joined = tokio::task::spawn_blocking(move || {
-        let mut buf = buf;
-        let step = l.metered_within(Some(max_memory), || f(&mut buf));
-        (step, buf, l)
-    })
-    .await;
-    let (step, buf, l) = joined.map_err(|e| format!("interpreter task failed: {e}"))?;
-    *ledger = l;
-    Ok((step, buf))
+    let id = memory::new_step();
+    let max_memory = limits.max_memory;
+    let patience = watchdog(limits.max_block_time);
+    // A thread of its own, not tokio's blocking pool: a step given up never
+    // ends, and a runtime waits for its pool's threads when it shuts down.
+    let (done, mut task) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("rlmkg-repl-step".to_string())
+        .spawn(move || {
+            let mut buf = buf;
+            let step = l.metered_within(id, Some(max_memory), Some(patience), || f(&mut buf));
+            let _ = done.send((step, buf, l));
+        })
+        .map_err(|e| StepLost::Failed(format!("could not start the interpreter thread: {e}")))?;
+    loop {
+        tokio::select! {
+            joined = &mut task => {
+                let (step, buf, l) = joined
+                    .map_err(|_| StepLost::Failed("the interpreter thread failed".to_string()))?;
+                *ledger = l;
+                return Ok((step, buf));
+            }
+            () = tokio::time::sleep(Duration::from_millis(20)) => {
+                match memory::state(id) {
+                    memory::StepState::Stopped => return Err(StepLost::Memory),
+                    memory::StepState::Expired => return Err(StepLost::Time(patience)),
+                    memory::StepState::Live => {}
+                }
+            }
+        }
+    }
 }
 
 fn classify_limit(exc: &MontyException) -> Option<LimitHit> {

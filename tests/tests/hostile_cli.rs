@@ -93,6 +93,30 @@ fn huge_k_from_python_is_clamped_and_the_run_answers() {
     assert!(feedback.contains("True True True"), "{feedback}");
 }
 
+/// A block stuck inside the regex engine is given up past its time, the
+/// model reads why, the variables from before it are kept, and the run
+/// answers and exits (no thread left behind holds the process).
+#[test]
+fn a_block_stuck_in_a_native_operation_is_given_up_and_the_run_answers() {
+    let (dir, store) = sample_store();
+    let srv = ChatServer::start(|req: &Value, _| {
+        Reply::Text(match turn(req) {
+            0 => repl("keep = 'kept'"),
+            1 => repl("import re\nre.sub(r'(?=(a+))\\1b', 'x', 'a' * 200_000)"),
+            _ => repl("FINAL(keep)"),
+        })
+    })
+    .unwrap();
+    let started = Instant::now();
+    let out = ask(dir.path(), &store, &srv.base_url(), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["text"].as_str(), Some("kept"), "{v}");
+    let feedback = srv.requests()[2]["messages"].to_string();
+    assert!(feedback.contains("TimeoutError"), "{feedback}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
 #[test]
 fn a_server_that_never_recovers_is_a_clear_exit_3_in_bounded_time() {
     let (dir, store) = sample_store();
