@@ -5,7 +5,9 @@
 //! Options after the path: `--halves` also scores the first and second half of the
 //! file separately (for settings chosen on one half only); `--errors N` prints the
 //! first N misclassified claims with the checker's per-clause verdicts, reasons and
-//! aligned sentences, next to the annotators' supporting sentences.
+//! aligned sentences, next to the annotators' first set of supporting sentences;
+//! `--dump` prints one tab-separated line per claim (gold, checker, per-clause
+//! verdict:score, claim).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,14 +18,16 @@ use rlmkg_citation::wice::{WiceLabel, explain, read, score};
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next().map(PathBuf::from) else {
-        eprintln!("usage: wice WICE.jsonl [--halves] [--errors N]");
+        eprintln!("usage: wice WICE.jsonl [--halves] [--dump] [--errors N]");
         return ExitCode::from(2);
     };
     let mut halves = false;
     let mut errors = 0usize;
+    let mut dump = false;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--halves" => halves = true,
+            "--dump" => dump = true,
             "--errors" => match args.next().and_then(|n| n.parse().ok()) {
                 Some(n) => errors = n,
                 None => {
@@ -56,6 +60,21 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        if dump {
+            let cells: Vec<String> = p
+                .report
+                .claims
+                .iter()
+                .map(|c| format!("{}:{:.3}", c.verdict.as_str(), c.score))
+                .collect();
+            println!(
+                "{}\t{}\t{}\t{}",
+                r.label.name(),
+                p.label.name(),
+                cells.join(" "),
+                r.claim
+            );
+        }
         if p.label != r.label && shown < errors {
             shown += 1;
             println!(
@@ -78,7 +97,7 @@ fn main() -> ExitCode {
                     println!("      > {} {}", e.id, e.text);
                 }
             }
-            for set in &r.supporting_sentences {
+            for set in r.supporting_sentences.iter().take(1) {
                 let texts: Vec<String> = set
                     .iter()
                     .filter_map(|i| r.evidence.get(*i).map(|t| format!("({i}) {t}")))

@@ -370,6 +370,20 @@ fn as_int(t: &Token) -> Option<i64> {
     }
 }
 
+/// The day of an ISO date: `02`, or `27t19` (a datetime's day and hour, one word);
+/// the flag says a time follows.
+fn iso_day(t: &Token) -> Option<(i64, bool)> {
+    if let Some(d) = as_int(t) {
+        return Some((d, false));
+    }
+    let (day, hour) = t.lower.split_once('t')?;
+    let digits = |s: &str| !s.is_empty() && s.len() <= 2 && s.chars().all(|c| c.is_ascii_digit());
+    if !digits(day) || !digits(hour) {
+        return None;
+    }
+    Some((day.parse().ok()?, true))
+}
+
 fn as_year(t: &Token) -> Option<i32> {
     as_int(t)
         .filter(|v| (1000..=2100).contains(v) && t.lower.len() == 4)
@@ -404,12 +418,13 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
     let n = tokens.len();
     let mut i = 0;
     while i < n {
-        // ISO: 2004-11-02 or 2004-11.
+        // ISO: 2004-11-02, or a datetime 2016-06-27T19:09:17Z whose time parts
+        // (joined by `:`, a zone by `-`/`+`) are consumed with it.
         if let Some(y) = as_year(&tokens[i])
             && i + 2 < n
             && gap(text, &tokens[i], &tokens[i + 1]) == "-"
             && gap(text, &tokens[i + 1], &tokens[i + 2]) == "-"
-            && let (Some(m), Some(d)) = (as_int(&tokens[i + 1]), as_int(&tokens[i + 2]))
+            && let (Some(m), Some((d, timed))) = (as_int(&tokens[i + 1]), iso_day(&tokens[i + 2]))
             && (1..=12).contains(&m)
             && (1..=31).contains(&d)
         {
@@ -418,10 +433,20 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                 month: Some(m as u8),
                 day: Some(d as u8),
             });
-            for t in &mut tokens[i..i + 3] {
+            let mut end = i + 3;
+            if timed {
+                while end < n
+                    && end < i + 6
+                    && matches!(gap(text, &tokens[end - 1], &tokens[end]), ":" | "-" | "+")
+                    && tokens[end].lower.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    end += 1;
+                }
+            }
+            for t in &mut tokens[i..end] {
                 t.kind = Kind::DatePart;
             }
-            i += 3;
+            i = end;
             continue;
         }
         // Month Day[,] [Year] / Month Year.
@@ -797,6 +822,13 @@ mod tests {
     }
 
     #[test]
+    fn iso_datetime_is_one_date() {
+        let a = analyse("DATETIME: 2016-06-27T19:09:17Z and 2018-09-06T02:35:38-0400");
+        assert!(a.numbers.is_empty(), "{:?}", a.numbers);
+        assert_eq!(a.dates.len(), 2);
+    }
+
+    #[test]
     fn dates_normalized() {
         let norm = |s: &str| {
             analyse(s)
@@ -808,6 +840,14 @@ mod tests {
         assert_eq!(norm("released on November 2, 2004."), vec!["2004-11-02"]);
         assert_eq!(norm("released on 2 November 2004."), vec!["2004-11-02"]);
         assert_eq!(norm("released on 2004-11-02."), vec!["2004-11-02"]);
+        assert_eq!(
+            norm("PUBLISHED DATETIME: 2016-06-27T19:09:17Z"),
+            vec!["2016-06-27"]
+        );
+        assert_eq!(
+            norm("PUBLISHED: 2018-09-06T02:35:38-0400"),
+            vec!["2018-09-06"]
+        );
         assert_eq!(norm("in December 2012"), vec!["2012-12"]);
         assert_eq!(norm("founded in 1998"), vec!["1998"]);
         assert!(norm("it may rain").is_empty());

@@ -1,8 +1,10 @@
 //! Agreement with human labels on WiCE (SPEC §10): each claim cites the sentences
 //! of the web page it was written from; the checker's verdict is compared with the
-//! label. `overreach` and `unsupported` count as `not_supported`, `partial` as
-//! `partially_supported`. A claim split into several clauses is `supported` when
-//! every clause is, `not_supported` when none is even partly, else partial.
+//! label. `unsupported` (and `broken`) count as `not_supported`; `partial` and
+//! `overreach` as `partially_supported`: an overreaching clause paraphrases a cited
+//! sentence and alters one specific, which WiCE's annotators call partial support.
+//! A claim split into several clauses is `supported` when every clause is,
+//! `not_supported` when none is even partly, else partial.
 
 use std::fmt;
 use std::path::Path;
@@ -150,14 +152,7 @@ pub fn explain(
     let all = |f: fn(&Verdict) -> bool| !verdicts.is_empty() && verdicts.iter().all(f);
     let label = if all(|v| *v == Verdict::Supported) {
         WiceLabel::Supported
-    } else if verdicts.is_empty()
-        || all(|v| {
-            matches!(
-                v,
-                Verdict::Overreach | Verdict::Unsupported | Verdict::Broken
-            )
-        })
-    {
+    } else if verdicts.is_empty() || all(|v| matches!(v, Verdict::Unsupported | Verdict::Broken)) {
         WiceLabel::NotSupported
     } else {
         WiceLabel::PartiallySupported
