@@ -6,8 +6,7 @@
 //! file separately (for settings chosen on one half only); `--errors N` prints the
 //! first N misclassified claims with the checker's per-clause verdicts, reasons and
 //! aligned sentences, next to the annotators' first set of supporting sentences;
-//! `--dump` prints one tab-separated line per claim (gold, checker, per-clause
-//! verdict:score, claim).
+//! `--dump` prints one JSON line per claim (gold, checker, the per-clause reports); `--opt NAME=NUMBER` overrides a `CheckOptions` field.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,16 +17,30 @@ use rlmkg_citation::wice::{WiceLabel, explain, read, score};
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next().map(PathBuf::from) else {
-        eprintln!("usage: wice WICE.jsonl [--halves] [--dump] [--errors N]");
+        eprintln!("usage: wice WICE.jsonl [--halves] [--dump] [--errors N] [--opt NAME=NUMBER]...");
         return ExitCode::from(2);
     };
     let mut halves = false;
     let mut errors = 0usize;
     let mut dump = false;
+    let mut overrides = serde_json::Map::new();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--halves" => halves = true,
             "--dump" => dump = true,
+            "--opt" => {
+                let Some((k, v)) = args.next().and_then(|kv| {
+                    let (k, v) = kv.split_once('=')?;
+                    Some((
+                        k.to_string(),
+                        serde_json::from_str::<serde_json::Value>(v).ok()?,
+                    ))
+                }) else {
+                    eprintln!("--opt needs NAME=NUMBER");
+                    return ExitCode::from(2);
+                };
+                overrides.insert(k, v);
+            }
             "--errors" => match args.next().and_then(|n| n.parse().ok()) {
                 Some(n) => errors = n,
                 None => {
@@ -49,7 +62,26 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let opts = CheckOptions::default();
+    let mut opts = CheckOptions::default();
+    if !overrides.is_empty() {
+        let mut value = serde_json::to_value(&opts).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            for (k, v) in overrides {
+                if !map.contains_key(&k) {
+                    eprintln!("unknown option {k}");
+                    return ExitCode::from(2);
+                }
+                map.insert(k, v);
+            }
+        }
+        opts = match serde_json::from_value(value) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("bad option: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    }
     let mut pairs: Vec<(WiceLabel, WiceLabel)> = Vec::new();
     let mut shown = 0;
     for r in &records {
@@ -61,19 +93,29 @@ fn main() -> ExitCode {
             }
         };
         if dump {
-            let cells: Vec<String> = p
+            // Each clause's score against its best sentence alone.
+            let single: Vec<f64> = p
                 .report
                 .claims
                 .iter()
-                .map(|c| format!("{}:{:.3}", c.verdict.as_str(), c.score))
+                .map(|c| {
+                    let Some(best) = c.evidence.first() else {
+                        return 0.0;
+                    };
+                    explain(&c.text, std::slice::from_ref(&best.text), &opts)
+                        .ok()
+                        .and_then(|x| x.report.claims.first().map(|y| y.score))
+                        .unwrap_or(0.0)
+                })
                 .collect();
-            println!(
-                "{}\t{}\t{}\t{}",
-                r.label.name(),
-                p.label.name(),
-                cells.join(" "),
-                r.claim
-            );
+            let line = serde_json::json!({
+                "gold": r.label,
+                "checker": p.label,
+                "claim": r.claim,
+                "clauses": p.report.claims,
+                "single": single,
+            });
+            println!("{line}");
         }
         if p.label != r.label && shown < errors {
             shown += 1;

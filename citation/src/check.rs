@@ -131,6 +131,11 @@ pub struct CheckOptions {
     /// roles) counts as `overreach`: the claim then paraphrases that sentence and
     /// alters it. Below it, the specifics only keep the claim from `supported`.
     pub overreach_alignment: f64,
+    /// Term weight (a content word weighs 1, a name, number or date 1.5) that one
+    /// cited sentence carrying part of a long claim makes the claim `partial` even
+    /// when its score is below [`CheckOptions::partial_threshold`]: that part is
+    /// supported.
+    pub partial_anchor: f64,
 }
 
 impl Default for CheckOptions {
@@ -141,6 +146,7 @@ impl Default for CheckOptions {
             max_window: 4,
             extra_sentence_weight: 0.7,
             overreach_alignment: 0.85,
+            partial_anchor: 4.0,
         }
     }
 }
@@ -514,6 +520,8 @@ fn assess(
     let mut covered = vec![false; terms.len()];
     let mut window: Vec<usize> = Vec::new();
     let mut carried = 0.0;
+    // Term weight the best sentence carries on its own.
+    let mut anchor = 0.0;
     while window.len() < opts.max_window.max(1) {
         let mut best: Option<(usize, f64)> = None;
         for (si, s) in sentences.iter().enumerate() {
@@ -539,6 +547,9 @@ fn assess(
             if !*c && carries(t, &sentences[si], &all_years) {
                 *c = true;
             }
+        }
+        if window.is_empty() {
+            anchor = gain;
         }
         carried += gain * opts.extra_sentence_weight.powi(window.len() as i32);
         window.push(si);
@@ -696,7 +707,7 @@ fn assess(
     let verdict = if substituted || strong || (specific && aligned >= opts.overreach_alignment) {
         // The wording is the source's; what differs is a specific.
         Verdict::Overreach
-    } else if score < opts.partial_threshold {
+    } else if score < opts.partial_threshold && anchor < opts.partial_anchor {
         Verdict::Unsupported
     } else if specific && misquoted {
         Verdict::Overreach
@@ -1148,7 +1159,9 @@ fn loose(text: &str) -> String {
 ///   a date, a quote that is not verbatim, a negation flip, a stronger quantifier,
 ///   certainty where the source hedges, a causal link the source does not state, two
 ///   entities in swapped roles — is `overreach`;
-/// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`;
+/// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`,
+///   unless the best sentence alone carries [`CheckOptions::partial_anchor`] of term
+///   weight (part of a long claim is stated there): then it is `partial`;
 /// - a misquote (a quote whose words are mostly in one cited sentence, but not
 ///   verbatim) is `overreach`;
 /// - a score of at least [`CheckOptions::support_threshold`] with no missing number,
@@ -1472,6 +1485,21 @@ mod tests {
         for (answer, want) in cases {
             assert_eq!(verdicts(answer), vec![*want], "{answer}");
         }
+    }
+
+    #[test]
+    fn one_sentence_carrying_part_of_a_long_claim_makes_it_partial() {
+        let answer = "Jane Doe founded Acme Corp, maker of boats, kites, trains, wagons, engines and lamps sold in nineteen cities [c1.s1].";
+        let r = check(answer, &src(), &CheckOptions::default()).unwrap();
+        assert_eq!(r.claims.len(), 1);
+        assert!(r.claims[0].score < CheckOptions::default().partial_threshold);
+        assert_eq!(r.claims[0].verdict, Verdict::Partial);
+        let strict = CheckOptions {
+            partial_anchor: f64::INFINITY,
+            ..CheckOptions::default()
+        };
+        let r = check(answer, &src(), &strict).unwrap();
+        assert_eq!(r.claims[0].verdict, Verdict::Unsupported);
     }
 
     #[test]
