@@ -1099,8 +1099,12 @@ fn swapped_roles(claim: &Analysis, primary: &Analysis) -> Option<String> {
     None
 }
 
+/// Elision marks inside a quotation.
+const ELISIONS: &[&str] = &["[...]", "[…]", "(...)", "...", "…"];
+
 /// Text in double quotes (two words or more) must appear verbatim, modulo whitespace,
-/// quote style, case and punctuation, in the cited text. Returns the failing quotes.
+/// quote style, case and punctuation, in the cited text; an elided quotation piece by
+/// piece. Returns the failing quotes.
 fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> Vec<String> {
     let mut bad = Vec::new();
     let norm_claim = normalize_for_quote(claim_text);
@@ -1116,10 +1120,17 @@ fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> 
         let q = q.trim().trim_end_matches([',', '.']);
         // Case and punctuation differences (titles restyled, a dropped comma) are
         // tolerated; changed, added or missing words are not.
-        if q.split_whitespace().count() >= 2
-            && !norm_src.contains(q)
-            && !loose_src.contains(&loose(q))
-        {
+        // An elided quote ("mature, tasteful, and [...] sexy") must match piece by piece.
+        let marked = ELISIONS
+            .iter()
+            .fold(q.to_string(), |acc, e| acc.replace(e, "\u{1}"));
+        let pieces: Vec<&str> = marked
+            .split('\u{1}')
+            .map(|p| p.trim().trim_end_matches([',', '.']))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let found = |p: &str| norm_src.contains(p) || loose_src.contains(&loose(p));
+        if q.split_whitespace().count() >= 2 && !pieces.iter().all(|p| found(p)) {
             let detail = format!("quote \"{q}\" is not verbatim in the cited text");
             reasons.push(Reason::new(ReasonKind::Quote, detail));
             bad.push(q.to_string());

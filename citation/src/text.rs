@@ -504,6 +504,22 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                 month: None,
                 day: None,
             });
+            // A year range with the second year shortened: 2018–19, 1998-99.
+            if i + 1 < n
+                && matches!(gap(text, &tokens[i], &tokens[i + 1]), "-" | "\u{2013}" | "/")
+                && tokens[i + 1].lower.len() == 2
+                && let Some(short) = as_int(&tokens[i + 1])
+                && let Some(end) = Some(y - y.rem_euclid(100) + short as i32).filter(|e| *e > y)
+            {
+                tokens[i + 1].kind = Kind::DatePart;
+                dates.push(DateFact {
+                    year: Some(end),
+                    month: None,
+                    day: None,
+                });
+                i += 2;
+                continue;
+            }
         }
         i += 1;
     }
@@ -850,6 +866,8 @@ mod tests {
         );
         assert_eq!(norm("in December 2012"), vec!["2012-12"]);
         assert_eq!(norm("founded in 1998"), vec!["1998"]);
+        assert_eq!(norm("the 2018–19 season"), vec!["2018", "2019"]);
+        assert_eq!(norm("in 1998-99"), vec!["1998", "1999"]);
         assert!(norm("it may rain").is_empty());
     }
 
