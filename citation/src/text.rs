@@ -506,7 +506,10 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
             });
             // A year range with the second year shortened: 2018–19, 1998-99.
             if i + 1 < n
-                && matches!(gap(text, &tokens[i], &tokens[i + 1]), "-" | "\u{2013}" | "/")
+                && matches!(
+                    gap(text, &tokens[i], &tokens[i + 1]),
+                    "-" | "\u{2013}" | "/"
+                )
                 && tokens[i + 1].lower.len() == 2
                 && let Some(short) = as_int(&tokens[i + 1])
                 && let Some(end) = Some(y - y.rem_euclid(100) + short as i32).filter(|e| *e > y)
