@@ -304,6 +304,8 @@ struct Term {
     shown: String,
     weight: f64,
     class: TermClass,
+    /// The acronym this word is (`dnc`) or is part of (`us` for "United States").
+    acronym: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -321,6 +323,8 @@ struct SentenceView {
     stems: HashSet<String>,
     /// Stems of what the sentence refers to (a leading pronoun's referent).
     referred: HashSet<String>,
+    /// Acronyms it writes or spells out.
+    acronyms: HashSet<String>,
 }
 
 impl SentenceView {
@@ -335,11 +339,13 @@ impl SentenceView {
         let referred = refs
             .map(|r| referent_stems(&analysis, r))
             .unwrap_or_default();
+        let acronyms = acronyms_in(&analysis);
         Self {
             text: text.to_owned(),
             analysis,
             stems,
             referred,
+            acronyms,
         }
     }
 
@@ -349,6 +355,7 @@ impl SentenceView {
             analysis: self.analysis.clone(),
             stems: self.stems.clone(),
             referred: self.referred.clone(),
+            acronyms: self.acronyms.clone(),
         }
     }
 }
@@ -356,11 +363,17 @@ impl SentenceView {
 fn claim_terms(a: &Analysis) -> Vec<Term> {
     let mut terms: Vec<Term> = Vec::new();
     let mut seen = HashSet::new();
+    let run_acronyms = acronym_of_tokens(a);
     for (i, t) in a.tokens.iter().enumerate() {
         if !t.is_content() || !seen.insert(t.stem.clone()) {
             continue;
         }
         let entity = i > 0 && t.is_entity();
+        let acronym = if t.upper {
+            Some(dotless(&t.lower))
+        } else {
+            run_acronyms.get(&i).cloned()
+        };
         terms.push(Term {
             key: t.stem.clone(),
             shown: t.lower.clone(),
@@ -370,6 +383,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
             } else {
                 TermClass::Word
             },
+            acronym,
         });
     }
     for n in &a.numbers {
@@ -380,6 +394,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 shown: fmt_number(*n),
                 weight: 1.5,
                 class: TermClass::Number(*n),
+                acronym: None,
             });
         }
     }
@@ -391,10 +406,56 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 shown: d.normalized(),
                 weight: 1.5,
                 class: TermClass::Date(*d),
+                acronym: None,
             });
         }
     }
     terms
+}
+
+/// A word with its dots dropped (`u.s` → `us`).
+fn dotless(w: &str) -> String {
+    w.chars().filter(|c| *c != '.').collect()
+}
+
+/// For each token inside a name of two capitalized words or more ("Democratic
+/// National Committee"), the name's initials (`dnc`).
+fn acronym_of_tokens(a: &Analysis) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    let mut i = 0;
+    while i < a.tokens.len() {
+        let Some((lo, hi)) = name_run_from(a, i) else {
+            i += 1;
+            continue;
+        };
+        let caps: Vec<usize> = (lo..hi)
+            .filter(|k| a.tokens[*k].capitalized && a.tokens[*k].is_content())
+            .collect();
+        if caps.len() >= 2 {
+            let initials: String = caps
+                .iter()
+                .filter_map(|k| a.tokens[*k].lower.chars().next())
+                .collect();
+            for k in caps {
+                out.insert(k, initials.clone());
+            }
+        }
+        i = hi;
+    }
+    out
+}
+
+/// The acronyms a sentence writes (`DNC`, `U.S.`) or spells out (the initials of
+/// "Democratic National Committee"), lowercased without dots.
+fn acronyms_in(a: &Analysis) -> HashSet<String> {
+    let mut out: HashSet<String> = a
+        .tokens
+        .iter()
+        .filter(|t| t.upper)
+        .map(|t| dotless(&t.lower))
+        .collect();
+    out.extend(acronym_of_tokens(a).into_values());
+    out
 }
 
 fn fmt_number(n: f64) -> String {
@@ -416,6 +477,10 @@ fn carries(term: &Term, s: &SentenceView, window_years: &[i32]) -> bool {
             s.stems.contains(&term.key)
                 || s.referred.contains(&term.key)
                 || fuzzy(&term.key, &s.stems)
+                || term
+                    .acronym
+                    .as_ref()
+                    .is_some_and(|x| s.acronyms.contains(x))
         }
         TermClass::Number(n) => {
             s.analysis.numbers.iter().any(|m| same_number(n, *m))
@@ -1511,6 +1576,30 @@ mod tests {
         };
         let r = check(answer, &src(), &strict).unwrap();
         assert_eq!(r.claims[0].verdict, Verdict::Unsupported);
+    }
+
+    #[test]
+    fn acronyms_and_months_alone_match() {
+        let mut m = MemorySource::new();
+        m.insert(
+            1,
+            "n.md",
+            vec![
+                "The DNC announced twelve debates on 20 December 2018.".into(),
+                "Troops of the United States left Kabul.".into(),
+            ],
+        );
+        let v =
+            |answer: &str| check(answer, &m, &CheckOptions::default()).unwrap().claims[0].verdict;
+        assert_eq!(
+            v("The Democratic National Committee announced twelve debates in December [c1.s1]."),
+            Verdict::Supported
+        );
+        assert_eq!(v("U.S. troops left Kabul [c1.s2]."), Verdict::Supported);
+        assert_eq!(
+            v("The Democratic National Committee announced twelve debates in March [c1.s1]."),
+            Verdict::Overreach
+        );
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub(crate) struct Token {
     pub stem: String,
     /// Starts with an uppercase letter.
     pub capitalized: bool,
+    /// Two letters or more, all uppercase (an acronym: `DNC`, `U.S.`).
+    pub upper: bool,
     /// Number, date part or word.
     pub kind: Kind,
     /// Byte offset in the analysed text.
@@ -154,6 +156,11 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             lower = stripped.to_string();
         }
         let capitalized = word.chars().next().is_some_and(char::is_uppercase);
+        let upper = word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && word
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .all(char::is_uppercase);
         let kind = match parse_number(&lower) {
             Some(v) => Kind::Number(v),
             None => Kind::Word,
@@ -167,6 +174,7 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             lower,
             stem,
             capitalized,
+            upper,
             kind,
             start,
         });
@@ -488,7 +496,9 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                     used = 2;
                 }
             }
-            if used > 1 || fact.day.is_some() {
+            // A month named alone ("in November") is a date too, except "May" (a
+            // modal as often) and a sentence's first word ("March on").
+            if used > 1 || fact.day.is_some() || (i > 0 && tokens[i].lower != "may") {
                 for t in &mut tokens[i..i + used] {
                     t.kind = Kind::DatePart;
                 }
@@ -872,6 +882,8 @@ mod tests {
         assert_eq!(norm("the 2018–19 season"), vec!["2018", "2019"]);
         assert_eq!(norm("in 1998-99"), vec!["1998", "1999"]);
         assert!(norm("it may rain").is_empty());
+        assert_eq!(norm("debates begin in June."), vec!["--06"]);
+        assert!(norm("March on, they said in May.").is_empty());
     }
 
     #[test]

@@ -142,7 +142,20 @@ pub fn explain(
     );
     // The claim cites the whole page; citation groups inside the claim text are not expected.
     let answer = format!("{} [c1]", claim.trim());
-    let report = check(&answer, &source, opts)?;
+    let mut report = check(&answer, &source, opts)?;
+    // A claim the segmenter cut into sentences cites the page with each of them.
+    if report.claims.iter().any(|c| c.verdict == Verdict::Uncited) {
+        let mut claims = Vec::new();
+        for c in std::mem::take(&mut report.claims) {
+            if c.verdict == Verdict::Uncited {
+                claims.extend(check(&format!("{} [c1]", c.text), &source, opts)?.claims);
+            } else {
+                claims.push(c);
+            }
+        }
+        report.claims = claims;
+        report.recompute_totals();
+    }
     let verdicts: Vec<Verdict> = report
         .claims
         .iter()
