@@ -111,6 +111,101 @@ pub(crate) fn stem(word: &str) -> String {
     stemmer().stem(word).into_owned()
 }
 
+/// English irregular verbs: (base, past tense and past participle forms). Forms
+/// that are common words of another sense are left out ("found", "left", "lay",
+/// "saw", "rose", "fell", "ground").
+const IRREGULAR_VERBS: &[(&str, &[&str])] = &[
+    ("arise", &["arose", "arisen"]),
+    ("beat", &["beaten"]),
+    ("become", &["became"]),
+    ("begin", &["began", "begun"]),
+    ("bite", &["bit", "bitten"]),
+    ("break", &["broke", "broken"]),
+    ("bring", &["brought"]),
+    ("build", &["built"]),
+    ("buy", &["bought"]),
+    ("catch", &["caught"]),
+    ("choose", &["chose", "chosen"]),
+    ("come", &["came"]),
+    ("deal", &["dealt"]),
+    ("dig", &["dug"]),
+    ("draw", &["drew", "drawn"]),
+    ("drink", &["drank", "drunk"]),
+    ("drive", &["drove", "driven"]),
+    ("eat", &["ate", "eaten"]),
+    ("feel", &["felt"]),
+    ("fight", &["fought"]),
+    ("flee", &["fled"]),
+    ("fly", &["flew", "flown"]),
+    ("forbid", &["forbade", "forbidden"]),
+    ("forget", &["forgot", "forgotten"]),
+    ("forgive", &["forgave", "forgiven"]),
+    ("freeze", &["froze", "frozen"]),
+    ("get", &["got", "gotten"]),
+    ("give", &["gave", "given"]),
+    ("go", &["went", "gone"]),
+    ("grow", &["grew", "grown"]),
+    ("hang", &["hung"]),
+    ("hear", &["heard"]),
+    ("hide", &["hid", "hidden"]),
+    ("hold", &["held"]),
+    ("keep", &["kept"]),
+    ("know", &["knew", "known"]),
+    ("lead", &["led"]),
+    ("lend", &["lent"]),
+    ("lose", &["lost"]),
+    ("make", &["made"]),
+    ("mean", &["meant"]),
+    ("meet", &["met"]),
+    ("overcome", &["overcame"]),
+    ("pay", &["paid"]),
+    ("ride", &["rode", "ridden"]),
+    ("ring", &["rang", "rung"]),
+    ("rise", &["risen"]),
+    ("run", &["ran"]),
+    ("seek", &["sought"]),
+    ("sell", &["sold"]),
+    ("send", &["sent"]),
+    ("shake", &["shook", "shaken"]),
+    ("shoot", &["shot"]),
+    ("sing", &["sang", "sung"]),
+    ("sink", &["sank", "sunk"]),
+    ("sit", &["sat"]),
+    ("sleep", &["slept"]),
+    ("speak", &["spoke", "spoken"]),
+    ("spend", &["spent"]),
+    ("stand", &["stood"]),
+    ("steal", &["stole", "stolen"]),
+    ("strike", &["struck", "stricken"]),
+    ("swim", &["swam", "swum"]),
+    ("take", &["took", "taken"]),
+    ("teach", &["taught"]),
+    ("tear", &["tore", "torn"]),
+    ("tell", &["told"]),
+    ("think", &["thought"]),
+    ("throw", &["threw", "thrown"]),
+    ("understand", &["understood"]),
+    ("undertake", &["undertook", "undertaken"]),
+    ("wake", &["woke", "woken"]),
+    ("wear", &["wore", "worn"]),
+    ("win", &["won"]),
+    ("withdraw", &["withdrew", "withdrawn"]),
+    ("write", &["wrote", "written"]),
+];
+
+/// The base form of an irregular past form (`won` → `win`).
+fn irregular_base(lower: &str) -> Option<&'static str> {
+    static MAP: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        IRREGULAR_VERBS
+            .iter()
+            .flat_map(|(base, forms)| forms.iter().map(move |f| (*f, *base)))
+            .collect()
+    })
+    .get(lower)
+    .copied()
+}
+
 /// Normalize quote characters, apostrophes, dashes and whitespace for verbatim comparison.
 pub(crate) fn normalize_for_quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -166,7 +261,14 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             None => Kind::Word,
         };
         let stem = if matches!(kind, Kind::Word) {
-            stem(&lower)
+            // Irregular verb forms are stemmed as their base form ("won" as "win");
+            // a capitalized one may be a name ("Rose").
+            let base = if capitalized {
+                None
+            } else {
+                irregular_base(&lower)
+            };
+            stem(base.unwrap_or(&lower))
         } else {
             lower.clone()
         };
@@ -848,6 +950,19 @@ mod tests {
         assert_eq!(analyse("rose by 12 %").numbers, vec![12.0]);
         assert_eq!(analyse("the 3rd album").numbers, vec![3.0]);
         assert_eq!(analyse("the third album").numbers, vec![3.0]);
+    }
+
+    #[test]
+    fn irregular_verbs_stem_as_their_base() {
+        let stems = |s: &str| {
+            analyse(s)
+                .tokens
+                .iter()
+                .map(|t| t.stem.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(stems("won took written"), stems("win take write"));
+        assert_ne!(stems("Won"), stems("win"));
     }
 
     #[test]
