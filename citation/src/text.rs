@@ -108,7 +108,45 @@ fn stemmer() -> &'static Stemmer {
 
 /// Stem one lowercased word.
 pub(crate) fn stem(word: &str) -> String {
-    stemmer().stem(word).into_owned()
+    let american = american_spelling(word);
+    stemmer()
+        .stem(american.as_deref().unwrap_or(word))
+        .into_owned()
+}
+
+/// British spellings in the American form, so both stem alike: `-ise`/`-isation`
+/// as `-ize`/`-ization`, `-yse` as `-yze`, `-our` as `-or`, `-tre` as `-ter`,
+/// `-ogue` as `-og`. Applied to claims and sources alike, so a word that merely
+/// ends that way ("promise") is changed on both sides.
+fn american_spelling(word: &str) -> Option<String> {
+    const ENDINGS: &[(&str, &str)] = &[
+        ("isation", "ization"),
+        ("isations", "izations"),
+        ("ise", "ize"),
+        ("ised", "ized"),
+        ("ises", "izes"),
+        ("ising", "izing"),
+        ("yse", "yze"),
+        ("ysed", "yzed"),
+        ("ysing", "yzing"),
+        ("our", "or"),
+        ("ours", "ors"),
+        ("oured", "ored"),
+        ("ouring", "oring"),
+        ("ourite", "orite"),
+        ("tre", "ter"),
+        ("tres", "ters"),
+        ("ogue", "og"),
+        ("ogues", "ogs"),
+    ];
+    if word.chars().count() < 5 || is_stopword(word) {
+        return None;
+    }
+    ENDINGS.iter().find_map(|(gb, us)| {
+        word.strip_suffix(gb)
+            .filter(|stem| stem.chars().count() >= 2)
+            .map(|stem| format!("{stem}{us}"))
+    })
 }
 
 /// English irregular verbs: (base, past tense and past participle forms). Forms
@@ -963,6 +1001,20 @@ mod tests {
         };
         assert_eq!(stems("won took written"), stems("win take write"));
         assert_ne!(stems("Won"), stems("win"));
+    }
+
+    #[test]
+    fn british_spellings_stem_as_american() {
+        for (gb, us) in [
+            ("organised", "organized"),
+            ("colour", "color"),
+            ("centre", "center"),
+            ("analyse", "analyze"),
+            ("catalogue", "catalog"),
+            ("metres", "meters"),
+        ] {
+            assert_eq!(stem(gb), stem(us), "{gb}");
+        }
     }
 
     #[test]
