@@ -1002,6 +1002,31 @@ fn substitutions(
     out
 }
 
+/// Content words a negation marker governs: the next few after it.
+const NEGATION_SCOPE: usize = 4;
+
+/// Whether a negation in `source` governs a word the claim states ("did not
+/// open a factory" against "opened a factory"), not something else the sentence
+/// says ("would not start the race a day after killing a driver" against "killed
+/// a driver").
+fn negates_claim(source: &Analysis, claim: &Analysis) -> bool {
+    let claim_stems: HashSet<&str> = claim
+        .tokens
+        .iter()
+        .filter(|t| t.is_content())
+        .map(|t| t.stem.as_str())
+        .collect();
+    source.negation_at.iter().any(|&i| {
+        source
+            .tokens
+            .iter()
+            .skip(i + 1)
+            .filter(|t| t.is_content() || !matches!(t.kind, Kind::Word))
+            .take(NEGATION_SCOPE)
+            .any(|t| claim_stems.contains(t.stem.as_str()))
+    })
+}
+
 /// Negation, quantifier, certainty, causal and role checks against the window.
 fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<Reason>) {
     let primary = &win[0].analysis;
@@ -1012,7 +1037,7 @@ fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<
             ReasonKind::Negation,
             "the claim negates what the cited text states",
         ));
-    } else if !claim_neg && primary.negations % 2 == 1 {
+    } else if !claim_neg && primary.negations % 2 == 1 && negates_claim(primary, claim) {
         reasons.push(Reason::new(
             ReasonKind::Negation,
             "the cited text negates what the claim states",
@@ -1598,6 +1623,30 @@ mod tests {
         assert_eq!(v("U.S. troops left Kabul [c1.s2]."), Verdict::Supported);
         assert_eq!(
             v("The Democratic National Committee announced twelve debates in March [c1.s1]."),
+            Verdict::Overreach
+        );
+    }
+
+    #[test]
+    fn a_negation_elsewhere_in_the_sentence_is_not_a_flip() {
+        let mut m = MemorySource::new();
+        m.insert(
+            1,
+            "n.md",
+            vec!["Stewart would not start the race at Watkins Glen a day after the crash killed a driver.".into()],
+        );
+        let v =
+            |answer: &str| check(answer, &m, &CheckOptions::default()).unwrap().claims[0].verdict;
+        assert_eq!(
+            v(
+                "A day after the crash killed a driver, Stewart did not race at Watkins Glen [c1.s1]."
+            ),
+            Verdict::Supported
+        );
+        assert_eq!(
+            v(
+                "A day after the crash killed a driver, Stewart started the race at Watkins Glen [c1.s1]."
+            ),
             Verdict::Overreach
         );
     }

@@ -93,6 +93,8 @@ pub(crate) struct Analysis {
     pub dates: Vec<DateFact>,
     /// Count of negation markers.
     pub negations: usize,
+    /// Token index of each negation marker.
+    pub negation_at: Vec<usize>,
     /// Strongest quantifier level (0 none, 1 some/few, 2 many/often, 3 most/usually, 4 all/always).
     pub quantifier: u8,
     /// Hedge words present (may, might, suggests, …).
@@ -706,6 +708,7 @@ fn markers(a: &mut Analysis) {
         };
         if is_neg {
             a.negations += 1;
+            a.negation_at.push(i);
         }
         let q = match w {
             "all" | "every" | "always" | "each" | "entire" | "entirely" | "everyone"
