@@ -134,7 +134,11 @@ pub fn explain(
         1,
         MemoryChunk {
             path: "evidence".into(),
-            title: None,
+            // WiCE pages carry their title as a metadata line.
+            title: evidence
+                .iter()
+                .find_map(|e| e.strip_prefix("(meta data) TITLE:"))
+                .map(|t| t.trim().to_string()),
             first_line: 1,
             page: None,
             sentences: evidence.to_vec(),
