@@ -136,6 +136,12 @@ pub struct CheckOptions {
     /// when its score is below [`CheckOptions::partial_threshold`]: that part is
     /// supported.
     pub partial_anchor: f64,
+    /// Share of the claim's term weight the best sentences must carry, each term
+    /// weighed by inverse sentence frequency over the cited text (see
+    /// [`check()`]), below which a claim is `unsupported` whatever its score: a
+    /// long cited page that only shares its own subject's words with the claim
+    /// does not support it.
+    pub idf_floor: f64,
 }
 
 impl Default for CheckOptions {
@@ -147,6 +153,7 @@ impl Default for CheckOptions {
             extra_sentence_weight: 0.7,
             overreach_alignment: 0.85,
             partial_anchor: 4.0,
+            idf_floor: 0.2,
         }
     }
 }
@@ -559,6 +566,43 @@ fn main_clause_terms(claim_text: &str) -> Option<Vec<Term>> {
     (!terms.is_empty()).then_some(terms)
 }
 
+/// Sentences a cited text is taken to have on top of its own when terms are
+/// weighed by inverse sentence frequency: a few cited sentences that share a word
+/// say little about it, a long page that repeats it on every line does.
+const IDF_PRIOR_SENTENCES: f64 = 20.0;
+
+/// Share of the claim's term weight that the `window` carries when each term also
+/// weighs by how rare it is among all cited `sentences`: a term found in one
+/// sentence (or none) keeps its weight, one the text repeats (the page's own
+/// subject) weighs less, down to a twentieth.
+fn idf_coverage(
+    terms: &[Term],
+    sentences: &[SentenceView],
+    window: &[usize],
+    years: &[i32],
+) -> f64 {
+    let n = sentences.len() as f64 + IDF_PRIOR_SENTENCES;
+    let base = (n / 2.0).ln();
+    let mut total = 0.0;
+    let mut carried = 0.0;
+    for t in terms {
+        let df = sentences.iter().filter(|s| carries(t, s, years)).count() as f64;
+        let w = if df > 1.0 && base > 0.0 {
+            t.weight * ((n / (df + 1.0)).ln() / base).clamp(0.05, 1.0)
+        } else {
+            t.weight
+        };
+        total += w;
+        if window
+            .iter()
+            .any(|i| sentences.get(*i).is_some_and(|s| carries(t, s, years)))
+        {
+            carried += w;
+        }
+    }
+    if total > 0.0 { carried / total } else { 1.0 }
+}
+
 /// The outcome of aligning one claim with a set of sentences.
 struct Assessment {
     verdict: Verdict,
@@ -620,6 +664,7 @@ fn assess(
         window.push(si);
     }
     let score = if total > 0.0 { carried / total } else { 1.0 };
+    let idf_score = idf_coverage(&terms, sentences, &window, &all_years);
 
     let mut reasons = Vec::new();
     let missing = |class: fn(&TermClass) -> bool| -> Vec<&Term> {
@@ -772,7 +817,9 @@ fn assess(
     let verdict = if substituted || strong || (specific && aligned >= opts.overreach_alignment) {
         // The wording is the source's; what differs is a specific.
         Verdict::Overreach
-    } else if score < opts.partial_threshold && anchor < opts.partial_anchor {
+    } else if (score < opts.partial_threshold && anchor < opts.partial_anchor)
+        || idf_score < opts.idf_floor
+    {
         Verdict::Unsupported
     } else if specific && misquoted {
         Verdict::Overreach
@@ -1262,7 +1309,12 @@ fn loose(text: &str) -> String {
 ///   entities in swapped roles — is `overreach`;
 /// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`,
 ///   unless the best sentence alone carries [`CheckOptions::partial_anchor`] of term
-///   weight (part of a long claim is stated there): then it is `partial`;
+///   weight (part of a long claim is stated there): then it is `partial`. A claim
+///   of which the window carries less than [`CheckOptions::idf_floor`] once
+///   each term is weighed by inverse sentence frequency over the cited text
+///   (`ln(N'/(df+1)) / ln(N'/2)` for a term in `df` > 1 of the `N` cited sentences,
+///   `N' = N + 20`) is `unsupported` whatever its plain score: it shares little
+///   but the page's own subject with the source;
 /// - a misquote (a quote whose words are mostly in one cited sentence, but not
 ///   verbatim) is `overreach`;
 /// - a score of at least [`CheckOptions::support_threshold`] with no missing number,
@@ -1648,6 +1700,29 @@ mod tests {
                 "A day after the crash killed a driver, Stewart started the race at Watkins Glen [c1.s1]."
             ),
             Verdict::Overreach
+        );
+    }
+
+    #[test]
+    fn sharing_only_the_page_subject_is_unsupported() {
+        let mut page: Vec<String> = (1..=30)
+            .map(|k| format!("The Harbor Institute in Tallinn opened wing {k} of its museum."))
+            .collect();
+        page.push("Its library holds rare maps.".into());
+        let mut m = MemorySource::new();
+        m.insert(1, "page.md", page);
+        let answer =
+            "The Harbor Institute museum in Tallinn was bombed by Soviet aircraft in 1944 [c1].";
+        let r = check(answer, &m, &CheckOptions::default()).unwrap();
+        assert!(r.claims[0].score >= CheckOptions::default().partial_threshold);
+        assert_eq!(r.claims[0].verdict, Verdict::Unsupported);
+        let lax = CheckOptions {
+            idf_floor: 0.0,
+            ..CheckOptions::default()
+        };
+        assert_eq!(
+            check(answer, &m, &lax).unwrap().claims[0].verdict,
+            Verdict::Partial
         );
     }
 
