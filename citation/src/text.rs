@@ -233,6 +233,48 @@ const IRREGULAR_VERBS: &[(&str, &[&str])] = &[
     ("write", &["wrote", "written"]),
 ];
 
+/// Nationality adjectives whose country's name does not share a long prefix with
+/// them (those that do, "Canadian"/"Canada", already match as near-identical stems).
+const DEMONYMS: &[(&str, &str)] = &[
+    ("british", "britain"),
+    ("english", "england"),
+    ("scottish", "scotland"),
+    ("irish", "ireland"),
+    ("welsh", "wales"),
+    ("french", "france"),
+    ("dutch", "netherlands"),
+    ("spanish", "spain"),
+    ("italian", "italy"),
+    ("chinese", "china"),
+    ("swedish", "sweden"),
+    ("danish", "denmark"),
+    ("polish", "poland"),
+    ("turkish", "turkey"),
+    ("greek", "greece"),
+    ("finnish", "finland"),
+    ("norwegian", "norway"),
+    ("swiss", "switzerland"),
+    ("thai", "thailand"),
+    ("filipino", "philippines"),
+    ("cuban", "cuba"),
+    ("peruvian", "peru"),
+    ("iranian", "iran"),
+    ("iraqi", "iraq"),
+    ("lebanese", "lebanon"),
+    ("icelandic", "iceland"),
+    ("maltese", "malta"),
+    ("cypriot", "cyprus"),
+    ("czech", "czechia"),
+];
+
+/// The country of a nationality adjective (`british` → `britain`).
+fn country_of(lower: &str) -> Option<&'static str> {
+    DEMONYMS
+        .iter()
+        .find(|(adjective, _)| *adjective == lower)
+        .map(|(_, country)| *country)
+}
+
 /// The base form of an irregular past form (`won` → `win`).
 fn irregular_base(lower: &str) -> Option<&'static str> {
     static MAP: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
@@ -308,7 +350,8 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             } else {
                 irregular_base(&lower)
             };
-            stem(base.unwrap_or(&lower))
+            // A nationality adjective stems as its country ("British" as "Britain").
+            stem(base.or_else(|| country_of(&lower)).unwrap_or(&lower))
         } else {
             lower.clone()
         };
@@ -1004,6 +1047,18 @@ mod tests {
         };
         assert_eq!(stems("won took written"), stems("win take write"));
         assert_ne!(stems("Won"), stems("win"));
+    }
+
+    #[test]
+    fn nationalities_stem_as_their_country() {
+        let stems = |s: &str| {
+            analyse(s)
+                .tokens
+                .iter()
+                .map(|t| t.stem.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(stems("British Irish"), stems("Britain Ireland"));
     }
 
     #[test]
