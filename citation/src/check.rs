@@ -572,26 +572,19 @@ fn main_clause_terms(claim_text: &str) -> Option<Vec<Term>> {
 const IDF_PRIOR_SENTENCES: f64 = 20.0;
 
 /// Share of the claim's term weight that the `window` carries when each term also
-/// weighs by how rare it is among all cited `sentences`: a term found in one
-/// sentence (or none) keeps its weight, one the text repeats (the page's own
-/// subject) weighs less, down to a twentieth.
+/// weighs by how rare it is among all cited `sentences` (its `idf` factor, from
+/// [`idf_multipliers`]): one the text repeats (the page's own subject) weighs less.
 fn idf_coverage(
     terms: &[Term],
+    idf: &[f64],
     sentences: &[SentenceView],
     window: &[usize],
     years: &[i32],
 ) -> f64 {
-    let n = sentences.len() as f64 + IDF_PRIOR_SENTENCES;
-    let base = (n / 2.0).ln();
     let mut total = 0.0;
     let mut carried = 0.0;
-    for t in terms {
-        let df = sentences.iter().filter(|s| carries(t, s, years)).count() as f64;
-        let w = if df > 1.0 && base > 0.0 {
-            t.weight * ((n / (df + 1.0)).ln() / base).clamp(0.05, 1.0)
-        } else {
-            t.weight
-        };
+    for (t, m) in terms.iter().zip(idf) {
+        let w = t.weight * m;
         total += w;
         if window
             .iter()
@@ -601,6 +594,26 @@ fn idf_coverage(
         }
     }
     if total > 0.0 { carried / total } else { 1.0 }
+}
+
+/// Per term, the factor inverse sentence frequency over the cited `sentences`
+/// gives its weight: 1 for a term in one sentence or none, less for one the text
+/// repeats (`ln(N'/(df+1)) / ln(N'/2)`, `N'` the sentence count plus
+/// [`IDF_PRIOR_SENTENCES`]), a twentieth at least.
+fn idf_multipliers(terms: &[Term], sentences: &[SentenceView], years: &[i32]) -> Vec<f64> {
+    let n = sentences.len() as f64 + IDF_PRIOR_SENTENCES;
+    let base = (n / 2.0).ln();
+    terms
+        .iter()
+        .map(|t| {
+            let df = sentences.iter().filter(|s| carries(t, s, years)).count() as f64;
+            if df > 1.0 && base > 0.0 {
+                ((n / (df + 1.0)).ln() / base).clamp(0.05, 1.0)
+            } else {
+                1.0
+            }
+        })
+        .collect()
 }
 
 /// The outcome of aligning one claim with a set of sentences.
@@ -629,25 +642,28 @@ fn assess(
     let mut covered = vec![false; terms.len()];
     let mut window: Vec<usize> = Vec::new();
     let mut carried = 0.0;
+    // What each term weighs in choosing sentences: rare terms first.
+    let idf = idf_multipliers(&terms, sentences, &all_years);
     // Term weight the best sentence carries on its own.
     let mut anchor = 0.0;
     while window.len() < opts.max_window.max(1) {
-        let mut best: Option<(usize, f64)> = None;
+        let mut best: Option<(usize, f64, f64)> = None;
         for (si, s) in sentences.iter().enumerate() {
             if window.contains(&si) {
                 continue;
             }
-            let gain: f64 = terms
+            let (gain, rank): (f64, f64) = terms
                 .iter()
                 .zip(&covered)
-                .filter(|(t, c)| !**c && carries(t, s, &all_years))
-                .map(|(t, _)| t.weight)
-                .sum();
-            if gain > 0.0 && best.is_none_or(|(_, g)| gain > g) {
-                best = Some((si, gain));
+                .zip(&idf)
+                .filter(|((t, c), _)| !**c && carries(t, s, &all_years))
+                .map(|((t, _), m)| (t.weight, t.weight * m))
+                .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            if gain > 0.0 && best.is_none_or(|(_, _, r)| rank > r) {
+                best = Some((si, gain, rank));
             }
         }
-        let Some((si, gain)) = best else { break };
+        let Some((si, gain, _)) = best else { break };
         // A further sentence must add at least one full content word.
         if !window.is_empty() && gain < 1.0 {
             break;
@@ -664,7 +680,7 @@ fn assess(
         window.push(si);
     }
     let score = if total > 0.0 { carried / total } else { 1.0 };
-    let idf_score = idf_coverage(&terms, sentences, &window, &all_years);
+    let idf_score = idf_coverage(&terms, &idf, sentences, &window, &all_years);
 
     let mut reasons = Vec::new();
     let missing = |class: fn(&TermClass) -> bool| -> Vec<&Term> {
@@ -1294,7 +1310,10 @@ fn loose(text: &str) -> String {
 /// named entities and weigh more), its numbers by value and its dates in normalized
 /// form. Among the cited sentences the checker greedily picks up to
 /// [`CheckOptions::max_window`] sentences, each time the one that carries the most
-/// still-uncovered term weight. The *score* is the weighted share of terms carried,
+/// still-uncovered term weight, each term's weight scaled by its inverse sentence
+/// frequency over the cited text for this choice (a long page's own subject, on
+/// every line, does not pick the sentence). The *score* is the weighted share of
+/// terms carried (plain weights),
 /// what the k-th sentence adds discounted by [`CheckOptions::extra_sentence_weight`]
 /// to the power k-1 (words found together count more than words gathered from a
 /// long page). A claim is *aligned* with its best sentence when that sentence (with
