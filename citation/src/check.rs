@@ -131,6 +131,17 @@ pub struct CheckOptions {
     /// roles) counts as `overreach`: the claim then paraphrases that sentence and
     /// alters it. Below it, the specifics only keep the claim from `supported`.
     pub overreach_alignment: f64,
+    /// Term weight (a content word weighs 1, a name, number or date 1.5) that one
+    /// cited sentence carrying part of a long claim makes the claim `partial` even
+    /// when its score is below [`CheckOptions::partial_threshold`]: that part is
+    /// supported.
+    pub partial_anchor: f64,
+    /// Share of the claim's term weight the best sentences must carry, each term
+    /// weighed by inverse sentence frequency over the cited text (see
+    /// [`check()`]), below which a claim is `unsupported` whatever its score: a
+    /// long cited page that only shares its own subject's words with the claim
+    /// does not support it.
+    pub idf_floor: f64,
 }
 
 impl Default for CheckOptions {
@@ -141,6 +152,8 @@ impl Default for CheckOptions {
             max_window: 4,
             extra_sentence_weight: 0.7,
             overreach_alignment: 0.85,
+            partial_anchor: 4.0,
+            idf_floor: 0.2,
         }
     }
 }
@@ -298,6 +311,8 @@ struct Term {
     shown: String,
     weight: f64,
     class: TermClass,
+    /// The acronym this word is (`dnc`) or is part of (`us` for "United States").
+    acronym: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -315,6 +330,8 @@ struct SentenceView {
     stems: HashSet<String>,
     /// Stems of what the sentence refers to (a leading pronoun's referent).
     referred: HashSet<String>,
+    /// Acronyms it writes or spells out.
+    acronyms: HashSet<String>,
 }
 
 impl SentenceView {
@@ -329,11 +346,13 @@ impl SentenceView {
         let referred = refs
             .map(|r| referent_stems(&analysis, r))
             .unwrap_or_default();
+        let acronyms = acronyms_in(&analysis);
         Self {
             text: text.to_owned(),
             analysis,
             stems,
             referred,
+            acronyms,
         }
     }
 
@@ -343,6 +362,7 @@ impl SentenceView {
             analysis: self.analysis.clone(),
             stems: self.stems.clone(),
             referred: self.referred.clone(),
+            acronyms: self.acronyms.clone(),
         }
     }
 }
@@ -350,11 +370,17 @@ impl SentenceView {
 fn claim_terms(a: &Analysis) -> Vec<Term> {
     let mut terms: Vec<Term> = Vec::new();
     let mut seen = HashSet::new();
+    let run_acronyms = acronym_of_tokens(a);
     for (i, t) in a.tokens.iter().enumerate() {
         if !t.is_content() || !seen.insert(t.stem.clone()) {
             continue;
         }
         let entity = i > 0 && t.is_entity();
+        let acronym = if t.upper {
+            Some(dotless(&t.lower))
+        } else {
+            run_acronyms.get(&i).cloned()
+        };
         terms.push(Term {
             key: t.stem.clone(),
             shown: t.lower.clone(),
@@ -364,6 +390,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
             } else {
                 TermClass::Word
             },
+            acronym,
         });
     }
     for n in &a.numbers {
@@ -374,6 +401,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 shown: fmt_number(*n),
                 weight: 1.5,
                 class: TermClass::Number(*n),
+                acronym: None,
             });
         }
     }
@@ -385,10 +413,56 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 shown: d.normalized(),
                 weight: 1.5,
                 class: TermClass::Date(*d),
+                acronym: None,
             });
         }
     }
     terms
+}
+
+/// A word with its dots dropped (`u.s` → `us`).
+fn dotless(w: &str) -> String {
+    w.chars().filter(|c| *c != '.').collect()
+}
+
+/// For each token inside a name of two capitalized words or more ("Democratic
+/// National Committee"), the name's initials (`dnc`).
+fn acronym_of_tokens(a: &Analysis) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    let mut i = 0;
+    while i < a.tokens.len() {
+        let Some((lo, hi)) = name_run_from(a, i) else {
+            i += 1;
+            continue;
+        };
+        let caps: Vec<usize> = (lo..hi)
+            .filter(|k| a.tokens[*k].capitalized && a.tokens[*k].is_content())
+            .collect();
+        if caps.len() >= 2 {
+            let initials: String = caps
+                .iter()
+                .filter_map(|k| a.tokens[*k].lower.chars().next())
+                .collect();
+            for k in caps {
+                out.insert(k, initials.clone());
+            }
+        }
+        i = hi;
+    }
+    out
+}
+
+/// The acronyms a sentence writes (`DNC`, `U.S.`) or spells out (the initials of
+/// "Democratic National Committee"), lowercased without dots.
+fn acronyms_in(a: &Analysis) -> HashSet<String> {
+    let mut out: HashSet<String> = a
+        .tokens
+        .iter()
+        .filter(|t| t.upper)
+        .map(|t| dotless(&t.lower))
+        .collect();
+    out.extend(acronym_of_tokens(a).into_values());
+    out
 }
 
 fn fmt_number(n: f64) -> String {
@@ -410,6 +484,10 @@ fn carries(term: &Term, s: &SentenceView, window_years: &[i32]) -> bool {
             s.stems.contains(&term.key)
                 || s.referred.contains(&term.key)
                 || fuzzy(&term.key, &s.stems)
+                || term
+                    .acronym
+                    .as_ref()
+                    .is_some_and(|x| s.acronyms.contains(x))
         }
         TermClass::Number(n) => {
             s.analysis.numbers.iter().any(|m| same_number(n, *m))
@@ -488,6 +566,56 @@ fn main_clause_terms(claim_text: &str) -> Option<Vec<Term>> {
     (!terms.is_empty()).then_some(terms)
 }
 
+/// Sentences a cited text is taken to have on top of its own when terms are
+/// weighed by inverse sentence frequency: a few cited sentences that share a word
+/// say little about it, a long page that repeats it on every line does.
+const IDF_PRIOR_SENTENCES: f64 = 20.0;
+
+/// Share of the claim's term weight that the `window` carries when each term also
+/// weighs by how rare it is among all cited `sentences` (its `idf` factor, from
+/// [`idf_multipliers`]): one the text repeats (the page's own subject) weighs less.
+fn idf_coverage(
+    terms: &[Term],
+    idf: &[f64],
+    sentences: &[SentenceView],
+    window: &[usize],
+    years: &[i32],
+) -> f64 {
+    let mut total = 0.0;
+    let mut carried = 0.0;
+    for (t, m) in terms.iter().zip(idf) {
+        let w = t.weight * m;
+        total += w;
+        if window
+            .iter()
+            .any(|i| sentences.get(*i).is_some_and(|s| carries(t, s, years)))
+        {
+            carried += w;
+        }
+    }
+    if total > 0.0 { carried / total } else { 1.0 }
+}
+
+/// Per term, the factor inverse sentence frequency over the cited `sentences`
+/// gives its weight: 1 for a term in one sentence or none, less for one the text
+/// repeats (`ln(N'/(df+1)) / ln(N'/2)`, `N'` the sentence count plus
+/// [`IDF_PRIOR_SENTENCES`]), a twentieth at least.
+fn idf_multipliers(terms: &[Term], sentences: &[SentenceView], years: &[i32]) -> Vec<f64> {
+    let n = sentences.len() as f64 + IDF_PRIOR_SENTENCES;
+    let base = (n / 2.0).ln();
+    terms
+        .iter()
+        .map(|t| {
+            let df = sentences.iter().filter(|s| carries(t, s, years)).count() as f64;
+            if df > 1.0 && base > 0.0 {
+                ((n / (df + 1.0)).ln() / base).clamp(0.05, 1.0)
+            } else {
+                1.0
+            }
+        })
+        .collect()
+}
+
 /// The outcome of aligning one claim with a set of sentences.
 struct Assessment {
     verdict: Verdict,
@@ -514,23 +642,28 @@ fn assess(
     let mut covered = vec![false; terms.len()];
     let mut window: Vec<usize> = Vec::new();
     let mut carried = 0.0;
+    // What each term weighs in choosing sentences: rare terms first.
+    let idf = idf_multipliers(&terms, sentences, &all_years);
+    // Term weight the best sentence carries on its own.
+    let mut anchor = 0.0;
     while window.len() < opts.max_window.max(1) {
-        let mut best: Option<(usize, f64)> = None;
+        let mut best: Option<(usize, f64, f64)> = None;
         for (si, s) in sentences.iter().enumerate() {
             if window.contains(&si) {
                 continue;
             }
-            let gain: f64 = terms
+            let (gain, rank): (f64, f64) = terms
                 .iter()
                 .zip(&covered)
-                .filter(|(t, c)| !**c && carries(t, s, &all_years))
-                .map(|(t, _)| t.weight)
-                .sum();
-            if gain > 0.0 && best.is_none_or(|(_, g)| gain > g) {
-                best = Some((si, gain));
+                .zip(&idf)
+                .filter(|((t, c), _)| !**c && carries(t, s, &all_years))
+                .map(|((t, _), m)| (t.weight, t.weight * m))
+                .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            if gain > 0.0 && best.is_none_or(|(_, _, r)| rank > r) {
+                best = Some((si, gain, rank));
             }
         }
-        let Some((si, gain)) = best else { break };
+        let Some((si, gain, _)) = best else { break };
         // A further sentence must add at least one full content word.
         if !window.is_empty() && gain < 1.0 {
             break;
@@ -540,10 +673,14 @@ fn assess(
                 *c = true;
             }
         }
+        if window.is_empty() {
+            anchor = gain;
+        }
         carried += gain * opts.extra_sentence_weight.powi(window.len() as i32);
         window.push(si);
     }
     let score = if total > 0.0 { carried / total } else { 1.0 };
+    let idf_score = idf_coverage(&terms, &idf, sentences, &window, &all_years);
 
     let mut reasons = Vec::new();
     let missing = |class: fn(&TermClass) -> bool| -> Vec<&Term> {
@@ -696,7 +833,9 @@ fn assess(
     let verdict = if substituted || strong || (specific && aligned >= opts.overreach_alignment) {
         // The wording is the source's; what differs is a specific.
         Verdict::Overreach
-    } else if score < opts.partial_threshold {
+    } else if (score < opts.partial_threshold && anchor < opts.partial_anchor)
+        || idf_score < opts.idf_floor
+    {
         Verdict::Unsupported
     } else if specific && misquoted {
         Verdict::Overreach
@@ -926,6 +1065,31 @@ fn substitutions(
     out
 }
 
+/// Content words a negation marker governs: the next few after it.
+const NEGATION_SCOPE: usize = 4;
+
+/// Whether a negation in `source` governs a word the claim states ("did not
+/// open a factory" against "opened a factory"), not something else the sentence
+/// says ("would not start the race a day after killing a driver" against "killed
+/// a driver").
+fn negates_claim(source: &Analysis, claim: &Analysis) -> bool {
+    let claim_stems: HashSet<&str> = claim
+        .tokens
+        .iter()
+        .filter(|t| t.is_content())
+        .map(|t| t.stem.as_str())
+        .collect();
+    source.negation_at.iter().any(|&i| {
+        source
+            .tokens
+            .iter()
+            .skip(i + 1)
+            .filter(|t| t.is_content() || !matches!(t.kind, Kind::Word))
+            .take(NEGATION_SCOPE)
+            .any(|t| claim_stems.contains(t.stem.as_str()))
+    })
+}
+
 /// Negation, quantifier, certainty, causal and role checks against the window.
 fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<Reason>) {
     let primary = &win[0].analysis;
@@ -936,7 +1100,7 @@ fn structural_checks(claim: &Analysis, win: &[&SentenceView], reasons: &mut Vec<
             ReasonKind::Negation,
             "the claim negates what the cited text states",
         ));
-    } else if !claim_neg && primary.negations % 2 == 1 {
+    } else if !claim_neg && primary.negations % 2 == 1 && negates_claim(primary, claim) {
         reasons.push(Reason::new(
             ReasonKind::Negation,
             "the cited text negates what the claim states",
@@ -1088,8 +1252,12 @@ fn swapped_roles(claim: &Analysis, primary: &Analysis) -> Option<String> {
     None
 }
 
+/// Elision marks inside a quotation.
+const ELISIONS: &[&str] = &["[...]", "[…]", "(...)", "...", "…"];
+
 /// Text in double quotes (two words or more) must appear verbatim, modulo whitespace,
-/// quote style, case and punctuation, in the cited text. Returns the failing quotes.
+/// quote style, case and punctuation, in the cited text; an elided quotation piece by
+/// piece. Returns the failing quotes.
 fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> Vec<String> {
     let mut bad = Vec::new();
     let norm_claim = normalize_for_quote(claim_text);
@@ -1105,10 +1273,17 @@ fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> 
         let q = q.trim().trim_end_matches([',', '.']);
         // Case and punctuation differences (titles restyled, a dropped comma) are
         // tolerated; changed, added or missing words are not.
-        if q.split_whitespace().count() >= 2
-            && !norm_src.contains(q)
-            && !loose_src.contains(&loose(q))
-        {
+        // An elided quote ("mature, tasteful, and [...] sexy") must match piece by piece.
+        let marked = ELISIONS
+            .iter()
+            .fold(q.to_string(), |acc, e| acc.replace(e, "\u{1}"));
+        let pieces: Vec<&str> = marked
+            .split('\u{1}')
+            .map(|p| p.trim().trim_end_matches([',', '.']))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let found = |p: &str| norm_src.contains(p) || loose_src.contains(&loose(p));
+        if q.split_whitespace().count() >= 2 && !pieces.iter().all(|p| found(p)) {
             let detail = format!("quote \"{q}\" is not verbatim in the cited text");
             reasons.push(Reason::new(ReasonKind::Quote, detail));
             bad.push(q.to_string());
@@ -1135,7 +1310,10 @@ fn loose(text: &str) -> String {
 /// named entities and weigh more), its numbers by value and its dates in normalized
 /// form. Among the cited sentences the checker greedily picks up to
 /// [`CheckOptions::max_window`] sentences, each time the one that carries the most
-/// still-uncovered term weight. The *score* is the weighted share of terms carried,
+/// still-uncovered term weight, each term's weight scaled by its inverse sentence
+/// frequency over the cited text for this choice (a long page's own subject, on
+/// every line, does not pick the sentence). The *score* is the weighted share of
+/// terms carried (plain weights),
 /// what the k-th sentence adds discounted by [`CheckOptions::extra_sentence_weight`]
 /// to the power k-1 (words found together count more than words gathered from a
 /// long page). A claim is *aligned* with its best sentence when that sentence (with
@@ -1148,7 +1326,14 @@ fn loose(text: &str) -> String {
 ///   a date, a quote that is not verbatim, a negation flip, a stronger quantifier,
 ///   certainty where the source hedges, a causal link the source does not state, two
 ///   entities in swapped roles — is `overreach`;
-/// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`;
+/// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`,
+///   unless the best sentence alone carries [`CheckOptions::partial_anchor`] of term
+///   weight (part of a long claim is stated there): then it is `partial`. A claim
+///   of which the window carries less than [`CheckOptions::idf_floor`] once
+///   each term is weighed by inverse sentence frequency over the cited text
+///   (`ln(N'/(df+1)) / ln(N'/2)` for a term in `df` > 1 of the `N` cited sentences,
+///   `N' = N + 20`) is `unsupported` whatever its plain score: it shares little
+///   but the page's own subject with the source;
 /// - a misquote (a quote whose words are mostly in one cited sentence, but not
 ///   verbatim) is `overreach`;
 /// - a score of at least [`CheckOptions::support_threshold`] with no missing number,
@@ -1472,6 +1657,92 @@ mod tests {
         for (answer, want) in cases {
             assert_eq!(verdicts(answer), vec![*want], "{answer}");
         }
+    }
+
+    #[test]
+    fn one_sentence_carrying_part_of_a_long_claim_makes_it_partial() {
+        let answer = "Jane Doe founded Acme Corp, maker of boats, kites, trains, wagons, engines and lamps sold in nineteen cities [c1.s1].";
+        let r = check(answer, &src(), &CheckOptions::default()).unwrap();
+        assert_eq!(r.claims.len(), 1);
+        assert!(r.claims[0].score < CheckOptions::default().partial_threshold);
+        assert_eq!(r.claims[0].verdict, Verdict::Partial);
+        let strict = CheckOptions {
+            partial_anchor: f64::INFINITY,
+            ..CheckOptions::default()
+        };
+        let r = check(answer, &src(), &strict).unwrap();
+        assert_eq!(r.claims[0].verdict, Verdict::Unsupported);
+    }
+
+    #[test]
+    fn acronyms_and_months_alone_match() {
+        let mut m = MemorySource::new();
+        m.insert(
+            1,
+            "n.md",
+            vec![
+                "The DNC announced twelve debates on 20 December 2018.".into(),
+                "Troops of the United States left Kabul.".into(),
+            ],
+        );
+        let v =
+            |answer: &str| check(answer, &m, &CheckOptions::default()).unwrap().claims[0].verdict;
+        assert_eq!(
+            v("The Democratic National Committee announced twelve debates in December [c1.s1]."),
+            Verdict::Supported
+        );
+        assert_eq!(v("U.S. troops left Kabul [c1.s2]."), Verdict::Supported);
+        assert_eq!(
+            v("The Democratic National Committee announced twelve debates in March [c1.s1]."),
+            Verdict::Overreach
+        );
+    }
+
+    #[test]
+    fn a_negation_elsewhere_in_the_sentence_is_not_a_flip() {
+        let mut m = MemorySource::new();
+        m.insert(
+            1,
+            "n.md",
+            vec!["Stewart would not start the race at Watkins Glen a day after the crash killed a driver.".into()],
+        );
+        let v =
+            |answer: &str| check(answer, &m, &CheckOptions::default()).unwrap().claims[0].verdict;
+        assert_eq!(
+            v(
+                "A day after the crash killed a driver, Stewart did not race at Watkins Glen [c1.s1]."
+            ),
+            Verdict::Supported
+        );
+        assert_eq!(
+            v(
+                "A day after the crash killed a driver, Stewart started the race at Watkins Glen [c1.s1]."
+            ),
+            Verdict::Overreach
+        );
+    }
+
+    #[test]
+    fn sharing_only_the_page_subject_is_unsupported() {
+        let mut page: Vec<String> = (1..=30)
+            .map(|k| format!("The Harbor Institute in Tallinn opened wing {k} of its museum."))
+            .collect();
+        page.push("Its library holds rare maps.".into());
+        let mut m = MemorySource::new();
+        m.insert(1, "page.md", page);
+        let answer =
+            "The Harbor Institute museum in Tallinn was bombed by Soviet aircraft in 1944 [c1].";
+        let r = check(answer, &m, &CheckOptions::default()).unwrap();
+        assert!(r.claims[0].score >= CheckOptions::default().partial_threshold);
+        assert_eq!(r.claims[0].verdict, Verdict::Unsupported);
+        let lax = CheckOptions {
+            idf_floor: 0.0,
+            ..CheckOptions::default()
+        };
+        assert_eq!(
+            check(answer, &m, &lax).unwrap().claims[0].verdict,
+            Verdict::Partial
+        );
     }
 
     #[test]

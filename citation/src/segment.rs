@@ -57,11 +57,24 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
                 .rsplit(char::is_whitespace)
                 .next()
                 .unwrap_or("")
+                .trim_start_matches(['"', '\'', '(', '[', '\u{201C}', '\u{2018}'])
                 .to_lowercase();
-            let single_initial = last_word.len() == 2
+            // "J." and "A.V.": initials, one letter and a dot each.
+            let initials = last_word.len() >= 2
                 && last_word.ends_with('.')
-                && last_word.starts_with(char::is_alphabetic);
-            ABBREVIATIONS.contains(&last_word.as_str()) || single_initial || prev_text.is_empty()
+                && last_word
+                    .split_terminator('.')
+                    .all(|p| p.chars().count() == 1 && p.chars().all(char::is_alphabetic));
+            // A "sentence" that goes on in lower case continues the previous one
+            // (`for the "Kerrang!" release`).
+            let continues = !masked[prev.clone()]
+                .trim_end_matches([' ', '\t'])
+                .ends_with('\n')
+                && s.trim_start().starts_with(char::is_lowercase);
+            ABBREVIATIONS.contains(&last_word.as_str())
+                || initials
+                || continues
+                || prev_text.is_empty()
         });
         match sentences.last_mut() {
             Some(prev) if merge => prev.end = range.end,
@@ -460,6 +473,23 @@ mod tests {
                 ),
                 ("It makes rockets.".into(), vec!["c1.s2".into()], false),
                 ("Dr. Smith joined later.".into(), vec!["c2".into()], false),
+            ]
+        );
+    }
+
+    #[test]
+    fn initials_and_quoted_exclamations_do_not_end_sentences() {
+        let got = show(
+            "Annie Zaleski of \"The A.V. Club\" praised it [c1]. The band wrote for the \"Kerrang!\" release [c2]. It ended. Then it began [c3].",
+        );
+        let texts: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "Annie Zaleski of \"The A.V. Club\" praised it.",
+                "The band wrote for the \"Kerrang!\" release.",
+                "It ended.",
+                "Then it began."
             ]
         );
     }

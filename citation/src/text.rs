@@ -59,6 +59,8 @@ pub(crate) struct Token {
     pub stem: String,
     /// Starts with an uppercase letter.
     pub capitalized: bool,
+    /// Two letters or more, all uppercase (an acronym: `DNC`, `U.S.`).
+    pub upper: bool,
     /// Number, date part or word.
     pub kind: Kind,
     /// Byte offset in the analysed text.
@@ -91,6 +93,8 @@ pub(crate) struct Analysis {
     pub dates: Vec<DateFact>,
     /// Count of negation markers.
     pub negations: usize,
+    /// Token index of each negation marker.
+    pub negation_at: Vec<usize>,
     /// Strongest quantifier level (0 none, 1 some/few, 2 many/often, 3 most/usually, 4 all/always).
     pub quantifier: u8,
     /// Hedge words present (may, might, suggests, …).
@@ -106,7 +110,182 @@ fn stemmer() -> &'static Stemmer {
 
 /// Stem one lowercased word.
 pub(crate) fn stem(word: &str) -> String {
-    stemmer().stem(word).into_owned()
+    let american = american_spelling(word);
+    stemmer()
+        .stem(american.as_deref().unwrap_or(word))
+        .into_owned()
+}
+
+/// British spellings in the American form, so both stem alike: `-ise`/`-isation`
+/// as `-ize`/`-ization`, `-yse` as `-yze`, `-our` as `-or`, `-tre` as `-ter`,
+/// `-ogue` as `-og`. Applied to claims and sources alike, so a word that merely
+/// ends that way ("promise") is changed on both sides.
+fn american_spelling(word: &str) -> Option<String> {
+    const ENDINGS: &[(&str, &str)] = &[
+        ("isation", "ization"),
+        ("isations", "izations"),
+        ("ise", "ize"),
+        ("ised", "ized"),
+        ("ises", "izes"),
+        ("ising", "izing"),
+        ("yse", "yze"),
+        ("ysed", "yzed"),
+        ("ysing", "yzing"),
+        ("our", "or"),
+        ("ours", "ors"),
+        ("oured", "ored"),
+        ("ouring", "oring"),
+        ("ourite", "orite"),
+        ("tre", "ter"),
+        ("tres", "ters"),
+        ("ogue", "og"),
+        ("ogues", "ogs"),
+    ];
+    if word.chars().count() < 5 || is_stopword(word) {
+        return None;
+    }
+    ENDINGS.iter().find_map(|(gb, us)| {
+        word.strip_suffix(gb)
+            .filter(|stem| stem.chars().count() >= 2)
+            .map(|stem| format!("{stem}{us}"))
+    })
+}
+
+/// English irregular verbs: (base, past tense and past participle forms). Forms
+/// that are common words of another sense are left out ("found", "left", "lay",
+/// "saw", "rose", "fell", "ground").
+const IRREGULAR_VERBS: &[(&str, &[&str])] = &[
+    ("arise", &["arose", "arisen"]),
+    ("beat", &["beaten"]),
+    ("become", &["became"]),
+    ("begin", &["began", "begun"]),
+    ("bite", &["bit", "bitten"]),
+    ("break", &["broke", "broken"]),
+    ("bring", &["brought"]),
+    ("build", &["built"]),
+    ("buy", &["bought"]),
+    ("catch", &["caught"]),
+    ("choose", &["chose", "chosen"]),
+    ("come", &["came"]),
+    ("deal", &["dealt"]),
+    ("dig", &["dug"]),
+    ("draw", &["drew", "drawn"]),
+    ("drink", &["drank", "drunk"]),
+    ("drive", &["drove", "driven"]),
+    ("eat", &["ate", "eaten"]),
+    ("feel", &["felt"]),
+    ("fight", &["fought"]),
+    ("flee", &["fled"]),
+    ("fly", &["flew", "flown"]),
+    ("forbid", &["forbade", "forbidden"]),
+    ("forget", &["forgot", "forgotten"]),
+    ("forgive", &["forgave", "forgiven"]),
+    ("freeze", &["froze", "frozen"]),
+    ("get", &["got", "gotten"]),
+    ("give", &["gave", "given"]),
+    ("go", &["went", "gone"]),
+    ("grow", &["grew", "grown"]),
+    ("hang", &["hung"]),
+    ("hear", &["heard"]),
+    ("hide", &["hid", "hidden"]),
+    ("hold", &["held"]),
+    ("keep", &["kept"]),
+    ("know", &["knew", "known"]),
+    ("lead", &["led"]),
+    ("lend", &["lent"]),
+    ("lose", &["lost"]),
+    ("make", &["made"]),
+    ("mean", &["meant"]),
+    ("meet", &["met"]),
+    ("overcome", &["overcame"]),
+    ("pay", &["paid"]),
+    ("ride", &["rode", "ridden"]),
+    ("ring", &["rang", "rung"]),
+    ("rise", &["risen"]),
+    ("run", &["ran"]),
+    ("seek", &["sought"]),
+    ("sell", &["sold"]),
+    ("send", &["sent"]),
+    ("shake", &["shook", "shaken"]),
+    ("shoot", &["shot"]),
+    ("sing", &["sang", "sung"]),
+    ("sink", &["sank", "sunk"]),
+    ("sit", &["sat"]),
+    ("sleep", &["slept"]),
+    ("speak", &["spoke", "spoken"]),
+    ("spend", &["spent"]),
+    ("stand", &["stood"]),
+    ("steal", &["stole", "stolen"]),
+    ("strike", &["struck", "stricken"]),
+    ("swim", &["swam", "swum"]),
+    ("take", &["took", "taken"]),
+    ("teach", &["taught"]),
+    ("tear", &["tore", "torn"]),
+    ("tell", &["told"]),
+    ("think", &["thought"]),
+    ("throw", &["threw", "thrown"]),
+    ("understand", &["understood"]),
+    ("undertake", &["undertook", "undertaken"]),
+    ("wake", &["woke", "woken"]),
+    ("wear", &["wore", "worn"]),
+    ("win", &["won"]),
+    ("withdraw", &["withdrew", "withdrawn"]),
+    ("write", &["wrote", "written"]),
+];
+
+/// Nationality adjectives whose country's name does not share a long prefix with
+/// them (those that do, "Canadian"/"Canada", already match as near-identical stems).
+const DEMONYMS: &[(&str, &str)] = &[
+    ("british", "britain"),
+    ("english", "england"),
+    ("scottish", "scotland"),
+    ("irish", "ireland"),
+    ("welsh", "wales"),
+    ("french", "france"),
+    ("dutch", "netherlands"),
+    ("spanish", "spain"),
+    ("italian", "italy"),
+    ("chinese", "china"),
+    ("swedish", "sweden"),
+    ("danish", "denmark"),
+    ("polish", "poland"),
+    ("turkish", "turkey"),
+    ("greek", "greece"),
+    ("finnish", "finland"),
+    ("norwegian", "norway"),
+    ("swiss", "switzerland"),
+    ("thai", "thailand"),
+    ("filipino", "philippines"),
+    ("cuban", "cuba"),
+    ("peruvian", "peru"),
+    ("iranian", "iran"),
+    ("iraqi", "iraq"),
+    ("lebanese", "lebanon"),
+    ("icelandic", "iceland"),
+    ("maltese", "malta"),
+    ("cypriot", "cyprus"),
+    ("czech", "czechia"),
+];
+
+/// The country of a nationality adjective (`british` → `britain`).
+fn country_of(lower: &str) -> Option<&'static str> {
+    DEMONYMS
+        .iter()
+        .find(|(adjective, _)| *adjective == lower)
+        .map(|(_, country)| *country)
+}
+
+/// The base form of an irregular past form (`won` → `win`).
+fn irregular_base(lower: &str) -> Option<&'static str> {
+    static MAP: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        IRREGULAR_VERBS
+            .iter()
+            .flat_map(|(base, forms)| forms.iter().map(move |f| (*f, *base)))
+            .collect()
+    })
+    .get(lower)
+    .copied()
 }
 
 /// Normalize quote characters, apostrophes, dashes and whitespace for verbatim comparison.
@@ -154,12 +333,25 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             lower = stripped.to_string();
         }
         let capitalized = word.chars().next().is_some_and(char::is_uppercase);
+        let upper = word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && word
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .all(char::is_uppercase);
         let kind = match parse_number(&lower) {
             Some(v) => Kind::Number(v),
             None => Kind::Word,
         };
         let stem = if matches!(kind, Kind::Word) {
-            stem(&lower)
+            // Irregular verb forms are stemmed as their base form ("won" as "win");
+            // a capitalized one may be a name ("Rose").
+            let base = if capitalized {
+                None
+            } else {
+                irregular_base(&lower)
+            };
+            // A nationality adjective stems as its country ("British" as "Britain").
+            stem(base.or_else(|| country_of(&lower)).unwrap_or(&lower))
         } else {
             lower.clone()
         };
@@ -167,6 +359,7 @@ pub(crate) fn analyse(text: &str) -> Analysis {
             lower,
             stem,
             capitalized,
+            upper,
             kind,
             start,
         });
@@ -370,6 +563,20 @@ fn as_int(t: &Token) -> Option<i64> {
     }
 }
 
+/// The day of an ISO date: `02`, or `27t19` (a datetime's day and hour, one word);
+/// the flag says a time follows.
+fn iso_day(t: &Token) -> Option<(i64, bool)> {
+    if let Some(d) = as_int(t) {
+        return Some((d, false));
+    }
+    let (day, hour) = t.lower.split_once('t')?;
+    let digits = |s: &str| !s.is_empty() && s.len() <= 2 && s.chars().all(|c| c.is_ascii_digit());
+    if !digits(day) || !digits(hour) {
+        return None;
+    }
+    Some((day.parse().ok()?, true))
+}
+
 fn as_year(t: &Token) -> Option<i32> {
     as_int(t)
         .filter(|v| (1000..=2100).contains(v) && t.lower.len() == 4)
@@ -404,12 +611,13 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
     let n = tokens.len();
     let mut i = 0;
     while i < n {
-        // ISO: 2004-11-02 or 2004-11.
+        // ISO: 2004-11-02, or a datetime 2016-06-27T19:09:17Z whose time parts
+        // (joined by `:`, a zone by `-`/`+`) are consumed with it.
         if let Some(y) = as_year(&tokens[i])
             && i + 2 < n
             && gap(text, &tokens[i], &tokens[i + 1]) == "-"
             && gap(text, &tokens[i + 1], &tokens[i + 2]) == "-"
-            && let (Some(m), Some(d)) = (as_int(&tokens[i + 1]), as_int(&tokens[i + 2]))
+            && let (Some(m), Some((d, timed))) = (as_int(&tokens[i + 1]), iso_day(&tokens[i + 2]))
             && (1..=12).contains(&m)
             && (1..=31).contains(&d)
         {
@@ -418,10 +626,20 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                 month: Some(m as u8),
                 day: Some(d as u8),
             });
-            for t in &mut tokens[i..i + 3] {
+            let mut end = i + 3;
+            if timed {
+                while end < n
+                    && end < i + 6
+                    && matches!(gap(text, &tokens[end - 1], &tokens[end]), ":" | "-" | "+")
+                    && tokens[end].lower.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    end += 1;
+                }
+            }
+            for t in &mut tokens[i..end] {
                 t.kind = Kind::DatePart;
             }
-            i += 3;
+            i = end;
             continue;
         }
         // Month Day[,] [Year] / Month Year.
@@ -463,7 +681,9 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                     used = 2;
                 }
             }
-            if used > 1 || fact.day.is_some() {
+            // A month named alone ("in November") is a date too, except "May" (a
+            // modal as often) and a sentence's first word ("March on").
+            if used > 1 || fact.day.is_some() || (i > 0 && tokens[i].lower != "may") {
                 for t in &mut tokens[i..i + used] {
                     t.kind = Kind::DatePart;
                 }
@@ -479,6 +699,25 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                 month: None,
                 day: None,
             });
+            // A year range with the second year shortened: 2018–19, 1998-99.
+            if i + 1 < n
+                && matches!(
+                    gap(text, &tokens[i], &tokens[i + 1]),
+                    "-" | "\u{2013}" | "/"
+                )
+                && tokens[i + 1].lower.len() == 2
+                && let Some(short) = as_int(&tokens[i + 1])
+                && let Some(end) = Some(y - y.rem_euclid(100) + short as i32).filter(|e| *e > y)
+            {
+                tokens[i + 1].kind = Kind::DatePart;
+                dates.push(DateFact {
+                    year: Some(end),
+                    month: None,
+                    day: None,
+                });
+                i += 2;
+                continue;
+            }
         }
         i += 1;
     }
@@ -512,6 +751,7 @@ fn markers(a: &mut Analysis) {
         };
         if is_neg {
             a.negations += 1;
+            a.negation_at.push(i);
         }
         let q = match w {
             "all" | "every" | "always" | "each" | "entire" | "entirely" | "everyone"
@@ -797,6 +1037,52 @@ mod tests {
     }
 
     #[test]
+    fn irregular_verbs_stem_as_their_base() {
+        let stems = |s: &str| {
+            analyse(s)
+                .tokens
+                .iter()
+                .map(|t| t.stem.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(stems("won took written"), stems("win take write"));
+        assert_ne!(stems("Won"), stems("win"));
+    }
+
+    #[test]
+    fn nationalities_stem_as_their_country() {
+        let stems = |s: &str| {
+            analyse(s)
+                .tokens
+                .iter()
+                .map(|t| t.stem.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(stems("British Irish"), stems("Britain Ireland"));
+    }
+
+    #[test]
+    fn british_spellings_stem_as_american() {
+        for (gb, us) in [
+            ("organised", "organized"),
+            ("colour", "color"),
+            ("centre", "center"),
+            ("analyse", "analyze"),
+            ("catalogue", "catalog"),
+            ("metres", "meters"),
+        ] {
+            assert_eq!(stem(gb), stem(us), "{gb}");
+        }
+    }
+
+    #[test]
+    fn iso_datetime_is_one_date() {
+        let a = analyse("DATETIME: 2016-06-27T19:09:17Z and 2018-09-06T02:35:38-0400");
+        assert!(a.numbers.is_empty(), "{:?}", a.numbers);
+        assert_eq!(a.dates.len(), 2);
+    }
+
+    #[test]
     fn dates_normalized() {
         let norm = |s: &str| {
             analyse(s)
@@ -808,9 +1094,21 @@ mod tests {
         assert_eq!(norm("released on November 2, 2004."), vec!["2004-11-02"]);
         assert_eq!(norm("released on 2 November 2004."), vec!["2004-11-02"]);
         assert_eq!(norm("released on 2004-11-02."), vec!["2004-11-02"]);
+        assert_eq!(
+            norm("PUBLISHED DATETIME: 2016-06-27T19:09:17Z"),
+            vec!["2016-06-27"]
+        );
+        assert_eq!(
+            norm("PUBLISHED: 2018-09-06T02:35:38-0400"),
+            vec!["2018-09-06"]
+        );
         assert_eq!(norm("in December 2012"), vec!["2012-12"]);
         assert_eq!(norm("founded in 1998"), vec!["1998"]);
+        assert_eq!(norm("the 2018–19 season"), vec!["2018", "2019"]);
+        assert_eq!(norm("in 1998-99"), vec!["1998", "1999"]);
         assert!(norm("it may rain").is_empty());
+        assert_eq!(norm("debates begin in June."), vec!["--06"]);
+        assert!(norm("March on, they said in May.").is_empty());
     }
 
     #[test]

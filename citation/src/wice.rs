@@ -1,15 +1,17 @@
 //! Agreement with human labels on WiCE (SPEC §10): each claim cites the sentences
 //! of the web page it was written from; the checker's verdict is compared with the
-//! label. `overreach` and `unsupported` count as `not_supported`, `partial` as
-//! `partially_supported`. A claim split into several clauses is `supported` when
-//! every clause is, `not_supported` when none is even partly, else partial.
+//! label. `unsupported` (and `broken`) count as `not_supported`; `partial` and
+//! `overreach` as `partially_supported`: an overreaching clause paraphrases a cited
+//! sentence and alters one specific, which WiCE's annotators call partial support.
+//! A claim split into several clauses is `supported` when every clause is,
+//! `not_supported` when none is even partly, else partial.
 
 use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{CheckOptions, Verdict, check};
+use crate::check::{CheckOptions, Report, Verdict, check};
 use crate::source::{MemoryChunk, MemorySource};
 
 /// The three WiCE labels.
@@ -31,7 +33,8 @@ impl WiceLabel {
         Self::NotSupported,
     ];
 
-    fn index(self) -> usize {
+    /// Position in [`WiceReport::confusion`] rows and columns.
+    pub fn index(self) -> usize {
         match self {
             Self::Supported => 0,
             Self::PartiallySupported => 1,
@@ -39,7 +42,8 @@ impl WiceLabel {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The label as WiCE writes it.
+    pub fn name(self) -> &'static str {
         match self {
             Self::Supported => "supported",
             Self::PartiallySupported => "partially_supported",
@@ -72,11 +76,27 @@ pub enum WiceError {
     Source(#[from] crate::source::SourceError),
 }
 
-#[derive(Deserialize)]
-struct Record {
-    label: WiceLabel,
-    claim: String,
-    evidence: Vec<String>,
+/// One WiCE record: a claim, the sentences of the page it cites, and the label.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Record {
+    /// The gold label.
+    pub label: WiceLabel,
+    /// The claim (a Wikipedia sentence).
+    pub claim: String,
+    /// The cited page, one sentence per entry.
+    pub evidence: Vec<String>,
+    /// Index sets of the evidence sentences that support the claim, per annotator set.
+    #[serde(default)]
+    pub supporting_sentences: Vec<Vec<usize>>,
+}
+
+/// The checker's reading of one record.
+#[derive(Debug, Clone)]
+pub struct Prediction {
+    /// The predicted label.
+    pub label: WiceLabel,
+    /// The checker's report on the claim citing the page.
+    pub report: Report,
 }
 
 /// Confusion matrix and macro-F1 of the checker against WiCE labels.
@@ -100,12 +120,25 @@ pub fn predict(
     evidence: &[String],
     opts: &CheckOptions,
 ) -> Result<WiceLabel, WiceError> {
+    Ok(explain(claim, evidence, opts)?.label)
+}
+
+/// The label the checker gives one claim citing `evidence`, with its report.
+pub fn explain(
+    claim: &str,
+    evidence: &[String],
+    opts: &CheckOptions,
+) -> Result<Prediction, WiceError> {
     let mut source = MemorySource::new();
     source.chunks.insert(
         1,
         MemoryChunk {
             path: "evidence".into(),
-            title: None,
+            // WiCE pages carry their title as a metadata line.
+            title: evidence
+                .iter()
+                .find_map(|e| e.strip_prefix("(meta data) TITLE:"))
+                .map(|t| t.trim().to_string()),
             first_line: 1,
             page: None,
             sentences: evidence.to_vec(),
@@ -113,7 +146,20 @@ pub fn predict(
     );
     // The claim cites the whole page; citation groups inside the claim text are not expected.
     let answer = format!("{} [c1]", claim.trim());
-    let report = check(&answer, &source, opts)?;
+    let mut report = check(&answer, &source, opts)?;
+    // A claim the segmenter cut into sentences cites the page with each of them.
+    if report.claims.iter().any(|c| c.verdict == Verdict::Uncited) {
+        let mut claims = Vec::new();
+        for c in std::mem::take(&mut report.claims) {
+            if c.verdict == Verdict::Uncited {
+                claims.extend(check(&format!("{} [c1]", c.text), &source, opts)?.claims);
+            } else {
+                claims.push(c);
+            }
+        }
+        report.claims = claims;
+        report.recompute_totals();
+    }
     let verdicts: Vec<Verdict> = report
         .claims
         .iter()
@@ -121,20 +167,14 @@ pub fn predict(
         .filter(|v| !matches!(v, Verdict::Exempt | Verdict::Uncited))
         .collect();
     let all = |f: fn(&Verdict) -> bool| !verdicts.is_empty() && verdicts.iter().all(f);
-    Ok(if all(|v| *v == Verdict::Supported) {
+    let label = if all(|v| *v == Verdict::Supported) {
         WiceLabel::Supported
-    } else if verdicts.is_empty()
-        || all(|v| {
-            matches!(
-                v,
-                Verdict::Overreach | Verdict::Unsupported | Verdict::Broken
-            )
-        })
-    {
+    } else if verdicts.is_empty() || all(|v| matches!(v, Verdict::Unsupported | Verdict::Broken)) {
         WiceLabel::NotSupported
     } else {
         WiceLabel::PartiallySupported
-    })
+    };
+    Ok(Prediction { label, report })
 }
 
 /// Evaluate the default checker on a WiCE JSONL file.
@@ -144,11 +184,20 @@ pub fn evaluate(path: &Path) -> Result<WiceReport, WiceError> {
 
 /// Evaluate with explicit options.
 pub fn evaluate_with(path: &Path, opts: &CheckOptions) -> Result<WiceReport, WiceError> {
+    let mut pairs = Vec::new();
+    for r in read(path)? {
+        pairs.push((r.label, predict(&r.claim, &r.evidence, opts)?));
+    }
+    Ok(score(&pairs))
+}
+
+/// Read a WiCE JSONL file.
+pub fn read(path: &Path) -> Result<Vec<Record>, WiceError> {
     let text = std::fs::read_to_string(path).map_err(|source| WiceError::Io {
         path: path.display().to_string(),
         source,
     })?;
-    let mut pairs = Vec::new();
+    let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -157,9 +206,9 @@ pub fn evaluate_with(path: &Path, opts: &CheckOptions) -> Result<WiceReport, Wic
             line: i + 1,
             message: e.to_string(),
         })?;
-        pairs.push((r.label, predict(&r.claim, &r.evidence, opts)?));
+        out.push(r);
     }
-    Ok(score(&pairs))
+    Ok(out)
 }
 
 /// Confusion matrix, F1s and accuracy of (gold, predicted) pairs.
