@@ -66,7 +66,7 @@ impl AnswerType {
     }
 }
 
-const PLACE_NOUNS: &[&str] = &[
+pub(crate) const PLACE_NOUNS: &[&str] = &[
     "city",
     "town",
     "country",
@@ -87,7 +87,7 @@ const PLACE_NOUNS: &[&str] = &[
     "neighborhood",
     "municipality",
 ];
-const PERSON_NOUNS: &[&str] = &[
+pub(crate) const PERSON_NOUNS: &[&str] = &[
     "person",
     "man",
     "woman",
@@ -134,7 +134,7 @@ const PERSON_NOUNS: &[&str] = &[
     "sister",
     "people",
 ];
-const ORG_NOUNS: &[&str] = &[
+pub(crate) const ORG_NOUNS: &[&str] = &[
     "company",
     "organization",
     "organisation",
@@ -165,13 +165,13 @@ const ORG_NOUNS: &[&str] = &[
     "shipyard",
     "museum",
 ];
-const DATE_NOUNS: &[&str] = &["year", "date", "day", "month", "decade", "century"];
+pub(crate) const DATE_NOUNS: &[&str] = &["year", "date", "day", "month", "decade", "century"];
 const AUXILIARIES: &[&str] = &[
     "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
     "would", "should",
 ];
 
-fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -348,7 +348,7 @@ fn is_day(t: &str) -> bool {
 }
 
 /// Dates in a text: "3 June 2021", "June 3, 2021", "June 2021", "2021"; as (start token, text).
-fn dates(text: &str) -> Vec<(usize, String)> {
+pub(crate) fn dates(text: &str) -> Vec<(usize, String)> {
     let t = tokens(text);
     let mut out = Vec::new();
     let mut i = 0;
@@ -415,7 +415,7 @@ const NUMBER_WORDS: &[&str] = &[
 ];
 
 /// Numbers in a text that are not years: "1,200", "9.6", "twenty-two" (with a scale word).
-fn numbers(text: &str) -> Vec<(usize, String)> {
+pub(crate) fn numbers(text: &str) -> Vec<(usize, String)> {
     let t = tokens(text);
     let mut out = Vec::new();
     for (i, (_, _, w)) in t.iter().enumerate() {
@@ -493,10 +493,10 @@ fn in_question(candidate: &str, q_words: &HashSet<String>) -> bool {
     !w.is_empty() && w.iter().all(|x| q_words.contains(x))
 }
 
-fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
+pub(crate) fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
     match t {
         AnswerType::Person => &["person"],
-        AnswerType::Place => &["place"],
+        AnswerType::Place => &["place", "other"],
         AnswerType::Organization => &["organization"],
         AnswerType::Name => &["organization", "person", "place", "work", "other"],
         _ => &[],
@@ -658,7 +658,7 @@ pub fn pick(
                         .is_some_and(|b| b.trim_end().ends_with(','))
                 });
             let country = if wants_country && *kind == AnswerType::Place && after_comma {
-                0.5
+                1.0
             } else {
                 0.0
             };
@@ -710,10 +710,31 @@ fn demonym(s: &str) -> bool {
             .any(|suf| s.len() > suf.len() + 3 && s.ends_with(suf))
 }
 
-/// Same word up to a suffix: "founded"/"founder", "born"/"born", "published"/"publisher".
+/// Same word up to a suffix, or a listed form of the same relation ("led"/"leader").
 fn share_stem(a: &str, b: &str) -> bool {
-    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    common >= 4 && common * 3 >= a.chars().count().min(b.chars().count()) * 2
+    super::relations::expresses(a, b) || super::relations::expresses(b, a)
+}
+
+/// The class of a type noun ("city" → place, "founder" → person), if it is one.
+pub(crate) fn noun_class(word: &str) -> Option<&'static str> {
+    [
+        (PLACE_NOUNS, "place"),
+        (PERSON_NOUNS, "person"),
+        (ORG_NOUNS, "organization"),
+        (DATE_NOUNS, "date"),
+    ]
+    .iter()
+    .find(|(list, _)| list.contains(&word))
+    .map(|(_, class)| *class)
+}
+
+/// A title without its trailing parenthetical ("Sandra Oh (actress)" → "Sandra Oh").
+pub fn strip_parenthetical(title: &str) -> &str {
+    let t = title.trim();
+    match t.rfind(" (") {
+        Some(i) if t.ends_with(')') => t.get(..i).unwrap_or(t).trim(),
+        _ => t,
+    }
 }
 
 /// Yes when the evidence carries the question's content words (beyond its names), else no.
