@@ -189,7 +189,12 @@ pub fn explore(
 
     // Entities named in the question.
     let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
-    for e in store.entities(question, 12)? {
+    let mut q_found = store.entities(question, 12)?;
+    q_found.extend(named_in(store, question)?);
+    for e in q_found {
+        if q_entities.iter().any(|(id, _, _)| *id == e.id) {
+            continue;
+        }
         let names: Vec<String> = std::iter::once(e.name.clone())
             .chain(e.aliases.clone())
             .collect();
@@ -321,13 +326,11 @@ pub fn explore(
         // Bridge entities: named in the chosen sentence, not in the question,
         // each with how well the question's relation words point at it.
         let mut new_bridges: Vec<Bridge> = Vec::new();
-        for e in store.entities_of_chunk(&chosen.ev.chunk)? {
+        for e in mentioned(store, &chosen.ev.chunk, &chosen.ev.text)? {
             let names: Vec<String> = std::iter::once(e.name.clone())
                 .chain(e.aliases.clone())
                 .collect();
-            let in_sentence = names
-                .iter()
-                .any(|n| n.len() > 2 && chosen.lower.contains(&n.to_lowercase()));
+            let in_sentence = true;
             let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
             // A date or number names no entity a next hop could be about.
             let datum = matches!(e.kind.as_str(), "date" | "number");
@@ -370,6 +373,7 @@ pub fn explore(
             .collect();
         // Next hop: about a bridge (the better it fits the question, the better),
         // covers what the question still asks, names an answer of the asked type.
+        let answer_noun = hop.answer_noun().map(fold);
         let next = best(&candidates, |c| {
             let Some(fit) = new_bridges
                 .iter()
@@ -379,7 +383,10 @@ pub fn explore(
                 return f64::NEG_INFINITY;
             };
             let fresh = c.terms.iter().filter(|t| {
-                qterms.contains(*t) && !covered.contains(*t) && !name_terms.contains(*t)
+                qterms.contains(*t)
+                    && !covered.contains(*t)
+                    && !name_terms.contains(*t)
+                    && Some(t.as_str()) != answer_noun.as_deref()
             });
             let fresh: f64 = fresh.map(weight).sum();
             let other_doc = if used_docs.contains(&c.ev.path) {
@@ -398,7 +405,7 @@ pub fn explore(
                 + other_doc
                 + typed
                 + c.prior
-                + 2.0 * fit
+                + 3.0 * fit
         });
         match next {
             Some(i) => chosen = candidates.remove(i),
@@ -460,6 +467,72 @@ fn names_in(question: &str, name: &str) -> bool {
             .and_then(|rest| rest.chars().next())
             .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
     })
+}
+
+/// Entities the store knows that `text` names: those its chunk mentions, and
+/// those whose name or alias is a run of capitalized words of the text (found by
+/// name, so that a chunk whose extraction merged "Dr. Mara Ellison for The Salt
+/// Atlas" into one mention still names "Mara Ellison" and "The Salt Atlas").
+fn mentioned(
+    store: &Store,
+    chunk: &str,
+    text: &str,
+) -> Result<Vec<rlmkg_ingest::EntityInfo>, rlmkg_ingest::StoreError> {
+    let lower = text.to_lowercase();
+    let mut out: Vec<rlmkg_ingest::EntityInfo> = store
+        .entities_of_chunk(chunk)?
+        .into_iter()
+        .filter(|e| {
+            std::iter::once(&e.name)
+                .chain(&e.aliases)
+                .any(|n| n.len() > 2 && lower.contains(&n.to_lowercase()))
+        })
+        .collect();
+    for e in named_in(store, text)? {
+        if !out.iter().any(|o| o.id == e.id) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// Entities whose name or alias is a run of up to five words of `text` that
+/// starts and ends with a capitalized word (or a number).
+fn named_in(
+    store: &Store,
+    text: &str,
+) -> Result<Vec<rlmkg_ingest::EntityInfo>, rlmkg_ingest::StoreError> {
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '\'' | '-' | '.' | '&')))
+        .map(|w| w.trim_matches(['.', '\'']))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let cap = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    };
+    let mut out: Vec<rlmkg_ingest::EntityInfo> = Vec::new();
+    for i in 0..words.len() {
+        if !cap(words[i]) {
+            continue;
+        }
+        for j in i..words.len().min(i + 5) {
+            if !cap(words[j]) {
+                continue;
+            }
+            let name = words[i..=j].join(" ");
+            if name.len() < 3 {
+                continue;
+            }
+            if let Some(e) = store.entity(&name)?
+                && !out.iter().any(|o| o.id == e.id)
+            {
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn best(cands: &[Candidate], score: impl Fn(&Candidate) -> f64) -> Option<usize> {
@@ -603,9 +676,13 @@ fn has_answer(
         AnswerType::YesNo | AnswerType::Choice(_) => return false,
         _ => {}
     }
-    let kinds = short::kinds_for(wanted);
+    // The asked kind itself: a place question is not answered by an "other".
+    let kinds = match wanted {
+        AnswerType::Name => short::kinds_for(wanted),
+        _ => short::kinds_for(wanted).get(..1).unwrap_or_default(),
+    };
     let excluded = |n: &str| exclude.iter().any(|x| x.to_lowercase() == n);
-    store.entities_of_chunk(&c.ev.chunk).is_ok_and(|es| {
+    mentioned(store, &c.ev.chunk, &c.ev.text).is_ok_and(|es| {
         es.iter().any(|e| {
             kinds.contains(&e.kind.as_str())
                 && std::iter::once(&e.name).chain(&e.aliases).any(|n| {

@@ -27,6 +27,8 @@ pub struct Hops {
     bridge_nouns: Vec<(String, &'static str)>,
     /// Relation words some chosen sentence expresses.
     covered: HashSet<String>,
+    /// The noun of the answer's type ("city" in "In which city…"), if any.
+    answer_noun: Option<String>,
 }
 
 impl Hops {
@@ -75,7 +77,14 @@ impl Hops {
             relations,
             bridge_nouns,
             covered: HashSet::new(),
+            answer_noun: answer_noun.and_then(|i| w.get(i)).cloned(),
         }
+    }
+
+    /// The noun of the answer's type ("city" in "In which city…"), if any: an
+    /// answer sentence seldom repeats it, so it says little about one.
+    pub fn answer_noun(&self) -> Option<&str> {
+        self.answer_noun.as_deref()
     }
 
     fn expressed_in<'a>(&'a self, sentence: &'a str) -> impl Iterator<Item = &'a String> + 'a {
