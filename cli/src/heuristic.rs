@@ -58,7 +58,8 @@ pub struct Exploration {
     pub question: String,
     /// Entities recognised in the question (names).
     pub question_entities: Vec<String>,
-    /// Bridge entities reached from the first evidence (names).
+    /// Bridge entities the chain of evidence went through (names): each is
+    /// named by one evidence sentence and reached the next.
     pub bridges: Vec<String>,
     /// Chunks considered, best first.
     pub chunks: Vec<String>,
@@ -146,6 +147,9 @@ struct Candidate {
     context: HashSet<String>,
     lower: String,
     prior: f64,
+    /// The first prose sentence of its document (in a document about an
+    /// entity, the one that says what it is).
+    lead: bool,
 }
 
 /// Words that open a sentence about what the previous sentence named.
@@ -365,7 +369,6 @@ pub fn explore(
             }
         }
         candidates.extend(collect_sentences(store, &more, &chunk_prior)?);
-        bridges.extend(new_bridges.iter().map(|b| b.names[0].clone()));
         let used_docs: HashSet<String> = evidence.iter().map(|e| e.path.clone()).collect();
         let bridge_names: Vec<String> = new_bridges
             .iter()
@@ -389,6 +392,7 @@ pub fn explore(
                     && Some(t.as_str()) != answer_noun.as_deref()
             });
             let fresh: f64 = fresh.map(weight).sum();
+            let fresh_relations = hop.fresh_fit(&c.lower);
             let other_doc = if used_docs.contains(&c.ev.path) {
                 0.0
             } else {
@@ -399,9 +403,15 @@ pub fn explore(
             } else {
                 0.0
             };
+            // A hop brings what the question asks that the chain lacks: its
+            // words, or (the first time) an answer of the asked type.
+            let brings = fresh > 0.0 || fresh_relations > 0.0 || evidence.len() < 2 && typed > 0.0;
+            if !brings {
+                return f64::NEG_INFINITY;
+            }
             2.0 * fresh
                 + c.terms.intersection(&qterms).map(weight).sum::<f64>() * 0.5
-                + 1.5 * hop.fresh_fit(&c.lower)
+                + 1.5 * fresh_relations
                 + other_doc
                 + typed
                 + c.prior
@@ -410,6 +420,11 @@ pub fn explore(
         match next {
             Some(i) => chosen = candidates.remove(i),
             None => break,
+        }
+        for b in &new_bridges {
+            if b.reached_by(&chosen).is_some() && !bridges.contains(&b.names[0]) {
+                bridges.push(b.names[0].clone());
+            }
         }
     }
 
@@ -441,7 +456,7 @@ impl Bridge {
             .iter()
             .any(|n| n.len() > 2 && title.contains(&n.to_lowercase()));
         if own_doc {
-            Some(self.fit + 0.5)
+            Some(self.fit + if c.lead { 0.7 } else { 0.5 })
         } else if c.names_any(&self.names) {
             Some(self.fit)
         } else {
@@ -556,6 +571,10 @@ fn collect_sentences(
         let Ok(p) = store.read(chunk) else { continue };
         let prior = prior.get(chunk).copied().unwrap_or(0.0);
         let mut previous: HashSet<String> = HashSet::new();
+        // Only the document's first chunk has its lead sentence.
+        let mut first = store
+            .chunk_ids_of_doc(&p.doc.id)
+            .is_ok_and(|ids| ids.first() == Some(&p.chunk));
         for s in &p.sentences {
             let text = s.text.trim();
             let own: HashSet<String> = terms(text).into_iter().collect();
@@ -565,7 +584,9 @@ fn collect_sentences(
             if text.starts_with('#') || words < 4 || (!ends_like_prose && words < 10) {
                 continue; // headings and fragments carry no claim
             }
+            let lead = std::mem::replace(&mut first, false);
             out.push(Candidate {
+                lead,
                 context,
                 terms: own,
                 lower: s.text.to_lowercase(),

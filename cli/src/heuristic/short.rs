@@ -490,7 +490,15 @@ fn find_name(text: &str, name: &str) -> Option<(usize, String)> {
 /// Whether the candidate is already named by the question (then it is not the answer).
 fn in_question(candidate: &str, q_words: &HashSet<String>) -> bool {
     let w = words(candidate);
-    !w.is_empty() && w.iter().all(|x| q_words.contains(x))
+    // "Australia" is named by "what Australian city" too.
+    !w.is_empty()
+        && w.iter().all(|x| {
+            q_words.contains(x)
+                || x.len() > 4
+                    && q_words
+                        .iter()
+                        .any(|q| q.len() > x.len() && q.starts_with(x.as_str()))
+        })
 }
 
 pub(crate) fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
@@ -639,13 +647,18 @@ pub fn pick(
             if text.is_empty() || in_question(&text, &q_words) {
                 continue;
             }
+            let asks_nationality = ["nationality", "common"]
+                .iter()
+                .any(|w| q_words.contains(*w));
             if matches!(
                 kind,
                 AnswerType::Place | AnswerType::Person | AnswerType::Organization
             ) && demonym(&text)
+                || *kind == AnswerType::Name && demonym(&text) && !asks_nationality
             {
                 continue;
             }
+
             let near = anchors
                 .iter()
                 .map(|(a, w)| w / (1.0 + a.abs_diff(pos) as f64 / 3.0))
@@ -669,6 +682,7 @@ pub fn pick(
                 .filter(|w| w.len() > 2 && q_words.contains(*w) && !type_noun(w))
                 .count();
             let partial = if overlap > 0 { 1.0 } else { 0.0 };
+
             let score =
                 0.5 * (hop as f64 + 1.0) / n + 1.5 * relevance + type_fit + 3.0 * near + country
                     - partial;
