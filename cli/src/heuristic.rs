@@ -3,6 +3,7 @@
 //! let a sub-model compose a cited answer from the evidence in one call, or
 //! return an extractive answer made of the evidence sentences.
 
+mod compare;
 mod hops;
 mod relations;
 pub mod short;
@@ -49,6 +50,9 @@ pub struct Evidence {
     pub text: String,
     /// Selection score.
     pub score: f64,
+    /// The compared item this sentence was chosen for (comparison questions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
 }
 
 /// What [`explore`] found.
@@ -195,6 +199,7 @@ pub fn explore(
     let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut q_found = store.entities(question, 12)?;
     q_found.extend(named_in(store, question)?);
+    let mut q_infos: Vec<rlmkg_ingest::EntityInfo> = Vec::new();
     for e in q_found {
         if q_entities.iter().any(|(id, _, _)| *id == e.id) {
             continue;
@@ -204,6 +209,22 @@ pub fn explore(
             .collect();
         if names.iter().any(|n| n.len() > 2 && names_in(question, n)) {
             q_entities.push((e.id.clone(), e.name.clone(), names));
+            q_infos.push(e);
+        }
+    }
+    // Comparison questions: one sentence about each compared item.
+    let wanted = short::answer_type(question);
+    let items = compare::items(&wanted, question, &q_infos);
+    if items.len() >= 2 {
+        let cmp = compare::Comparison { question, items };
+        if let Some(evidence) = cmp.evidence(store)? {
+            return Ok(Exploration {
+                question: question.to_owned(),
+                question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
+                bridges: Vec::new(),
+                chunks: evidence.iter().map(|e| e.chunk.clone()).collect(),
+                evidence,
+            });
         }
     }
 
@@ -251,7 +272,6 @@ pub fn explore(
         })
         .collect();
     let weight = |t: &String| idf.get(t).copied().unwrap_or(0.0);
-    let wanted = short::answer_type(question);
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut covered: HashSet<String> = HashSet::new();
     let mut bridges: Vec<String> = Vec::new();
@@ -598,6 +618,7 @@ fn collect_sentences(
                     path: p.doc.path.clone(),
                     text: s.text.trim().to_owned(),
                     score: prior,
+                    about: None,
                 },
             });
         }
@@ -651,6 +672,7 @@ pub fn short_answer(
             id: &e.id,
             text: &e.text,
             mentions: by_chunk.get(e.chunk.as_str()).cloned().unwrap_or_default(),
+            about: e.about.as_deref(),
         })
         .collect();
     let picked = short::pick(&x.question, &kind, &sentences);

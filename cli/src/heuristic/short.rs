@@ -182,8 +182,15 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 fn options(question: &str) -> Option<Vec<String>> {
     let q = question.trim().trim_end_matches('?').trim();
     let lower_q = q.to_ascii_lowercase();
-    let tail = match (q.rfind(','), lower_q.rfind(" between ")) {
-        (_, Some(i)) => q.get(i + " between ".len()..)?,
+    let between = lower_q
+        .rfind(" between ")
+        .map(|i| i + " between ".len())
+        .or_else(|| lower_q.starts_with("between ").then_some("between ".len()));
+    let tail = match (q.rfind(','), between) {
+        (_, Some(i)) => {
+            let t = q.get(i..)?;
+            t.split(',').next().unwrap_or(t)
+        }
         (Some(i), None) if q.get(i + 1..).is_some_and(|t| t.contains(" or ")) => q.get(i + 1..)?,
         _ => {
             // "Which band was formed first The Exies or Circus Diablo": option A is
@@ -297,6 +304,8 @@ pub struct EvidenceSentence<'a> {
     pub text: &'a str,
     /// Typed mentions of its chunk.
     pub mentions: Vec<Mention>,
+    /// The compared item it was chosen for (comparison questions).
+    pub about: Option<&'a str>,
 }
 
 /// The short answer and where it was read.
@@ -378,6 +387,28 @@ pub(crate) fn dates(text: &str) -> Vec<(usize, String)> {
             i += 1;
         } else {
             i += 1;
+        }
+    }
+    out
+}
+
+/// Centuries in a text ("19th century", "the mid-19th century" → "19th century").
+fn centuries(text: &str) -> Vec<(usize, String)> {
+    let t = tokens(text);
+    let mut out = Vec::new();
+    for (i, w) in t.iter().enumerate() {
+        let ord = w.2.rsplit('-').next().unwrap_or(w.2).to_lowercase();
+        let digits = ord.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &ord[digits.len()..];
+        let is_ord = !digits.is_empty()
+            && digits.len() <= 2
+            && digits.chars().all(|c| c.is_ascii_digit())
+            && matches!(suffix, "st" | "nd" | "rd" | "th");
+        if is_ord
+            && t.get(i + 1)
+                .is_some_and(|n| n.2.eq_ignore_ascii_case("century"))
+        {
+            out.push((i, format!("{ord} century")));
         }
     }
     out
@@ -601,6 +632,9 @@ pub fn pick(
         };
         let mut cands: Vec<(usize, String, f64)> = Vec::new();
         match kind {
+            AnswerType::Date if q_words.contains("century") => {
+                cands.extend(centuries(ev.text).into_iter().map(|(i, s)| (i, s, 1.0)))
+            }
             AnswerType::Date => cands.extend(dates(ev.text).into_iter().map(|(i, s)| {
                 let year_only = q_words.contains("year");
                 let s = if year_only {
@@ -758,7 +792,9 @@ fn yes_no(
     evidence: &[EvidenceSentence<'_>],
     kind: &AnswerType,
 ) -> Option<ShortAnswer> {
-    let _ = question;
+    if let Some(a) = yes_no_by_item(question, q_words, evidence, kind) {
+        return Some(a);
+    }
     let content: Vec<&String> = q_words
         .iter()
         .filter(|w| {
@@ -793,6 +829,159 @@ fn yes_no(
     })
 }
 
+/// The distinct compared items of the evidence, in order.
+fn items_of<'a>(evidence: &[EvidenceSentence<'a>]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for e in evidence {
+        if let Some(a) = e.about
+            && !out.contains(&a)
+        {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Values a sentence gives that a "same …" question compares: the names in it
+/// (capitalized runs) that the question does not name. For
+/// a place finer than a country, the last of a comma chain ("…, New York,
+/// United States") is the country and is left out.
+fn values(
+    e: &EvidenceSentence<'_>,
+    q_words: &HashSet<String>,
+    fine_place: bool,
+) -> HashSet<String> {
+    let mut out: HashSet<String> = HashSet::new();
+    let runs = capitalized_runs(e.text);
+    let toks = tokens(e.text);
+    for (i, run) in &runs {
+        let n = run.split_whitespace().count();
+        let after = toks.get(i + n.max(1) - 1).map(|t| t.1).unwrap_or(0);
+        let before_comma = e.text.get(..after).is_some()
+            && toks
+                .get(i + n.max(1) - 1)
+                .and_then(|t| e.text.get(t.1..))
+                .is_some_and(|r| r.starts_with(','));
+        let after_comma = toks.get(*i).is_some_and(|t| {
+            e.text
+                .get(..t.0)
+                .is_some_and(|b| b.trim_end().ends_with(','))
+        });
+        if fine_place && after_comma && !before_comma {
+            continue;
+        }
+        let v = strip_article(run);
+        if !v.is_empty() && !in_question(&v, q_words) && !demonym(&v) {
+            out.insert(v.to_lowercase());
+        }
+    }
+    out
+}
+
+/// Yes or no from one sentence per compared item: "same …" questions compare
+/// the values each gives; "both …" questions ask whether each carries the
+/// question's property words (every capitalized one, such as a nationality,
+/// and at least half of the rest). `None` without two items.
+fn yes_no_by_item(
+    question: &str,
+    q_words: &HashSet<String>,
+    evidence: &[EvidenceSentence<'_>],
+    kind: &AnswerType,
+) -> Option<ShortAnswer> {
+    let items = items_of(evidence);
+    if items.len() < 2 {
+        return None;
+    }
+    let of = |item: &str| -> Vec<&EvidenceSentence<'_>> {
+        evidence.iter().filter(|e| e.about == Some(item)).collect()
+    };
+    let cite = |item: &str| of(item).first().map(|e| e.id.to_string());
+    let answer = |yes: bool, citation: Option<String>| {
+        Some(ShortAnswer {
+            text: if yes { "yes".into() } else { "no".into() },
+            kind: kind.clone(),
+            citation: citation?,
+        })
+    };
+    if q_words.contains("same") {
+        let fine_place = q_words.iter().any(|w| {
+            PLACE_NOUNS.contains(&w.as_str()) && !matches!(w.as_str(), "country" | "nation")
+        });
+        let sets: Vec<HashSet<String>> = items
+            .iter()
+            .map(|i| {
+                of(i)
+                    .into_iter()
+                    .flat_map(|e| values(e, q_words, fine_place))
+                    .collect()
+            })
+            .collect();
+        let shared = sets
+            .split_first()
+            .map(|(a, rest)| a.iter().any(|v| rest.iter().all(|s| s.contains(v))))
+            .unwrap_or(false);
+        return answer(shared, cite(items[0]));
+    }
+    let item_words: HashSet<String> = items.iter().flat_map(|i| words(i)).collect();
+    // The property words, and which of them the question capitalizes.
+    let mut key: Vec<String> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    for (k, raw) in question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .enumerate()
+    {
+        let w = raw.to_lowercase();
+        if w.len() < 3
+            || item_words.contains(&w)
+            || AUXILIARIES.contains(&w.as_str())
+            || matches!(
+                w.as_str(),
+                "both"
+                    | "also"
+                    | "the"
+                    | "and"
+                    | "that"
+                    | "this"
+                    | "they"
+                    | "from"
+                    | "one"
+                    | "have"
+                    | "has"
+                    | "with"
+                    | "for"
+                    | "its"
+                    | "their"
+                    | "them"
+            )
+        {
+            continue;
+        }
+        let capital = k > 0 && raw.chars().next().is_some_and(char::is_uppercase);
+        let list = if capital { &mut key } else { &mut rest };
+        if !list.contains(&w) {
+            list.push(w);
+        }
+    }
+    if key.is_empty() && rest.is_empty() {
+        return None;
+    }
+    let carries = |item: &str, w: &str| {
+        of(item)
+            .iter()
+            .any(|e| words(e.text).iter().any(|x| share_stem(w, x)))
+    };
+    for item in &items {
+        let keys_ok = key.iter().all(|w| carries(item, w));
+        let carried = rest.iter().filter(|w| carries(item, w)).count();
+        let rest_ok = rest.is_empty() || carried * 2 >= rest.len();
+        if !(keys_ok && rest_ok) {
+            return answer(false, cite(item));
+        }
+    }
+    answer(true, cite(items[0]))
+}
+
 /// An option of a choice question: its index, the sentence naming it, the first
 /// year and the first number of that sentence.
 type Seen<'a> = (usize, &'a str, Option<i64>, Option<f64>);
@@ -819,7 +1008,11 @@ fn choice(
     let mut seen: Vec<Seen<'_>> = Vec::new();
     for (oi, o) in opts.iter().enumerate() {
         let name = strip_article(o);
-        let Some(ev) = evidence.iter().find(|e| find_name(e.text, &name).is_some()) else {
+        let Some(ev) = evidence
+            .iter()
+            .find(|e| e.about == Some(o.as_str()))
+            .or_else(|| evidence.iter().find(|e| find_name(e.text, &name).is_some()))
+        else {
             continue;
         };
         let found_dates = dates(ev.text);
@@ -874,7 +1067,34 @@ fn choice(
     } else {
         None
     }
-    .or_else(|| seen.first().map(|s| (s.0, s.1.to_string())))?;
+    .or_else(|| {
+        // No comparison word: the option whose sentence carries more of the
+        // question's other words ("Which singer is American, A or B?").
+        let option_words: HashSet<String> = opts.iter().flat_map(|o| words(o)).collect();
+        let content: Vec<&String> = q
+            .iter()
+            .filter(|w| {
+                w.len() > 3 && !option_words.contains(*w) && !AUXILIARIES.contains(&w.as_str())
+            })
+            .collect();
+        let carried = |id: &str| {
+            evidence.iter().find(|e| e.id == id).map_or(0, |e| {
+                let ew = words(e.text);
+                content
+                    .iter()
+                    .filter(|w| ew.iter().any(|x| share_stem(w, x)))
+                    .count()
+            })
+        };
+        let mut best: Option<(usize, usize, &str)> = None;
+        for s in &seen {
+            let c = carried(s.1);
+            if best.is_none_or(|(b, _, _)| c > b) {
+                best = Some((c, s.0, s.1));
+            }
+        }
+        best.map(|(_, i, id)| (i, id.to_string()))
+    })?;
     Some(ShortAnswer {
         text: opts.get(chosen.0)?.clone(),
         kind: kind.clone(),
@@ -928,6 +1148,7 @@ mod tests {
                     kind: k.to_string(),
                 })
                 .collect(),
+            about: None,
         }
     }
 
@@ -996,6 +1217,105 @@ mod tests {
         let q = "Which magazine was started first, Arthur's Magazine or First for Women?";
         let a = pick(q, &answer_type(q), &evidence).unwrap();
         assert_eq!(a.text, "Arthur's Magazine");
+    }
+
+    fn about<'a>(id: &'a str, text: &'a str, item: &'a str) -> EvidenceSentence<'a> {
+        EvidenceSentence {
+            about: Some(item),
+            ..ev(id, text, &[])
+        }
+    }
+
+    #[test]
+    fn yes_no_reads_each_compared_item() {
+        let two = |a: &'static str, b: &'static str| {
+            [
+                about("c1.s1", a, "Ines Varga"),
+                about("c2.s1", b, "Olaf Brandt"),
+            ]
+        };
+        let cases: &[(&str, [EvidenceSentence<'static>; 2], &str)] = &[
+            (
+                "Are Ines Varga and Olaf Brandt both bridge designers?",
+                two(
+                    "Ines Varga is a Portuguese bridge designer.",
+                    "Olaf Brandt is a Danish designer of bridges.",
+                ),
+                "yes",
+            ),
+            (
+                "Are Ines Varga and Olaf Brandt both Portuguese engineers?",
+                two(
+                    "Ines Varga is a Portuguese engineer.",
+                    "Olaf Brandt is a Danish engineer.",
+                ),
+                "no",
+            ),
+            (
+                "Are Ines Varga and Olaf Brandt from the same state?",
+                two(
+                    "Ines Varga was born in Akron, Ohio, United States.",
+                    "Olaf Brandt was born in Fresno, California, United States.",
+                ),
+                "no",
+            ),
+            (
+                "Are Ines Varga and Olaf Brandt members of the same band?",
+                two(
+                    "Ines Varga is the singer of the band Tidewater.",
+                    "Olaf Brandt plays drums in Tidewater.",
+                ),
+                "yes",
+            ),
+        ];
+        for (q, evidence, want) in cases {
+            let a = pick(q, &answer_type(q), evidence).unwrap();
+            assert_eq!(a.text, *want, "{q}");
+        }
+    }
+
+    #[test]
+    fn choices_without_a_comparison_word_go_by_coverage() {
+        let evidence = [
+            about(
+                "c1.s1",
+                "Mark Vale (born 1958) is an English musician.",
+                "Mark Vale",
+            ),
+            about(
+                "c2.s1",
+                "Nick Hollis (born 1970) is an American singer and songwriter.",
+                "Nick Hollis",
+            ),
+        ];
+        let q = "Which singer is American, Mark Vale or Nick Hollis?";
+        assert_eq!(
+            pick(q, &answer_type(q), &evidence).unwrap().text,
+            "Nick Hollis"
+        );
+        let q = "Between Mark Vale and Nick Hollis, which musician is older?";
+        assert_eq!(
+            answer_type(q),
+            AnswerType::Choice(vec!["Mark Vale".into(), "Nick Hollis".into()])
+        );
+        assert_eq!(
+            pick(q, &answer_type(q), &evidence).unwrap().text,
+            "Mark Vale"
+        );
+    }
+
+    #[test]
+    fn centuries_are_dates_when_asked_for() {
+        let evidence = [ev(
+            "c1.s1",
+            "The breed originated in Texas in the mid-19th century.",
+            &[],
+        )];
+        let q = "During which century was the breed developed?";
+        assert_eq!(
+            pick(q, &answer_type(q), &evidence).unwrap().text,
+            "19th century"
+        );
     }
 
     #[test]
