@@ -425,7 +425,11 @@ pub fn explore(
             };
             // A hop brings what the question asks that the chain lacks: its
             // words, or (the first time) an answer of the asked type.
-            let brings = fresh > 0.0 || fresh_relations > 0.0 || evidence.len() < 2 && typed > 0.0;
+            let brings = if evidence.len() < 2 {
+                fresh > 0.0 || fresh_relations > 0.0 || typed > 0.0
+            } else {
+                fresh_relations > 0.0
+            };
             if !brings {
                 return f64::NEG_INFINITY;
             }

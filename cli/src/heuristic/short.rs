@@ -82,7 +82,6 @@ pub(crate) const PLACE_NOUNS: &[&str] = &[
     "nation",
     "capital",
     "district",
-    "area",
     "borough",
     "neighborhood",
     "municipality",
@@ -164,6 +163,21 @@ pub(crate) const ORG_NOUNS: &[&str] = &[
     "station",
     "shipyard",
     "museum",
+];
+/// Nouns of a quantity: "what was the population…" asks for a number.
+const QUANTITY_NOUNS: &[&str] = &[
+    "population",
+    "number",
+    "amount",
+    "total",
+    "height",
+    "length",
+    "capacity",
+    "attendance",
+    "output",
+    "area",
+    "revenue",
+    "salary",
 ];
 pub(crate) const DATE_NOUNS: &[&str] = &["year", "date", "day", "month", "decade", "century"];
 const AUXILIARIES: &[&str] = &[
@@ -256,19 +270,28 @@ pub fn answer_type(question: &str) -> AnswerType {
         .iter()
         .position(|t| matches!(t.as_str(), "which" | "what" | "whose"));
     if let Some(i) = wh {
-        let nouns: Vec<&str> = w.iter().skip(i + 1).take(3).map(String::as_str).collect();
-        let hit = |list: &[&str]| nouns.iter().take(2).any(|n| list.contains(n));
-        if hit(DATE_NOUNS) {
-            return AnswerType::Date;
-        }
-        if hit(PLACE_NOUNS) {
-            return AnswerType::Place;
-        }
-        if hit(PERSON_NOUNS) {
-            return AnswerType::Person;
-        }
-        if hit(ORG_NOUNS) {
-            return AnswerType::Organization;
+        let nouns: Vec<&str> = w
+            .iter()
+            .skip(i + 1)
+            .map(String::as_str)
+            .filter(|t| !AUXILIARIES.contains(t) && !matches!(*t, "the" | "a" | "an"))
+            .take(3)
+            .collect();
+        // The first of the next two words that is a type noun decides.
+        let typed = nouns.iter().take(2).find_map(|n| {
+            [
+                (DATE_NOUNS, AnswerType::Date),
+                (PLACE_NOUNS, AnswerType::Place),
+                (PERSON_NOUNS, AnswerType::Person),
+                (ORG_NOUNS, AnswerType::Organization),
+                (QUANTITY_NOUNS, AnswerType::Number),
+            ]
+            .into_iter()
+            .find(|(list, _)| list.contains(n))
+            .map(|(_, t)| t)
+        });
+        if let Some(t) = typed {
+            return t;
         }
     }
     if has("how") && (has("many") || has("much") || has("old") || has("long") || has("far")) {
@@ -443,6 +466,9 @@ const NUMBER_WORDS: &[&str] = &[
     "eighty",
     "ninety",
     "hundred",
+    "once",
+    "twice",
+    "thrice",
 ];
 
 /// Numbers in a text that are not years: "1,200", "9.6", "twenty-two" (with a scale word).
@@ -543,6 +569,7 @@ pub(crate) fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
 }
 
 /// Pick the short answer from `evidence` (in reasoning order: the last hop last).
+const PASSED: f64 = 0.75;
 pub fn pick(
     question: &str,
     kind: &AnswerType,
@@ -664,6 +691,9 @@ pub fn pick(
                         cands.push((i, s, exact));
                     }
                 }
+                if *kind == AnswerType::Name {
+                    cands.extend(quoted(ev.text).into_iter().map(|(i, s)| (i, s, 0.8)));
+                }
                 if cands.is_empty() && matches!(kind, AnswerType::Name | AnswerType::Organization) {
                     cands.extend(
                         capitalized_runs(ev.text)
@@ -673,11 +703,28 @@ pub fn pick(
                 }
             }
         }
-        let wants_country = ["country", "nation", "nationality"]
-            .iter()
-            .any(|w| q_words.contains(*w));
+        // A unit coarser than a city is the part after a comma ("Portland, Oregon").
+        let wants_country = [
+            "country",
+            "nation",
+            "nationality",
+            "state",
+            "province",
+            "region",
+        ]
+        .iter()
+        .any(|w| q_words.contains(*w));
+        // "Where…" with no unit named: the whole "City, Region" chain.
+        let whole_chain = *kind == AnswerType::Place
+            && q_words.contains("where")
+            && !q_words.iter().any(|w| PLACE_NOUNS.contains(&w.as_str()));
         for (pos, text, type_fit) in cands {
             let text = strip_article(&text);
+            let text = if whole_chain {
+                comma_chain(ev.text, &toks, pos, &text)
+            } else {
+                text
+            };
             if text.is_empty() || in_question(&text, &q_words) {
                 continue;
             }
@@ -716,10 +763,18 @@ pub fn pick(
                 .filter(|w| w.len() > 2 && q_words.contains(*w) && !type_noun(w))
                 .count();
             let partial = if overlap > 0 { 1.0 } else { 0.0 };
+            // Named before the last hop and not in it: what led to the answer.
+            let last = evidence.len() - 1;
+            let passed = hop < last
+                && evidence
+                    .get(last)
+                    .is_some_and(|l| find_name(l.text, &text).is_none());
+            let passed = if passed { PASSED } else { 0.0 };
 
             let score =
                 0.5 * (hop as f64 + 1.0) / n + 1.5 * relevance + type_fit + 3.0 * near + country
-                    - partial;
+                    - partial
+                    - passed;
             if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
                 best = Some((score, text, ev.id.to_string()));
             }
@@ -730,6 +785,61 @@ pub fn pick(
         kind: kind.clone(),
         citation,
     })
+}
+
+/// A place with the capitalized place after it across a comma ("Columbus" in
+/// "based in Columbus, Ohio." → "Columbus, Ohio").
+fn comma_chain(text: &str, toks: &[(usize, usize, &str)], pos: usize, name: &str) -> String {
+    let n = tokens(name).len().max(1);
+    let Some(end) = toks.get(pos + n - 1).map(|t| t.1) else {
+        return name.to_owned();
+    };
+    let Some(next) = toks.get(pos + n) else {
+        return name.to_owned();
+    };
+    let between = text.get(end..next.0).unwrap_or("");
+    let cap = next.2.chars().next().is_some_and(char::is_uppercase);
+    if between.trim() == "," && cap {
+        let mut last = pos + n;
+        while toks
+            .get(last + 1)
+            .is_some_and(|t| t.2.chars().next().is_some_and(char::is_uppercase))
+            && text.get(toks[last].1..toks[last + 1].0) == Some(" ")
+        {
+            last += 1;
+        }
+        if let Some(s) = text.get(toks[pos].0..toks[last].1) {
+            return strip_article(s);
+        }
+    }
+    name.to_owned()
+}
+
+/// Text in double quotes (titles: "Mad About You"), as (token, text), up to
+/// eight words.
+fn quoted(text: &str) -> Vec<(usize, String)> {
+    let toks = tokens(text);
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if !matches!(c, '"' | '\u{201c}' | '\u{201d}') {
+            continue;
+        }
+        match open {
+            None => open = Some(i + c.len_utf8()),
+            Some(start) => {
+                open = None;
+                let inner = text.get(start..i).unwrap_or("").trim();
+                let inner = inner.trim_end_matches([',', '.']);
+                let n = inner.split_whitespace().count();
+                if (1..=8).contains(&n) && inner.chars().next().is_some_and(char::is_uppercase) {
+                    let tok = toks.iter().position(|t| t.0 >= start).unwrap_or(0);
+                    out.push((tok, inner.to_owned()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A candidate without a leading article ("the Kestrel Institute" → "Kestrel Institute").
@@ -1131,6 +1241,14 @@ mod tests {
                 AnswerType::YesNo,
             ),
             ("Where is the yard?", AnswerType::Place),
+            (
+                "At the 2011 census, what was the population of the town?",
+                AnswerType::Number,
+            ),
+            (
+                "Which institute did the author of the atlas join?",
+                AnswerType::Organization,
+            ),
         ];
         for (q, want) in cases {
             assert_eq!(&answer_type(q), want, "{q}");
@@ -1301,6 +1419,36 @@ mod tests {
         assert_eq!(
             pick(q, &answer_type(q), &evidence).unwrap().text,
             "Mark Vale"
+        );
+    }
+
+    #[test]
+    fn places_read_at_the_asked_level() {
+        let evidence = [ev(
+            "c1.s1",
+            "The press is a small publishing house based in Akron, Ohio.",
+            &[("Akron", "place"), ("Ohio", "place")],
+        )];
+        let q = "The press is based where?";
+        assert_eq!(
+            pick(q, &answer_type(q), &evidence).unwrap().text,
+            "Akron, Ohio"
+        );
+        let q = "The press is based in what state?";
+        assert_eq!(pick(q, &answer_type(q), &evidence).unwrap().text, "Ohio");
+    }
+
+    #[test]
+    fn quoted_titles_are_names() {
+        let evidence = [ev(
+            "c1.s1",
+            "She starred in the sitcom \"Harbor Lights\" for seven years.",
+            &[],
+        )];
+        let q = "The actress starred in what for seven years?";
+        assert_eq!(
+            pick(q, &answer_type(q), &evidence).unwrap().text,
+            "Harbor Lights"
         );
     }
 
