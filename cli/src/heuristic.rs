@@ -354,11 +354,10 @@ pub fn explore(
             let names: Vec<String> = std::iter::once(e.name.clone())
                 .chain(e.aliases.clone())
                 .collect();
-            let in_sentence = true;
             let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
             // A date or number names no entity a next hop could be about.
             let datum = matches!(e.kind.as_str(), "date" | "number");
-            if in_sentence && !in_question && !datum && !bridges.contains(&e.name) {
+            if !in_question && !datum && !bridges.contains(&e.name) {
                 let fit = hop.bridge_fit(&chosen.lower, &names, &e.kind);
                 new_bridges.push(Bridge {
                     id: e.id.clone(),
@@ -543,7 +542,10 @@ fn named_in(
 ) -> Result<Vec<rlmkg_ingest::EntityInfo>, rlmkg_ingest::StoreError> {
     let words: Vec<&str> = text
         .split(|c: char| !(c.is_alphanumeric() || matches!(c, '\'' | '-' | '.' | '&')))
-        .map(|w| w.trim_matches(['.', '\'']))
+        .map(|w| {
+            let w = w.strip_suffix("'s").unwrap_or(w);
+            w.trim_matches(['.', '\''])
+        })
         .filter(|w| !w.is_empty())
         .collect();
     let cap = |w: &str| {

@@ -481,7 +481,12 @@ pub(crate) fn numbers(text: &str) -> Vec<(usize, String)> {
             && w.chars()
                 .all(|c| c.is_ascii_digit() || c == ',' || c == '.')
             && !is_year(w);
-        let word = lower.split('-').all(|p| NUMBER_WORDS.contains(&p));
+        // "twenty-two", and "two-time" (a count of times).
+        let counted = lower
+            .strip_suffix("-time")
+            .or_else(|| lower.strip_suffix("-times"))
+            .unwrap_or(&lower);
+        let word = counted.split('-').all(|p| NUMBER_WORDS.contains(&p));
         if digit || word {
             let mut s = (*w).to_string();
             if let Some((_, _, next)) = t.get(i + 1)
@@ -1316,6 +1321,10 @@ mod tests {
             "1,200"
         );
         assert_eq!(numbers("twenty-two ships").len(), 1);
+        assert_eq!(
+            numbers("He was a two-time Pro Bowl selection.")[0].1,
+            "two-time"
+        );
     }
 
     #[test]
