@@ -395,7 +395,23 @@ fn compose_checked(
         }
         None => None,
     };
-    let short = model_short.or_else(|| picked.cloned());
+    // A yes/no or a choice between named options is a judgement the checker
+    // cannot verify (both options, or the sentence behind a "yes", are cited
+    // either way); the extractive pick compares each item's own sentence, so it
+    // stands when it has one.
+    let judged = matches!(kind, AnswerType::YesNo | AnswerType::Choice(_));
+    let short = match (judged, picked) {
+        (true, Some(p)) => {
+            if model_short.as_ref().is_some_and(|m| m.text != p.text) {
+                note(&format!(
+                    "the sub-model's short answer differs from the comparison of the evidence ({}); using the comparison",
+                    p.text
+                ));
+            }
+            Some(p.clone())
+        }
+        _ => model_short.or_else(|| picked.cloned()),
+    };
     let opening = short.as_ref().map(|s| {
         if s.kind == AnswerType::YesNo {
             heuristic::answer_with_short(s, found)

@@ -3,6 +3,9 @@
 //! let a sub-model compose a cited answer from the evidence in one call, or
 //! return an extractive answer made of the evidence sentences.
 
+mod compare;
+mod hops;
+mod relations;
 pub mod short;
 
 use std::collections::{BTreeMap, HashSet};
@@ -47,6 +50,9 @@ pub struct Evidence {
     pub text: String,
     /// Selection score.
     pub score: f64,
+    /// The compared item this sentence was chosen for (comparison questions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
 }
 
 /// What [`explore`] found.
@@ -56,7 +62,8 @@ pub struct Exploration {
     pub question: String,
     /// Entities recognised in the question (names).
     pub question_entities: Vec<String>,
-    /// Bridge entities reached from the first evidence (names).
+    /// Bridge entities the chain of evidence went through (names): each is
+    /// named by one evidence sentence and reached the next.
     pub bridges: Vec<String>,
     /// Chunks considered, best first.
     pub chunks: Vec<String>,
@@ -144,6 +151,9 @@ struct Candidate {
     context: HashSet<String>,
     lower: String,
     prior: f64,
+    /// The first prose sentence of its document (in a document about an
+    /// entity, the one that says what it is).
+    lead: bool,
 }
 
 /// Words that open a sentence about what the previous sentence named.
@@ -187,15 +197,34 @@ pub fn explore(
 
     // Entities named in the question.
     let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
-    for e in store.entities(question, 12)? {
+    let mut q_found = store.entities(question, 12)?;
+    q_found.extend(named_in(store, question)?);
+    let mut q_infos: Vec<rlmkg_ingest::EntityInfo> = Vec::new();
+    for e in q_found {
+        if q_entities.iter().any(|(id, _, _)| *id == e.id) {
+            continue;
+        }
         let names: Vec<String> = std::iter::once(e.name.clone())
             .chain(e.aliases.clone())
             .collect();
-        if names
-            .iter()
-            .any(|n| n.len() > 2 && qlower.contains(&n.to_lowercase()))
-        {
+        if names.iter().any(|n| n.len() > 2 && names_in(question, n)) {
             q_entities.push((e.id.clone(), e.name.clone(), names));
+            q_infos.push(e);
+        }
+    }
+    // Comparison questions: one sentence about each compared item.
+    let wanted = short::answer_type(question);
+    let items = compare::items(&wanted, question, &q_infos);
+    if items.len() >= 2 {
+        let cmp = compare::Comparison { question, items };
+        if let Some(evidence) = cmp.evidence(store)? {
+            return Ok(Exploration {
+                question: question.to_owned(),
+                question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
+                bridges: Vec::new(),
+                chunks: evidence.iter().map(|e| e.chunk.clone()).collect(),
+                evidence,
+            });
         }
     }
 
@@ -243,7 +272,6 @@ pub fn explore(
         })
         .collect();
     let weight = |t: &String| idf.get(t).copied().unwrap_or(0.0);
-    let wanted = expected_type(question);
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut covered: HashSet<String> = HashSet::new();
     let mut bridges: Vec<String> = Vec::new();
@@ -255,12 +283,22 @@ pub fn explore(
         .iter()
         .flat_map(|(_, _, names)| names.iter().flat_map(|n| terms(n)))
         .collect();
+    let mut hop = hops::Hops::of(question, &name_terms);
     let hop1_weight = |t: &String| {
         if name_terms.contains(t) {
             0.3 * weight(t)
         } else {
             weight(t)
         }
+    };
+    let anchored = |c: &Candidate| {
+        q_entities.iter().any(|(_, _, names)| {
+            c.names_any(names)
+                || names.iter().any(|n| {
+                    let n = n.to_lowercase();
+                    n.len() > 2 && c.ev.title.to_lowercase().contains(&n)
+                })
+        })
     };
     let first = best(&candidates, |c| {
         // A sentence opening with a pronoun is about what the sentence before named.
@@ -287,7 +325,14 @@ pub fn explore(
                 }
             })
             .sum();
-        overlap + ent + c.prior
+        // The first hop starts at what the question names: a sentence about
+        // none of its entities only shares words with it.
+        let anchor = if q_entities.is_empty() || anchored(c) {
+            1.0
+        } else {
+            0.5
+        };
+        anchor * (overlap + 0.5 * hop.relation_fit(&c.lower)) + ent + c.prior
     });
     let Some(first) = first else {
         return Ok(Exploration {
@@ -301,28 +346,41 @@ pub fn explore(
     let mut chosen = candidates.remove(first);
     loop {
         covered.extend(chosen.terms.iter().filter(|t| qterms.contains(*t)).cloned());
-        // Bridge entities: named in the chosen sentence, not in the question.
-        let mut new_bridges: Vec<(String, Vec<String>)> = Vec::new();
-        for e in store.entities_of_chunk(&chosen.ev.chunk)? {
+        hop.cover(&chosen.lower);
+        // Bridge entities: named in the chosen sentence, not in the question,
+        // each with how well the question's relation words point at it.
+        let mut new_bridges: Vec<Bridge> = Vec::new();
+        for e in mentioned(store, &chosen.ev.chunk, &chosen.ev.text)? {
             let names: Vec<String> = std::iter::once(e.name.clone())
                 .chain(e.aliases.clone())
                 .collect();
-            let in_sentence = names
-                .iter()
-                .any(|n| n.len() > 2 && chosen.lower.contains(&n.to_lowercase()));
             let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
-            if in_sentence && !in_question && !bridges.contains(&e.name) {
-                new_bridges.push((e.name.clone(), names));
+            // A date or number names no entity a next hop could be about.
+            let datum = matches!(e.kind.as_str(), "date" | "number");
+            if !in_question && !datum && !bridges.contains(&e.name) {
+                let fit = hop.bridge_fit(&chosen.lower, &names, &e.kind);
+                new_bridges.push(Bridge {
+                    id: e.id.clone(),
+                    names,
+                    fit,
+                });
             }
         }
+        let answered = hop.all_covered() && has_answer(store, &chosen, &wanted, &qlower, &[]);
         evidence.push(chosen.ev.clone());
-        if evidence.len() >= opts.evidence || new_bridges.is_empty() {
+        if evidence.len() >= opts.evidence || new_bridges.is_empty() || answered {
             break;
         }
-        // Pull in chunks about the bridges.
+        // Pull in chunks about the bridges: their own documents first.
         let mut more: Vec<String> = Vec::new();
-        for (name, _) in &new_bridges {
-            for hit in store.search(name, 5)? {
+        for b in &new_bridges {
+            for chunk in store.chunks_of_entity(&b.id)?.into_iter().take(40) {
+                if !chunk_prior.contains_key(&chunk) {
+                    chunk_prior.insert(chunk.clone(), 0.3);
+                    more.push(chunk);
+                }
+            }
+            for hit in store.search(&b.names[0], 5)? {
                 if !chunk_prior.contains_key(&hit.id) {
                     chunk_prior.insert(hit.id.clone(), 0.3);
                     more.push(hit.id);
@@ -330,44 +388,66 @@ pub fn explore(
             }
         }
         candidates.extend(collect_sentences(store, &more, &chunk_prior)?);
-        bridges.extend(new_bridges.iter().map(|(n, _)| n.clone()));
         let used_docs: HashSet<String> = evidence.iter().map(|e| e.path.clone()).collect();
-        // Next hop: mentions a bridge, covers what the question still asks.
-        // Sentences naming a bridge and an entity of the type the question asks for.
-        let typed: HashSet<String> = match wanted {
-            Some(kind) => candidates
-                .iter()
-                .filter(|c| new_bridges.iter().any(|(_, names)| c.names_any(names)))
-                .filter(|c| has_entity_of(store, &c.ev, kind, &qlower))
-                .map(|c| c.ev.id.clone())
-                .collect(),
-            None => HashSet::new(),
-        };
+        let bridge_names: Vec<String> = new_bridges
+            .iter()
+            .flat_map(|b| b.names.iter().cloned())
+            .collect();
+        // Next hop: about a bridge (the better it fits the question, the better),
+        // covers what the question still asks, names an answer of the asked type.
+        let answer_noun = hop.answer_noun().map(fold);
         let next = best(&candidates, |c| {
-            let bridge = new_bridges.iter().any(|(_, names)| c.names_any(names));
-            if !bridge {
-                return f64::NEG_INFINITY;
-            }
-            let fresh = c
-                .terms
+            let Some(fit) = new_bridges
                 .iter()
-                .filter(|t| qterms.contains(*t) && !covered.contains(*t));
+                .filter_map(|b| b.reached_by(c))
+                .reduce(f64::max)
+            else {
+                return f64::NEG_INFINITY;
+            };
+            let fresh = c.terms.iter().filter(|t| {
+                qterms.contains(*t)
+                    && !covered.contains(*t)
+                    && !name_terms.contains(*t)
+                    && Some(t.as_str()) != answer_noun.as_deref()
+            });
             let fresh: f64 = fresh.map(weight).sum();
+            let fresh_relations = hop.fresh_fit(&c.lower);
             let other_doc = if used_docs.contains(&c.ev.path) {
                 0.0
             } else {
                 1.0
             };
-            let typed = if typed.contains(&c.ev.id) { 2.0 } else { 0.0 };
+            let typed = if has_answer(store, c, &wanted, &qlower, &bridge_names) {
+                2.0
+            } else {
+                0.0
+            };
+            // A hop brings what the question asks that the chain lacks: its
+            // words, or (the first time) an answer of the asked type.
+            let brings = if evidence.len() < 2 {
+                fresh > 0.0 || fresh_relations > 0.0 || typed > 0.0
+            } else {
+                fresh_relations > 0.0
+            };
+            if !brings {
+                return f64::NEG_INFINITY;
+            }
             2.0 * fresh
                 + c.terms.intersection(&qterms).map(weight).sum::<f64>() * 0.5
+                + 1.5 * fresh_relations
                 + other_doc
                 + typed
                 + c.prior
+                + 3.0 * fit
         });
         match next {
             Some(i) => chosen = candidates.remove(i),
             None => break,
+        }
+        for b in &new_bridges {
+            if b.reached_by(&chosen).is_some() && !bridges.contains(&b.names[0]) {
+                bridges.push(b.names[0].clone());
+            }
         }
     }
 
@@ -378,6 +458,122 @@ pub fn explore(
         chunks: order,
         evidence,
     })
+}
+
+/// An entity the chosen evidence names that the question does not: where the
+/// next hop may go.
+struct Bridge {
+    id: String,
+    names: Vec<String>,
+    /// How well the question's relation and type words point at it (0 to ~2).
+    fit: f64,
+}
+
+impl Bridge {
+    /// The bridge's fit when `c` is about it (names it, or lies in its own
+    /// document, which counts more), else `None`.
+    fn reached_by(&self, c: &Candidate) -> Option<f64> {
+        let title = short::strip_parenthetical(&c.ev.title).to_lowercase();
+        let own_doc = self
+            .names
+            .iter()
+            .any(|n| n.len() > 2 && title.contains(&n.to_lowercase()));
+        if own_doc {
+            Some(self.fit + if c.lead { 0.7 } else { 0.5 })
+        } else if c.names_any(&self.names) {
+            Some(self.fit)
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether `question` names `name` as a name: as written, or in another case
+/// where the question's text there opens with a capital ("research" in "the
+/// research vessel" is no mention of an entity "Research").
+fn names_in(question: &str, name: &str) -> bool {
+    if question.contains(name) {
+        return true;
+    }
+    let (q, n) = (question.to_lowercase(), name.to_lowercase());
+    if q.len() != question.len() {
+        return false; // offsets would not line up
+    }
+    q.match_indices(&n).any(|(at, _)| {
+        question
+            .get(at..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    })
+}
+
+/// Entities the store knows that `text` names: those its chunk mentions, and
+/// those whose name or alias is a run of capitalized words of the text (found by
+/// name, so that a chunk whose extraction merged "Dr. Mara Ellison for The Salt
+/// Atlas" into one mention still names "Mara Ellison" and "The Salt Atlas").
+fn mentioned(
+    store: &Store,
+    chunk: &str,
+    text: &str,
+) -> Result<Vec<rlmkg_ingest::EntityInfo>, rlmkg_ingest::StoreError> {
+    let lower = text.to_lowercase();
+    let mut out: Vec<rlmkg_ingest::EntityInfo> = store
+        .entities_of_chunk(chunk)?
+        .into_iter()
+        .filter(|e| {
+            std::iter::once(&e.name)
+                .chain(&e.aliases)
+                .any(|n| n.len() > 2 && lower.contains(&n.to_lowercase()))
+        })
+        .collect();
+    for e in named_in(store, text)? {
+        if !out.iter().any(|o| o.id == e.id) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// Entities whose name or alias is a run of up to five words of `text` that
+/// starts and ends with a capitalized word (or a number).
+fn named_in(
+    store: &Store,
+    text: &str,
+) -> Result<Vec<rlmkg_ingest::EntityInfo>, rlmkg_ingest::StoreError> {
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '\'' | '-' | '.' | '&')))
+        .map(|w| {
+            let w = w.strip_suffix("'s").unwrap_or(w);
+            w.trim_matches(['.', '\''])
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let cap = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    };
+    let mut out: Vec<rlmkg_ingest::EntityInfo> = Vec::new();
+    for i in 0..words.len() {
+        if !cap(words[i]) {
+            continue;
+        }
+        for j in i..words.len().min(i + 5) {
+            if !cap(words[j]) {
+                continue;
+            }
+            let name = words[i..=j].join(" ");
+            if name.len() < 3 {
+                continue;
+            }
+            if let Some(e) = store.entity(&name)?
+                && !out.iter().any(|o| o.id == e.id)
+            {
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn best(cands: &[Candidate], score: impl Fn(&Candidate) -> f64) -> Option<usize> {
@@ -401,6 +597,10 @@ fn collect_sentences(
         let Ok(p) = store.read(chunk) else { continue };
         let prior = prior.get(chunk).copied().unwrap_or(0.0);
         let mut previous: HashSet<String> = HashSet::new();
+        // Only the document's first chunk has its lead sentence.
+        let mut first = store
+            .chunk_ids_of_doc(&p.doc.id)
+            .is_ok_and(|ids| ids.first() == Some(&p.chunk));
         for s in &p.sentences {
             let text = s.text.trim();
             let own: HashSet<String> = terms(text).into_iter().collect();
@@ -410,7 +610,9 @@ fn collect_sentences(
             if text.starts_with('#') || words < 4 || (!ends_like_prose && words < 10) {
                 continue; // headings and fragments carry no claim
             }
+            let lead = std::mem::replace(&mut first, false);
             out.push(Candidate {
+                lead,
                 context,
                 terms: own,
                 lower: s.text.to_lowercase(),
@@ -422,6 +624,7 @@ fn collect_sentences(
                     path: p.doc.path.clone(),
                     text: s.text.trim().to_owned(),
                     score: prior,
+                    about: None,
                 },
             });
         }
@@ -475,6 +678,7 @@ pub fn short_answer(
             id: &e.id,
             text: &e.text,
             mentions: by_chunk.get(e.chunk.as_str()).cloned().unwrap_or_default(),
+            about: e.about.as_deref(),
         })
         .collect();
     let picked = short::pick(&x.question, &kind, &sentences);
@@ -504,38 +708,35 @@ pub fn answer_with_short(short: &short::ShortAnswer, x: &Exploration) -> String 
     }
 }
 
-/// The entity type a question asks for, from its wording.
-fn expected_type(question: &str) -> Option<&'static str> {
-    let q = question.to_lowercase();
-    let has = |w: &str| q.split(|c: char| !c.is_alphanumeric()).any(|t| t == w);
-    if has("city") || has("country") || has("where") || has("located") || has("town") {
-        Some("place")
-    } else if has("year") || has("when") {
-        Some("date")
-    } else if has("who") || has("whom") {
-        Some("person")
-    } else {
-        None
+/// Whether sentence `c` names an answer of the asked type that neither the
+/// question nor `exclude` (the bridges that led here) names: a date, a number,
+/// or a typed entity of its chunk named in the sentence.
+fn has_answer(
+    store: &Store,
+    c: &Candidate,
+    wanted: &short::AnswerType,
+    qlower: &str,
+    exclude: &[String],
+) -> bool {
+    use short::AnswerType;
+    match wanted {
+        AnswerType::Date => return !short::dates(&c.ev.text).is_empty(),
+        AnswerType::Number => return !short::numbers(&c.ev.text).is_empty(),
+        AnswerType::YesNo | AnswerType::Choice(_) => return false,
+        _ => {}
     }
-}
-
-/// Whether a sentence names an entity of type `kind` that the question does not name.
-fn has_entity_of(store: &Store, ev: &Evidence, kind: &str, qlower: &str) -> bool {
-    if kind == "date"
-        && ev
-            .text
-            .split(|c: char| !c.is_ascii_digit())
-            .any(|d| d.len() == 4)
-    {
-        return true;
-    }
-    let lower = ev.text.to_lowercase();
-    store.entities_of_chunk(&ev.chunk).is_ok_and(|es| {
+    // The asked kind itself: a place question is not answered by an "other".
+    let kinds = match wanted {
+        AnswerType::Name => short::kinds_for(wanted),
+        _ => short::kinds_for(wanted).get(..1).unwrap_or_default(),
+    };
+    let excluded = |n: &str| exclude.iter().any(|x| x.to_lowercase() == n);
+    mentioned(store, &c.ev.chunk, &c.ev.text).is_ok_and(|es| {
         es.iter().any(|e| {
-            e.kind == kind
+            kinds.contains(&e.kind.as_str())
                 && std::iter::once(&e.name).chain(&e.aliases).any(|n| {
                     let n = n.to_lowercase();
-                    n.len() > 2 && lower.contains(&n) && !qlower.contains(&n)
+                    n.len() > 2 && c.lower.contains(&n) && !qlower.contains(&n) && !excluded(&n)
                 })
         })
     })

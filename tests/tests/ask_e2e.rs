@@ -245,9 +245,8 @@ fn asking_without_a_store_is_a_usage_error() {
 }
 
 /// The questions of `examples/questions.jsonl` get their right short answer with
-/// no model, or a plain "not found" that is never verified. The goal is all of them;
-/// today the heuristic evidence takes a wrong bridge on three (q5, q7, t3) and t1 is "not found", so the
-/// test holds the floor of seven right and at most three wrong.
+/// no model, or a plain "not found" that is never verified. All eleven get it
+/// right since the bridges are chosen by the question's relation words (issue 13).
 #[test]
 fn sample_questions_get_their_short_answer_without_a_model() {
     let (dir, store) = sample_store();
@@ -283,7 +282,7 @@ fn sample_questions_get_their_short_answer_without_a_model() {
         }
     }
     assert!(
-        right >= 7 && wrong.len() <= 3,
+        right >= 11 && wrong.is_empty(),
         "{right} right; wrong: {wrong:#?}"
     );
 }

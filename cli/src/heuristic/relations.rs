@@ -1,0 +1,104 @@
+//! Relation words of a question and the sentence words that express them.
+//!
+//! A multi-hop question names each hop by a relation word ("the *leader* of the
+//! expedition", "the institute that *organised* it", "*born*"); the evidence
+//! sentence says it with a related form ("*led* by", "*organised* by", "was
+//! *born* in"). Regular forms share a stem ([`same_stem`]); the irregular and
+//! derived forms of common English relation words are listed in [`FORMS`] (a
+//! general list of English word forms, not of any corpus).
+
+/// Groups of English word forms that express one relation: agent nouns, verbs
+/// and their irregular past forms.
+const FORMS: &[&[&str]] = &[
+    &[
+        "leader", "led", "lead", "leads", "leading", "headed", "head",
+    ],
+    &[
+        "founder",
+        "founded",
+        "founding",
+        "cofounder",
+        "established",
+        "establish",
+        "formed",
+        "started",
+        "created",
+    ],
+    &["author", "wrote", "written", "writer", "writes", "authored"],
+    &["winner", "won", "win", "wins", "awarded", "received"],
+    &["born", "birth", "birthplace", "native"],
+    &["died", "death", "dead"],
+    &["built", "build", "builder", "constructed"],
+    &["made", "make", "maker"],
+    &["sung", "sang", "sing", "singer", "vocalist", "vocals"],
+    &["taught", "teach", "teacher"],
+    &["bought", "buy", "buyer", "acquired"],
+    &["sold", "sell", "seller"],
+    &["grew", "grown", "grow"],
+    &["began", "begun", "begin", "beginning", "started", "start"],
+    &["drawn", "drew", "draw"],
+    &["flew", "flown", "fly"],
+    &["ran", "run", "runs", "running"],
+    &[
+        "located",
+        "based",
+        "situated",
+        "headquartered",
+        "headquarters",
+    ],
+    &[
+        "starred", "star", "stars", "starring", "featured", "features",
+    ],
+    &["married", "wife", "husband", "spouse"],
+    &["owner", "owned", "owns", "own"],
+    &["member", "members", "joined", "join"],
+    &["published", "publisher", "publishes", "publication"],
+    &["directed", "director", "directs"],
+    &["produced", "producer", "produces", "production"],
+    &["developed", "developer", "develops"],
+    &["designed", "designer", "designs"],
+    &["composed", "composer", "composes"],
+    &["played", "player", "plays", "playing"],
+    &["released", "release", "releases"],
+    &["located", "location"],
+];
+
+/// Same word up to a suffix: "founded"/"founder", "published"/"publisher".
+pub fn same_stem(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    common >= 4 && common * 3 >= a.chars().count().min(b.chars().count()) * 2
+}
+
+/// Whether sentence word `s` expresses the relation of question word `q`
+/// (both lower-case): the same stem, or forms of one group of [`FORMS`].
+pub fn expresses(q: &str, s: &str) -> bool {
+    same_stem(q, s)
+        || FORMS
+            .iter()
+            .any(|g| g.iter().any(|w| same_stem(w, q)) && g.contains(&s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relation_words_meet_their_forms() {
+        for (q, s) in [
+            ("leader", "led"),
+            ("founder", "founded"),
+            ("winner", "awarded"),
+            ("author", "wrote"),
+            ("published", "publisher"),
+            ("born", "born"),
+        ] {
+            assert!(expresses(q, s), "{q} / {s}");
+        }
+        for (q, s) in [("leader", "born"), ("founder", "fjord"), ("city", "cite")] {
+            assert!(!expresses(q, s), "{q} / {s}");
+        }
+    }
+}
