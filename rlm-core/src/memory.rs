@@ -232,6 +232,16 @@ fn release(t: &mut Turn) {
     TURN_FREE.notify_all();
 }
 
+/// Ends a step's turn when dropped (only on a panic: the normal path forgets it).
+struct EndTurnOnDrop(u64);
+
+impl Drop for EndTurnOnDrop {
+    fn drop(&mut self) {
+        let _ = THREAD_STEP.try_with(|s| s.set(0));
+        end_turn(self.0);
+    }
+}
+
 /// End step `step`'s turn if it still has it; false when it was given up.
 fn end_turn(step: u64) -> bool {
     let mut t = turn();
@@ -303,7 +313,10 @@ impl Ledger {
             ));
         }
         let _ = THREAD_STEP.try_with(|s| s.set(id));
+        // A step that panics gives the turn back on the way out.
+        let unwinding = EndTurnOnDrop(id);
         let out = step();
+        std::mem::forget(unwinding);
         let _ = THREAD_STEP.try_with(|s| s.set(0));
         let after = LIVE_MEMORY.load(Ordering::Relaxed);
         if end_turn(id) {
