@@ -320,21 +320,29 @@ fn read_file_layer(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
         .with_context(|| format!("parsing {}", path.display()))?;
     let mut out = BTreeMap::new();
     for (k, v) in table {
-        // A [model] table is accepted too, its keys read as top-level ones.
-        if let toml::Value::Table(inner) = &v {
-            for (ik, iv) in inner {
-                out.insert(ik.replace('-', "_"), toml_text(iv));
+        // A [model] table is accepted too, its keys read as top-level ones
+        // (and checked like them).
+        let entries: Vec<(String, toml::Value)> = match v {
+            toml::Value::Table(inner) => {
+                anyhow::ensure!(
+                    k == "model",
+                    "{}: unknown table [{k}] (settings go at the top level or in [model])",
+                    path.display()
+                );
+                inner.into_iter().collect()
             }
-            continue;
+            v => vec![(k, v)],
+        };
+        for (k, v) in entries {
+            let key = k.replace('-', "_");
+            anyhow::ensure!(
+                KEYS.contains(&key.as_str()),
+                "{}: unknown setting {k:?} (known: {})",
+                path.display(),
+                KEYS.join(", ")
+            );
+            out.insert(key, toml_text(&v));
         }
-        let key = k.replace('-', "_");
-        anyhow::ensure!(
-            KEYS.contains(&key.as_str()),
-            "{}: unknown setting {k:?} (known: {})",
-            path.display(),
-            KEYS.join(", ")
-        );
-        out.insert(key, toml_text(&v));
     }
     Ok(out)
 }
@@ -724,8 +732,20 @@ mod tests {
     #[test]
     fn unknown_keys_and_bad_values_are_errors() {
         let dir = tempfile_dir();
-        std::fs::write(dir.join("rlmkg.toml"), "modle = \"x\"\n").unwrap();
-        assert!(resolve_with(&ModelArgs::default(), &dir, |_| None, None).is_err());
+        for bad in [
+            "modle = \"x\"\n",
+            "[model]\nmodle = \"x\"\n",
+            "[modle]\nmodel = \"x\"\n",
+        ] {
+            std::fs::write(dir.join("rlmkg.toml"), bad).unwrap();
+            assert!(
+                resolve_with(&ModelArgs::default(), &dir, |_| None, None).is_err(),
+                "{bad}"
+            );
+        }
+        std::fs::write(dir.join("rlmkg.toml"), "[model]\nmodel = \"x\"\n").unwrap();
+        let s = resolve_with(&ModelArgs::default(), &dir, |_| None, None).unwrap();
+        assert_eq!(s.get("model"), Some("x"));
         std::fs::write(dir.join("rlmkg.toml"), "top_k = \"many\"\n").unwrap();
         let s = resolve_with(&ModelArgs::default(), &dir, |_| None, None).unwrap();
         assert!(rlm_config(&s, &dir, None).is_err());
