@@ -24,6 +24,7 @@ mod prompts;
 mod repl;
 mod retry;
 mod rlm;
+mod steps;
 pub mod testkit;
 pub mod trajectory;
 

@@ -679,17 +679,14 @@ where
     let id = memory::new_step();
     let max_memory = limits.max_memory;
     let patience = watchdog(limits.max_block_time);
-    // A thread of its own, not tokio's blocking pool: a step given up never
-    // ends, and a runtime waits for its pool's threads when it shuts down.
+    // On a step thread (`steps.rs`), not tokio's blocking pool.
     let (done, mut task) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("rlmkg-repl-step".to_string())
-        .spawn(move || {
-            let mut buf = buf;
-            let step = l.metered_within(id, Some(max_memory), Some(patience), || f(&mut buf));
-            let _ = done.send((step, buf, l));
-        })
-        .map_err(|e| StepLost::Failed(format!("could not start the interpreter thread: {e}")))?;
+    crate::steps::spawn(move || {
+        let mut buf = buf;
+        let step = l.metered_within(id, Some(max_memory), Some(patience), || f(&mut buf));
+        let _ = done.send((step, buf, l));
+    })
+    .map_err(|e| StepLost::Failed(format!("could not start the interpreter thread: {e}")))?;
     loop {
         tokio::select! {
             joined = &mut task => {
