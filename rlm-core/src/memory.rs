@@ -36,7 +36,7 @@
 //! exception) are done under the lock and refunded. Covered by `tests/hostile_code.rs`.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -88,6 +88,14 @@ unsafe impl std::alloc::GlobalAlloc for Guarded {
 thread_local! {
     /// The step this thread is running (0: none).
     static THREAD_STEP: Cell<u64> = const { Cell::new(0) };
+    /// Whether a step on this thread was given up (the thread may run at the
+    /// idlest priority now, and is not reused).
+    static GIVEN_UP: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a step on the calling thread was given up.
+pub(crate) fn thread_given_up() -> bool {
+    GIVEN_UP.try_with(Cell::get).unwrap_or(true)
 }
 
 /// Step numbers; 0 is "no step".
@@ -96,6 +104,10 @@ static NEXT_STEP: AtomicU64 = AtomicU64::new(1);
 static OWNER: AtomicU64 = AtomicU64::new(0);
 /// Live bytes the step with the turn may not pass (`usize::MAX`: none).
 static CEILING: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// The OS thread id of the step with the turn (0: none), to lower a step
+/// given up past its time to the idlest priority: it cannot be stopped until
+/// it allocates, and a catastrophic regex may compute for hours.
+static OWNER_THREAD: AtomicI32 = AtomicI32::new(0);
 /// Steps lately lost, by step number modulo the table's size: `step << 1`,
 /// plus 1 when stopped at the ceiling (0 when given up past its time).
 static LOST: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
@@ -198,8 +210,31 @@ pub(crate) fn abandoned() -> u64 {
 fn expire(t: &mut Turn) {
     if t.owner != 0 && t.deadline.is_some_and(|d| Instant::now() >= d) {
         lose(t.owner, false);
+        deprioritize(OWNER_THREAD.load(Ordering::Relaxed));
         release(t);
     }
+}
+
+/// Give OS thread `tid` the lowest scheduling priority (nice 19), so a
+/// given-up step computing on leaves the cores to the run.
+fn deprioritize(tid: i32) {
+    #[cfg(target_os = "linux")]
+    if let Some(pid) = rustix::process::Pid::from_raw(tid) {
+        // Best effort: a failure leaves the thread at its priority.
+        let _ = rustix::process::setpriority_process(Some(pid), 19);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = tid;
+}
+
+/// The calling thread's OS id (0 where there is none to give).
+fn thread_id() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::thread::gettid().as_raw_nonzero().get()
+    }
+    #[cfg(not(target_os = "linux"))]
+    0
 }
 
 /// Wait for the turn (expiring an owner past its deadline), then take it
@@ -225,6 +260,7 @@ fn release(t: &mut Turn) {
     t.owner = 0;
     t.deadline = None;
     OWNER.store(0, Ordering::Relaxed);
+    OWNER_THREAD.store(0, Ordering::Relaxed);
     CEILING.store(usize::MAX, Ordering::Relaxed);
     arm(None);
     // Outside steps monty's probe reads 0: nothing unmetered is charged.
@@ -298,6 +334,7 @@ impl Ledger {
         step: impl FnOnce() -> T,
     ) -> T {
         take_turn(id, patience);
+        OWNER_THREAD.store(thread_id(), Ordering::Relaxed);
         let before = LIVE_MEMORY.load(Ordering::Relaxed);
         let baseline = before.saturating_sub(self.held);
         BASELINE_MEMORY.store(baseline, Ordering::Relaxed);
@@ -321,6 +358,8 @@ impl Ledger {
         let after = LIVE_MEMORY.load(Ordering::Relaxed);
         if end_turn(id) {
             self.held = self.held.saturating_add(after).saturating_sub(before);
+        } else {
+            let _ = GIVEN_UP.try_with(|g| g.set(true));
         }
         out
     }

@@ -43,6 +43,9 @@ pub(crate) fn spawn(job: impl FnOnce() + Send + 'static) -> std::io::Result<()> 
 fn work(tx: &Sender<Job>, rx: &Receiver<Job>) {
     while let Ok(job) = rx.recv() {
         job();
+        if crate::memory::thread_given_up() {
+            return;
+        }
         let mut idle = IDLE
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);

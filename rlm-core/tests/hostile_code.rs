@@ -233,5 +233,30 @@ async fn given_up_and_restored() {
         assert_eq!(after.output, "kept\n", "{name}: {after:?}");
         let more = repl.run("n = sum(range(1000))\nprint(n)", &Echo).await;
         assert_eq!(more.output, "499500\n", "{name}: {more:?}");
+        if hit == LimitHit::Time && cfg!(target_os = "linux") {
+            // The regex computes on, at the idlest priority.
+            assert!(
+                niced_step_threads() >= 1,
+                "{name}: no step thread at nice 19"
+            );
+        }
     }
+}
+
+/// Threads of this process named like REPL step threads that run at nice 19.
+fn niced_step_threads() -> usize {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+            // Fields after the parenthesised name: state is the 3rd field, nice the 19th.
+            let Some((name, rest)) = stat.split_once(") ") else {
+                return false;
+            };
+            name.contains("rlmkg-repl-step") && rest.split_whitespace().nth(16) == Some("19")
+        })
+        .count()
 }
