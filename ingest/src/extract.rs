@@ -452,21 +452,13 @@ fn lower(s: &str) -> String {
 }
 
 /// Where `needle_lc` (lower-case) first occurs in `s` lower-cased
-/// (`lower(s).find(needle_lc)`), without allocating for ASCII text.
+/// (`lower(s).find(needle_lc)`), with ASCII lower-casing for ASCII text.
 fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
-    if !s.is_ascii() {
-        return lower(s).find(needle_lc);
+    if s.is_ascii() {
+        s.to_ascii_lowercase().find(needle_lc)
+    } else {
+        lower(s).find(needle_lc)
     }
-    if !needle_lc.is_ascii() {
-        return None;
-    }
-    let n = needle_lc.as_bytes();
-    if n.is_empty() {
-        return Some(0);
-    }
-    s.as_bytes()
-        .windows(n.len())
-        .position(|w| w.eq_ignore_ascii_case(n))
 }
 
 /// Whether `w`, lower-cased, is one of `list` (lower-case words), without
