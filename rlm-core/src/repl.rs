@@ -216,11 +216,7 @@ pub struct Repl {
 
 impl Drop for Repl {
     fn drop(&mut self) {
-        // Freed under the step lock, so another session's step does not count
-        // this session's memory coming back as its own.
-        if let Some(inner) = self.inner.take() {
-            self.ledger.metered(|| drop(inner));
-        }
+        self.free_session();
     }
 }
 
@@ -328,9 +324,7 @@ impl Repl {
                 state: monty::Session::Idle(repl),
                 ..
             }) => {
-                if let Some(old) = self.inner.take() {
-                    self.ledger.metered(|| drop(old));
-                }
+                self.free_session();
                 self.inner = Some(configure(*repl, &self.limits));
                 self.ledger = ledger;
                 true
@@ -343,11 +337,17 @@ impl Repl {
         }
     }
 
-    /// A fresh interpreter: everything the old one held is gone.
-    fn reset(&mut self) {
+    /// Free the session. Under the step turn, so another session's step does
+    /// not count this session's memory coming back as its own.
+    fn free_session(&mut self) {
         if let Some(old) = self.inner.take() {
             self.ledger.metered(|| drop(old));
         }
+    }
+
+    /// A fresh interpreter: everything the old one held is gone.
+    fn reset(&mut self) {
+        self.free_session();
         self.inner = Some(new_session(&self.limits));
         self.ledger = Ledger::default();
     }

@@ -46,9 +46,12 @@ pub(crate) struct FileUpdate {
 pub(crate) struct Pending {
     /// Their graph record files, to be synced before the commit.
     records: Vec<PathBuf>,
-    /// Their manifest entries, by file key.
-    entries: Vec<(String, FileEntry)>,
+    /// Their manifest entries.
+    entries: Entries,
 }
+
+/// Manifest entries by file key.
+type Entries = Vec<(String, FileEntry)>;
 
 struct Written {
     key: String,
@@ -149,13 +152,8 @@ impl Store {
             return Ok(());
         }
         let t = Instant::now();
-        let Pending { records, entries } = std::mem::take(&mut self.pending);
-        self.graph.sync(&records)?;
+        let (entries, old) = self.take_pending()?;
         self.index.commit()?;
-        let old: Vec<FileEntry> = entries
-            .iter()
-            .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
-            .collect();
         self.manifest.files.extend(entries);
         self.commit()?;
         self.drop_entries(&old)?;
@@ -170,16 +168,23 @@ impl Store {
     /// commit runs beside the view build, and the manifest is saved once.
     pub(crate) fn finish(&mut self) -> Result<(), StoreError> {
         self.require_writer()?;
-        let Pending { records, entries } = std::mem::take(&mut self.pending);
+        let (entries, old) = self.take_pending()?;
         let index_too = !entries.is_empty();
-        self.graph.sync(&records)?;
-        let old: Vec<FileEntry> = entries
-            .iter()
-            .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
-            .collect();
         self.manifest.files.extend(entries);
         self.commit_last(index_too)?;
         self.drop_entries(&old)
+    }
+
+    /// Take the files written since the last commit, their records synced:
+    /// their manifest entries, and the entries they replace.
+    fn take_pending(&mut self) -> Result<(Entries, Vec<FileEntry>), StoreError> {
+        let Pending { records, entries } = std::mem::take(&mut self.pending);
+        self.graph.sync(&records)?;
+        let old = entries
+            .iter()
+            .filter_map(|(k, _)| self.manifest.files.get(k).cloned())
+            .collect();
+        Ok((entries, old))
     }
 
     /// The entry of a file with its ids: a file number, and the document and
