@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rlm_core::{FallbackReason, LanguageModel, Rlm, RlmConfig, RlmError, Totals};
+use rlm_core::{
+    CallCache, FallbackReason, LanguageModel, Meter, ModelClient, Rlm, RlmConfig, RlmError, Totals,
+};
 use rlmkg_citation::{CheckOptions, Report};
 use rlmkg_ingest::Store;
 use serde::Serialize;
@@ -156,7 +158,9 @@ pub async fn ask(
             note(&format!(
                 "{reason}: answering with the heuristic strategy (evidence composed by the model) instead"
             ));
-            let mut answer = heuristic_answer(&store, question, models, opts, &spans, note).await?;
+            let composer = Some(rlm.sub_client());
+            let mut answer =
+                heuristic_answer(&store, question, composer, opts, &spans, note).await?;
             let verification = serde_json::json!({
                 "fallback": reason,
                 "answered_by": answer.method,
@@ -164,7 +168,8 @@ pub async fn ask(
             });
             session.finish(verification)?;
             answer.stop_reason = format!("{}; {}", outcome.stop_reason, answer.stop_reason);
-            answer.usage = merge_usage(outcome.usage, answer.usage);
+            // The fallback composed through the run's own sub client: one account.
+            answer.usage = rlm.totals();
             answer.trajectory = outcome.trajectory;
             answer.fallback = Some(reason);
             return Ok(answer);
@@ -203,17 +208,14 @@ pub async fn ask(
             fallback: None,
         });
     }
-    heuristic_answer(&store, question, models, opts, &spans, note).await
-}
-
-/// Usage of a set-aside root run plus the fallback that answered.
-fn merge_usage(a: Totals, b: Totals) -> Totals {
-    Totals {
-        calls: a.calls + b.calls,
-        prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-        completion_tokens: a.completion_tokens + b.completion_tokens,
-        ..a
-    }
+    let composer = models.sub.as_ref().or(models.root.as_ref()).map(|m| {
+        ModelClient::new(Arc::clone(m))
+            .with_cache(opts.rlm.cache_dir.clone().map(CallCache::new))
+            .with_retry(opts.rlm.retry.clone())
+            .with_price(opts.rlm.sub_price)
+            .with_meter(Meter::new(opts.rlm.budgets.clone()))
+    });
+    heuristic_answer(&store, question, composer.as_ref(), opts, &spans, note).await
 }
 
 /// The short answer of an RLM answer: its first claim, when it is short (the
@@ -241,7 +243,7 @@ fn rlm_short_answer(report: &Report, kind: &AnswerType) -> Option<ShortAnswer> {
 async fn heuristic_answer(
     store: &Arc<Store>,
     question: &str,
-    models: &Models,
+    composer: Option<&ModelClient>,
     opts: &AskOptions,
     spans: &crate::spans::StoreSpans,
     note: &mut (dyn FnMut(&str) + Send),
@@ -256,15 +258,10 @@ async fn heuristic_answer(
     .await
     .map_err(|e| AskError::Runtime(e.to_string()))??;
     let read_ids: Vec<String> = found.evidence.iter().map(|e| e.id.clone()).collect();
-    let mut usage = Totals::default();
     let mut composed = None;
-    let composer = models.sub.as_ref().or(models.root.as_ref());
-    if let Some(sub) = composer.filter(|_| !found.evidence.is_empty()) {
-        match heuristic::compose(sub.as_ref(), &found).await {
-            Ok((reply, u)) => {
-                usage.calls += 1;
-                usage.prompt_tokens += u.prompt_tokens;
-                usage.completion_tokens += u.completion_tokens;
+    if let Some(client) = composer.filter(|_| !found.evidence.is_empty()) {
+        match heuristic::compose(client, &found).await {
+            Ok(reply) => {
                 composed = compose_checked(
                     &reply,
                     &found,
@@ -316,7 +313,7 @@ async fn heuristic_answer(
             Method::Extractive => "extractive answer from heuristic evidence".to_owned(),
             _ => "heuristic evidence composed by the sub-model".to_owned(),
         },
-        usage,
+        usage: composer.map(|c| c.meter().totals()).unwrap_or_default(),
         read_ids,
         trajectory: None,
         fallback: None,

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction};
+use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
 use rlmkg_ingest::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -24,61 +24,271 @@ const SPARQL_TIMEOUT: Duration = Duration::from_secs(10);
 /// where `k` sizes allocations.
 pub const MAX_K: usize = 1000;
 
-/// The functions of the handle: name, signature, one-line doc.
-const FUNCTIONS: &[(&str, &str, &str)] = &[
-    (
-        "search",
-        "search(query, k=10)",
-        "BM25 search over chunks -> list of {id, doc, title, score, text}",
-    ),
-    (
-        "read",
-        "read(id)",
-        "text of a chunk 'c12', sentence 'c12.s3' or range 'c12.s2-s4', each sentence prefixed by its [id]",
-    ),
-    (
-        "entities",
-        "entities(query, k=10)",
-        "entities matching a name -> list of {id, name, type, aliases, mentions}",
-    ),
-    (
-        "neighbors",
-        "neighbors(entity, k=20, relation=None)",
-        "adjacent entities -> list of {id, name, type, relation, weight, evidence: [chunk ids]}",
-    ),
-    (
-        "path",
-        "path(a, b, max_hops=3)",
-        "connecting paths between two entities, each step with its relation and evidence chunk ids",
-    ),
-    (
-        "related",
-        "related(query_or_entities, k=10)",
-        "chunks ranked by personalized PageRank seeded from the entities of a question or a list of entity ids",
-    ),
-    (
-        "sparql",
-        "sparql(query)",
-        "read-only SPARQL over the graph -> list of rows (dicts)",
-    ),
-    (
-        "docs",
-        "docs()",
-        "documents -> list of {id, path, title, chunks, bytes, format}",
-    ),
-    ("stats", "stats()", "corpus statistics"),
-    ("size", "size()", "characters of text in the corpus"),
-    (
-        "doc_text",
-        "doc_text(doc, start=0, end=None)",
-        "raw normalized text of a document between byte offsets",
-    ),
-    (
-        "explore",
-        "explore(question)",
-        "the built-in heuristic search: question entities, evidence sentences with ids, an extractive draft answer",
-    ),
+/// A parameter's default: required, `None`, or an integer.
+#[derive(Debug, Clone, Copy)]
+enum ParamDefault {
+    Required,
+    None,
+    Int(usize),
+}
+
+/// One parameter of a handle function.
+#[derive(Debug, Clone, Copy)]
+struct Param {
+    name: &'static str,
+    default: ParamDefault,
+}
+
+const fn req(name: &'static str) -> Param {
+    Param {
+        name,
+        default: ParamDefault::Required,
+    }
+}
+
+const fn int(name: &'static str, default: usize) -> Param {
+    Param {
+        name,
+        default: ParamDefault::Int(default),
+    }
+}
+
+const fn none(name: &'static str) -> Param {
+    Param {
+        name,
+        default: ParamDefault::None,
+    }
+}
+
+/// A function body: the handle and the call's arguments (read by parameter
+/// name) give the value and the chunk or sentence ids it showed.
+type Body = fn(&StoreHandle, &Args<'_>) -> Result<HandleReply, HandleError>;
+
+/// One function of the handle. This table is the one description of the handle:
+/// the signatures shown to the model, argument parsing (positions, keywords,
+/// defaults) and dispatch all come from it.
+struct Function {
+    name: &'static str,
+    params: &'static [Param],
+    doc: &'static str,
+    body: Body,
+}
+
+impl Function {
+    /// The Python-style signature, e.g. `search(query, k=10)`.
+    fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| match p.default {
+                ParamDefault::Required => p.name.to_owned(),
+                ParamDefault::None => format!("{}=None", p.name),
+                ParamDefault::Int(n) => format!("{}={n}", p.name),
+            })
+            .collect();
+        format!("{}({})", self.name, params.join(", "))
+    }
+}
+
+/// The functions of the handle.
+const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "search",
+        params: &[req("query"), int("k", 10)],
+        doc: "BM25 search over chunks -> list of {id, doc, title, score, text}",
+        body: |h, a| {
+            let k = a.k()?;
+            let hits = h
+                .store
+                .search(a.str("query")?, h.fetch_k(k))
+                .map_err(store_err)?;
+            let hits: Vec<_> = hits
+                .into_iter()
+                .filter(|hit| h.in_scope(&hit.id))
+                .take(k)
+                .collect();
+            let shown = hits.iter().map(|hit| hit.id.clone()).collect();
+            Ok(HandleReply::showing(to_value(&hits)?, shown))
+        },
+    },
+    Function {
+        name: "read",
+        params: &[req("id")],
+        doc: "text of a chunk 'c12', sentence 'c12.s3' or range 'c12.s2-s4', each sentence prefixed by its [id]",
+        body: |h, a| {
+            let id = a.str("id")?;
+            let chunk = id.split('.').next().unwrap_or(id);
+            if !h.in_scope(chunk) {
+                return Err(HandleError::NotFound(format!("{id} is outside this scope")));
+            }
+            let passage = h.store.read(id).map_err(store_err)?;
+            Ok(HandleReply::showing(
+                Value::String(heuristic::mark_sentences(&passage)),
+                vec![id.to_owned()],
+            ))
+        },
+    },
+    Function {
+        name: "entities",
+        params: &[req("query"), int("k", 10)],
+        doc: "entities matching a name -> list of {id, name, type, aliases, mentions}",
+        body: |h, a| {
+            let got = h
+                .store
+                .entities(a.str("query")?, a.k()?)
+                .map_err(store_err)?;
+            Ok(to_value(&got)?.into())
+        },
+    },
+    Function {
+        name: "neighbors",
+        params: &[req("entity"), int("k", 20), none("relation")],
+        doc: "adjacent entities -> list of {id, name, type, relation, weight, evidence: [chunk ids]}",
+        body: |h, a| {
+            let got = h
+                .store
+                .neighbors(a.str("entity")?, a.k()?, a.opt_str("relation")?)
+                .map_err(store_err)?;
+            Ok(to_value(&got)?.into())
+        },
+    },
+    Function {
+        name: "path",
+        params: &[req("a"), req("b"), int("max_hops", 3)],
+        doc: "connecting paths between two entities, each step with its relation and evidence chunk ids",
+        body: |h, a| {
+            let hops = a.usize("max_hops")?;
+            if hops == 0 || hops > 6 {
+                return Err(HandleError::BadArgument(
+                    "max_hops must be between 1 and 6".into(),
+                ));
+            }
+            let got = h
+                .store
+                .path(a.str("a")?, a.str("b")?, hops)
+                .map_err(store_err)?;
+            Ok(to_value(&got)?.into())
+        },
+    },
+    Function {
+        name: "related",
+        params: &[req("query_or_entities"), int("k", 10)],
+        doc: "chunks ranked by personalized PageRank seeded from the entities of a question or a list of entity ids",
+        body: |h, a| {
+            let k = a.k()?;
+            let bad = || {
+                HandleError::BadArgument(
+                    "related() takes a question string or a list of entity ids".into(),
+                )
+            };
+            let got = match a.get("query_or_entities") {
+                Some(Value::String(q)) => h.store.related(&[], Some(q), h.fetch_k(k)),
+                Some(Value::Array(items)) => {
+                    let seeds = items
+                        .iter()
+                        .map(|v| v.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(bad)?;
+                    h.store.related(&seeds, None, h.fetch_k(k))
+                }
+                _ => return Err(bad()),
+            }
+            .map_err(store_err)?;
+            let got: Vec<_> = got
+                .into_iter()
+                .filter(|c| h.in_scope(&c.id))
+                .take(k)
+                .collect();
+            let shown = got.iter().map(|c| c.id.clone()).collect();
+            Ok(HandleReply::showing(to_value(&got)?, shown))
+        },
+    },
+    Function {
+        name: "sparql",
+        params: &[req("query")],
+        doc: "read-only SPARQL over the graph -> list of rows (dicts)",
+        body: |h, a| {
+            let rows = h
+                .store
+                .sparql(a.str("query")?, SPARQL_TIMEOUT)
+                .map_err(store_err)?;
+            Ok(to_value(&rows)?.into())
+        },
+    },
+    Function {
+        name: "docs",
+        params: &[],
+        doc: "documents -> list of {id, path, title, chunks, bytes, format}",
+        body: |h, _| Ok(to_value(&h.store.docs().map_err(store_err)?)?.into()),
+    },
+    Function {
+        name: "stats",
+        params: &[],
+        doc: "corpus statistics",
+        body: |h, _| Ok(to_value(&h.store.stats().map_err(store_err)?)?.into()),
+    },
+    Function {
+        name: "size",
+        params: &[],
+        doc: "characters of text in the corpus",
+        body: |h, _| Ok(json!(h.store.stats().map_err(store_err)?.chars).into()),
+    },
+    Function {
+        name: "doc_text",
+        params: &[req("doc"), int("start", 0), none("end")],
+        doc: "raw normalized text of a document between byte offsets",
+        body: |h, a| {
+            let start = a.usize("start")?;
+            let end = a.opt_usize("end")?.unwrap_or(usize::MAX);
+            if end < start {
+                return Err(HandleError::BadArgument(
+                    "doc_text: end is before start".into(),
+                ));
+            }
+            let text = h
+                .store
+                .doc_text(a.str("doc")?, start, end)
+                .map_err(store_err)?;
+            Ok(Value::String(text).into())
+        },
+    },
+    Function {
+        name: "explore",
+        params: &[req("question")],
+        doc: "the built-in heuristic search: question entities, evidence sentences with ids, an extractive draft answer",
+        body: |h, a| {
+            let found = heuristic::explore(
+                &h.store,
+                a.str("question")?,
+                &heuristic::ExploreOptions::default(),
+            )
+            .map_err(|e| HandleError::Failed(format!("{e:#}")))?;
+            let found = found.restricted(|chunk| h.in_scope(chunk));
+            let shown = found.evidence.iter().map(|e| e.id.clone()).collect();
+            Ok(HandleReply::showing(found.to_python(), shown))
+        },
+    },
 ];
+
+/// A short worked run with these functions: search, read, cite, finish.
+/// (A test checks that every `context.` call in it is in [`FUNCTIONS`].)
+const EXAMPLE: &str = "\
+Example of a whole run (question: \"Who designed the bridge that crosses the Oran River?\"):
+Turn 1, you write:
+```repl
+hits = context.search(\"bridge Oran River\")
+print(hits[:3])
+```
+Turn 2, after seeing that chunk c7 mentions the bridge, you write:
+```repl
+print(context.read(\"c7\"))
+print(context.search(\"Pellan Bridge designed\")[:3])
+```
+Turn 3, after reading c7.s2 \"The Pellan Bridge crosses the Oran River.\" and c31.s1 \"The Pellan Bridge was designed by Ines Varga in 1962.\", you write:
+```repl
+FINAL(\"Ines Varga [c31.s1]. The Pellan Bridge crosses the Oran River [c7.s2] and was designed by Ines Varga in 1962 [c31.s1].\")
+```
+(The names and ids above are only an illustration; use what your own searches return.)";
 
 /// `context` over a store, optionally restricted to a scope of chunk ids.
 pub struct StoreHandle {
@@ -97,113 +307,6 @@ impl StoreHandle {
         self.scope.as_ref().is_none_or(|s| s.contains(chunk))
     }
 
-    fn dispatch(&self, name: &str, a: &Args<'_>) -> Result<Value, HandleError> {
-        let s = &self.store;
-        match name {
-            "search" => {
-                let query = a.str(0, "query")?;
-                let k = a.k(1, 10)?;
-                let hits = s.search(query, self.fetch_k(k)).map_err(store_err)?;
-                let hits: Vec<_> = hits
-                    .into_iter()
-                    .filter(|h| self.in_scope(&h.id))
-                    .take(k)
-                    .collect();
-                to_value(&hits)
-            }
-            "read" => {
-                let id = a.str(0, "id")?;
-                let chunk = id.split('.').next().unwrap_or(id);
-                if !self.in_scope(chunk) {
-                    return Err(HandleError::NotFound(format!("{id} is outside this scope")));
-                }
-                let passage = s.read(id).map_err(store_err)?;
-                Ok(Value::String(heuristic::mark_sentences(&passage)))
-            }
-            "entities" => {
-                let query = a.str(0, "query")?;
-                let k = a.k(1, 10)?;
-                to_value(&s.entities(query, k).map_err(store_err)?)
-            }
-            "neighbors" => {
-                let entity = a.str(0, "entity")?;
-                let k = a.k(1, 20)?;
-                let relation = a.opt_str(2, "relation")?;
-                to_value(&s.neighbors(entity, k, relation).map_err(store_err)?)
-            }
-            "path" => {
-                let from = a.str(0, "a")?;
-                let to = a.str(1, "b")?;
-                let hops = a.usize_or(2, "max_hops", 3)?;
-                if hops == 0 || hops > 6 {
-                    return Err(HandleError::BadArgument(
-                        "max_hops must be between 1 and 6".into(),
-                    ));
-                }
-                to_value(&s.path(from, to, hops).map_err(store_err)?)
-            }
-            "related" => {
-                let k = a.k(1, 10)?;
-                let got = match a.get(0, "query_or_entities") {
-                    Some(Value::String(q)) => s.related(&[], Some(q), self.fetch_k(k)),
-                    Some(Value::Array(items)) => {
-                        let seeds = items
-                            .iter()
-                            .map(|v| v.as_str().map(str::to_owned))
-                            .collect::<Option<Vec<_>>>()
-                            .ok_or_else(|| {
-                                HandleError::BadArgument(
-                                    "related() takes a question string or a list of entity ids"
-                                        .into(),
-                                )
-                            })?;
-                        s.related(&seeds, None, self.fetch_k(k))
-                    }
-                    _ => {
-                        return Err(HandleError::BadArgument(
-                            "related() takes a question string or a list of entity ids".into(),
-                        ));
-                    }
-                }
-                .map_err(store_err)?;
-                let got: Vec<_> = got
-                    .into_iter()
-                    .filter(|c| self.in_scope(&c.id))
-                    .take(k)
-                    .collect();
-                to_value(&got)
-            }
-            "sparql" => {
-                let query = a.str(0, "query")?;
-                to_value(&s.sparql(query, SPARQL_TIMEOUT).map_err(store_err)?)
-            }
-            "docs" => to_value(&s.docs().map_err(store_err)?),
-            "stats" => to_value(&s.stats().map_err(store_err)?),
-            "size" => Ok(json!(s.stats().map_err(store_err)?.chars)),
-            "doc_text" => {
-                let doc = a.str(0, "doc")?;
-                let start = a.usize_or(1, "start", 0)?;
-                let end = a.usize_or(2, "end", usize::MAX)?;
-                if end < start {
-                    return Err(HandleError::BadArgument(
-                        "doc_text: end is before start".into(),
-                    ));
-                }
-                Ok(Value::String(
-                    s.doc_text(doc, start, end).map_err(store_err)?,
-                ))
-            }
-            "explore" => {
-                let question = a.str(0, "question")?;
-                let found = heuristic::explore(s, question, &heuristic::ExploreOptions::default())
-                    .map_err(|e| HandleError::Failed(format!("{e:#}")))?;
-                let found = found.restricted(|chunk| self.in_scope(chunk));
-                to_value(&found.to_python())
-            }
-            other => Err(HandleError::UnknownFunction(other.to_owned())),
-        }
-    }
-
     /// Ask the store for more than `k` when a scope will filter results (at most
     /// ten times [`MAX_K`]).
     fn fetch_k(&self, k: usize) -> usize {
@@ -219,10 +322,10 @@ impl ContextHandle for StoreHandle {
     fn functions(&self) -> Vec<HandleFunction> {
         FUNCTIONS
             .iter()
-            .map(|(name, signature, doc)| HandleFunction {
-                name: (*name).to_owned(),
-                signature: (*signature).to_owned(),
-                doc: (*doc).to_owned(),
+            .map(|f| HandleFunction {
+                name: f.name.to_owned(),
+                signature: f.signature(),
+                doc: f.doc.to_owned(),
             })
             .collect()
     }
@@ -232,8 +335,16 @@ impl ContextHandle for StoreHandle {
         name: &str,
         args: &[Value],
         kwargs: &Map<String, Value>,
-    ) -> Result<Value, HandleError> {
-        self.dispatch(name, &Args { args, kwargs })
+    ) -> Result<HandleReply, HandleError> {
+        let f = FUNCTIONS
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| HandleError::UnknownFunction(name.to_owned()))?;
+        (f.body)(self, &Args::bind(f, args, kwargs)?)
+    }
+
+    fn example(&self) -> Option<String> {
+        Some(EXAMPLE.to_owned())
     }
 
     fn metadata(&self) -> CorpusMetadata {
@@ -303,22 +414,67 @@ impl ContextHandle for StoreHandle {
     }
 }
 
-/// Positional-or-keyword argument access with readable errors.
+/// A call's arguments bound to the function's parameters: positional by
+/// position, keywords by name, with readable errors for extra or unknown ones.
 struct Args<'a> {
-    args: &'a [Value],
-    kwargs: &'a Map<String, Value>,
+    function: &'static Function,
+    values: Vec<Option<&'a Value>>,
 }
 
 impl<'a> Args<'a> {
-    fn get(&self, idx: usize, name: &str) -> Option<&'a Value> {
-        self.kwargs
-            .get(name)
-            .or_else(|| self.args.get(idx))
+    fn bind(
+        function: &'static Function,
+        args: &'a [Value],
+        kwargs: &'a Map<String, Value>,
+    ) -> Result<Self, HandleError> {
+        let params = function.params;
+        if args.len() > params.len() {
+            return Err(HandleError::BadArgument(format!(
+                "{}() takes {} argument(s) but {} were given",
+                function.name,
+                params.len(),
+                args.len()
+            )));
+        }
+        let mut values: Vec<Option<&'a Value>> = params.iter().map(|_| None).collect();
+        for (slot, v) in values.iter_mut().zip(args) {
+            *slot = Some(v);
+        }
+        for (name, v) in kwargs {
+            let Some(i) = params.iter().position(|p| p.name == name) else {
+                return Err(HandleError::BadArgument(format!(
+                    "{}() got an unexpected keyword argument {name:?} (it takes {})",
+                    function.name,
+                    function.signature()
+                )));
+            };
+            if let Some(slot) = values.get_mut(i) {
+                *slot = Some(v);
+            }
+        }
+        Ok(Self { function, values })
+    }
+
+    fn param(&self, name: &str) -> Option<(usize, &'static Param)> {
+        self.function
+            .params
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.name == name)
+    }
+
+    /// The value given for `name`; `None` when absent or Python `None`.
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        let (i, _) = self.param(name)?;
+        self.values
+            .get(i)
+            .copied()
+            .flatten()
             .filter(|v| !v.is_null())
     }
 
-    fn str(&self, idx: usize, name: &str) -> Result<&'a str, HandleError> {
-        match self.get(idx, name) {
+    fn str(&self, name: &str) -> Result<&'a str, HandleError> {
+        match self.get(name) {
             Some(Value::String(s)) => Ok(s),
             Some(other) => Err(HandleError::BadArgument(format!(
                 "{name} must be a string, got {}",
@@ -330,24 +486,39 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn opt_str(&self, idx: usize, name: &str) -> Result<Option<&'a str>, HandleError> {
-        match self.get(idx, name) {
+    fn opt_str(&self, name: &str) -> Result<Option<&'a str>, HandleError> {
+        match self.get(name) {
             None => Ok(None),
-            Some(_) => self.str(idx, name).map(Some),
+            Some(_) => self.str(name).map(Some),
         }
     }
 
-    /// The `k` argument (position `idx` or keyword `k`), clamped to [`MAX_K`].
-    fn k(&self, idx: usize, default: usize) -> Result<usize, HandleError> {
-        Ok(self.usize_or(idx, "k", default)?.min(MAX_K))
+    /// The `k` argument, clamped to [`MAX_K`].
+    fn k(&self) -> Result<usize, HandleError> {
+        Ok(self.usize("k")?.min(MAX_K))
     }
 
-    fn usize_or(&self, idx: usize, name: &str, default: usize) -> Result<usize, HandleError> {
-        match self.get(idx, name) {
-            None => Ok(default),
+    /// An integer argument, or its default from the table.
+    fn usize(&self, name: &str) -> Result<usize, HandleError> {
+        match (
+            self.opt_usize(name)?,
+            self.param(name).map(|(_, p)| p.default),
+        ) {
+            (Some(n), _) => Ok(n),
+            (None, Some(ParamDefault::Int(n))) => Ok(n),
+            _ => Err(HandleError::BadArgument(format!(
+                "missing argument {name:?}"
+            ))),
+        }
+    }
+
+    fn opt_usize(&self, name: &str) -> Result<Option<usize>, HandleError> {
+        match self.get(name) {
+            None => Ok(None),
             Some(v) => v
                 .as_u64()
                 .and_then(|n| usize::try_from(n).ok())
+                .map(Some)
                 .ok_or_else(|| {
                     HandleError::BadArgument(format!(
                         "{name} must be a non-negative integer, got {v}"
@@ -378,5 +549,69 @@ fn store_err(e: StoreError) -> HandleError {
         StoreError::UnknownId(m) => HandleError::NotFound(m),
         StoreError::Invalid(m) => HandleError::BadArgument(m),
         other => HandleError::Failed(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(name: &str) -> Option<&'static Function> {
+        FUNCTIONS.iter().find(|f| f.name == name)
+    }
+
+    #[test]
+    fn signatures_come_from_the_parameters() {
+        let sig = |n: &str| function(n).map(Function::signature);
+        assert_eq!(sig("search").as_deref(), Some("search(query, k=10)"));
+        assert_eq!(
+            sig("neighbors").as_deref(),
+            Some("neighbors(entity, k=20, relation=None)")
+        );
+        assert_eq!(sig("docs").as_deref(), Some("docs()"));
+    }
+
+    #[test]
+    fn arguments_bind_by_position_or_keyword_with_table_defaults() -> Result<(), HandleError> {
+        let Some(f) = function("neighbors") else {
+            return Err(HandleError::NotFound("neighbors".into()));
+        };
+        let args = [json!("e1")];
+        let mut kw = Map::new();
+        let a = Args::bind(f, &args, &kw)?;
+        assert_eq!(
+            (a.str("entity")?, a.k()?, a.opt_str("relation")?),
+            ("e1", 20, None)
+        );
+        kw.insert("k".into(), json!(5_000));
+        kw.insert("relation".into(), json!("founded"));
+        let a = Args::bind(f, &args, &kw)?;
+        assert_eq!((a.k()?, a.opt_str("relation")?), (MAX_K, Some("founded")));
+        kw.insert("depth".into(), json!(2));
+        let err = Args::bind(f, &args, &kw).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("unexpected keyword argument \"depth\"")),
+            "{err:?}"
+        );
+        let many = [json!("e1"), json!(1), json!("r"), json!(4)];
+        assert!(Args::bind(f, &many, &Map::new()).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn the_example_calls_only_functions_of_the_table() {
+        let mut rest = EXAMPLE;
+        let mut seen = 0;
+        while let Some(i) = rest.find("context.") {
+            rest = rest.get(i + "context.".len()..).unwrap_or_default();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            assert!(function(&name).is_some(), "example calls context.{name}");
+            seen += 1;
+        }
+        assert!(seen >= 2);
     }
 }

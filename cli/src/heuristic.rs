@@ -10,7 +10,7 @@ pub mod short;
 
 use std::collections::{BTreeMap, HashSet};
 
-use rlm_core::{ChatRequest, LanguageModel, Message, ModelError, Sampling};
+use rlm_core::{CallError, ChatRequest, Message, ModelClient, Sampling};
 use rlmkg_ingest::{Passage, Store};
 use serde::Serialize;
 
@@ -840,11 +840,9 @@ pub fn cite_from_evidence(
     Ok((out, done))
 }
 
-/// Ask the sub-model once to compose a cited answer from the evidence.
-pub async fn compose(
-    model: &dyn LanguageModel,
-    x: &Exploration,
-) -> Result<(String, rlm_core::Usage), ModelError> {
+/// Ask the sub-model once (through its client: cache, retries, budgets,
+/// usage) to compose a cited answer from the evidence.
+pub async fn compose(client: &ModelClient, x: &Exploration) -> Result<String, CallError> {
     let mut evidence = String::new();
     for e in &x.evidence {
         evidence.push_str(&format!("[{}] ({}) {}\n", e.id, e.title, e.text));
@@ -865,8 +863,8 @@ If the evidence does not answer the question, write: Short answer: not found";
             ..Sampling::default()
         },
     };
-    let reply = model.chat(&request).await?;
-    Ok((reply.content.trim().to_owned(), reply.usage))
+    let reply = client.chat(&request).await.result?;
+    Ok(reply.content.trim().to_owned())
 }
 
 /// A composed reply split into its short answer line and its explanation.

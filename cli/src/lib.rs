@@ -55,7 +55,8 @@ pub use rlm_core::{LanguageModel, RlmConfig};
 pub use rlmkg_citation::{CheckOptions, ClaimReport, Report, Verdict};
 pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
 
-/// Open the store at `dir` for reading, with a clear error when there is none.
+/// Open the store at `dir` for reading, with a clear error when there is none:
+/// the one way every command opens a store to read.
 pub(crate) fn open_store_read(dir: &Path) -> anyhow::Result<Store> {
     if !dir.exists() {
         anyhow::bail!(

@@ -38,98 +38,184 @@ use anyhow::Context as _;
 use clap::Args;
 use rlm_core::{Budgets, LanguageModel, OpenAiConfig, OpenAiModel, Profile, RlmConfig, Sampling};
 
-/// Model and run settings (flags). Every flag can also come from the environment
-/// or a config file; see the module documentation.
-#[derive(Debug, Clone, Default, Args)]
-pub struct ModelArgs {
+/// The one list of settings. Each entry gives the flag (its doc is the help
+/// text), and from the same entry come the config-file and environment key
+/// ([`KEYS`]), the flag layer of resolution and the typed value ([`Typed`]).
+/// A new setting is one entry here plus its use.
+macro_rules! settings {
+    ($( $(#[$meta:meta])* $name:ident : $ty:ty, )*) => {
+        /// Model and run settings (flags). Every flag can also come from the
+        /// environment or a config file; see the module documentation.
+        #[derive(Debug, Clone, Default, Args)]
+        pub struct ModelArgs {
+            $( $(#[$meta])* pub $name: Option<$ty>, )*
+            /// Honour endpoint, key and file settings from the store's own rlmkg.toml
+            /// (or RLMKG_TRUST_STORE_CONFIG=1); without it they are ignored.
+            #[arg(long, help_heading = "Run")]
+            pub trust_store_config: bool,
+        }
+
+        /// Every setting key, in display order.
+        pub const KEYS: &[&str] = &[$(stringify!($name)),*];
+
+        /// The settings given as flags, as text.
+        fn flag_values(a: &ModelArgs) -> BTreeMap<&'static str, String> {
+            let mut m = BTreeMap::new();
+            $(
+                if let Some(v) = &a.$name {
+                    m.insert(stringify!($name), SettingValue::to_text(v));
+                }
+            )*
+            m
+        }
+
+        /// Every setting parsed to its type (unset ones are `None`).
+        #[derive(Debug, Clone, Default)]
+        pub struct Typed {
+            $( #[doc = concat!("`", stringify!($name), "`.")] pub $name: Option<$ty>, )*
+        }
+
+        impl Settings {
+            /// Every setting parsed to its type; a bad value is an error naming
+            /// its key and where it came from.
+            pub fn typed(&self) -> anyhow::Result<Typed> {
+                Ok(Typed {
+                    $( $name: self.parse(stringify!($name))?, )*
+                })
+            }
+        }
+    };
+}
+
+/// A value a setting can hold: written as text (flags, files, the environment
+/// all meet as text) and read back.
+trait SettingValue: Sized {
+    fn to_text(&self) -> String;
+    fn from_text(text: &str) -> Result<Self, String>;
+}
+
+macro_rules! setting_value_from_str {
+    ($($t:ty),*) => {$(
+        impl SettingValue for $t {
+            fn to_text(&self) -> String {
+                self.to_string()
+            }
+            fn from_text(text: &str) -> Result<Self, String> {
+                text.parse().map_err(|e: <$t as std::str::FromStr>::Err| e.to_string())
+            }
+        }
+    )*};
+}
+
+setting_value_from_str!(String, f32, f64, u32, u64, usize);
+
+impl SettingValue for PathBuf {
+    fn to_text(&self) -> String {
+        self.display().to_string()
+    }
+    fn from_text(text: &str) -> Result<Self, String> {
+        Ok(PathBuf::from(text))
+    }
+}
+
+impl SettingValue for bool {
+    fn to_text(&self) -> String {
+        self.to_string()
+    }
+    fn from_text(text: &str) -> Result<Self, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(true),
+            "false" | "0" | "no" | "off" => Ok(false),
+            other => Err(format!("{other:?} is not a yes/no value (true or false)")),
+        }
+    }
+}
+
+settings! {
     /// Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1).
     #[arg(long, help_heading = "Model")]
-    pub base_url: Option<String>,
+    base_url: String,
     /// Model name on that server (root model).
     #[arg(long, help_heading = "Model")]
-    pub model: Option<String>,
+    model: String,
     /// API key (or RLMKG_API_KEY, then OPENAI_API_KEY).
     #[arg(long, help_heading = "Model")]
-    pub api_key: Option<String>,
+    api_key: String,
     /// Model for sub-calls (default: the root model).
     #[arg(long, help_heading = "Model")]
-    pub sub_model: Option<String>,
+    sub_model: String,
     /// Base URL for sub-calls (default: the root base URL).
     #[arg(long, help_heading = "Model")]
-    pub sub_base_url: Option<String>,
+    sub_base_url: String,
     /// API key for sub-calls (default: the root key).
     #[arg(long, help_heading = "Model")]
-    pub sub_api_key: Option<String>,
+    sub_api_key: String,
     /// Sampling temperature.
     #[arg(long, help_heading = "Model")]
-    pub temperature: Option<f32>,
+    temperature: f32,
     /// Nucleus sampling mass.
     #[arg(long, help_heading = "Model")]
-    pub top_p: Option<f32>,
+    top_p: f32,
     /// Top-k (sent as an extra body field).
     #[arg(long, help_heading = "Model")]
-    pub top_k: Option<u32>,
+    top_k: u32,
     /// Maximum tokens per reply.
     #[arg(long, help_heading = "Model")]
-    pub max_tokens: Option<u32>,
+    max_tokens: u32,
     /// Sampling seed.
     #[arg(long, help_heading = "Model")]
-    pub seed: Option<u64>,
+    seed: u64,
     /// Context window of the root model in tokens (when the server does not say).
     #[arg(long, help_heading = "Model")]
-    pub context_window: Option<usize>,
+    context_window: usize,
     /// Context window of the sub-model in tokens.
     #[arg(long, help_heading = "Model")]
-    pub sub_context_window: Option<usize>,
+    sub_context_window: usize,
     /// HTTP request timeout in seconds.
     #[arg(long, help_heading = "Model")]
-    pub timeout: Option<f64>,
+    timeout: f64,
     /// A GGUF file for the embedded model.
     #[arg(long, help_heading = "Embedded model")]
-    pub model_path: Option<PathBuf>,
+    model_path: PathBuf,
     /// CPU threads for the embedded model.
     #[arg(long, help_heading = "Embedded model")]
-    pub threads: Option<usize>,
+    threads: usize,
     /// Context window of the embedded model in tokens.
     #[arg(long, help_heading = "Embedded model")]
-    pub ctx: Option<usize>,
+    ctx: usize,
     /// Use the embedded model as the root model too (it is the sub-model by default).
-    #[arg(long, help_heading = "Embedded model")]
-    pub embedded_root: bool,
+    #[arg(long, help_heading = "Embedded model", num_args = 0, default_missing_value = "true")]
+    embedded_root: bool,
     /// Concurrent sub-calls per backend.
     #[arg(long, help_heading = "Run")]
-    pub concurrency: Option<usize>,
+    concurrency: usize,
     /// Do not read or write the model-call cache.
-    #[arg(long, help_heading = "Run")]
-    pub no_cache: bool,
+    #[arg(long, help_heading = "Run", num_args = 0, default_missing_value = "true")]
+    no_cache: bool,
     /// Prompt profile: kg, paper or dict.
     #[arg(long, help_heading = "Run")]
-    pub profile: Option<String>,
+    profile: String,
     /// A file whose text replaces the profile's system prompt.
     #[arg(long, help_heading = "Run")]
-    pub system_prompt: Option<PathBuf>,
+    system_prompt: PathBuf,
     /// Maximum root turns.
     #[arg(long, help_heading = "Budgets")]
-    pub max_iterations: Option<u32>,
+    max_iterations: u32,
     /// Maximum rlm_query depth.
     #[arg(long, help_heading = "Budgets")]
-    pub max_depth: Option<u32>,
+    max_depth: u32,
     /// Maximum sub-calls.
     #[arg(long, help_heading = "Budgets")]
-    pub max_sub_calls: Option<u64>,
+    max_sub_calls: u64,
     /// Maximum total tokens (prompt + completion).
     #[arg(long, help_heading = "Budgets")]
-    pub max_total_tokens: Option<u64>,
+    max_total_tokens: u64,
     /// Maximum wall time in seconds.
     #[arg(long, help_heading = "Budgets")]
-    pub max_seconds: Option<f64>,
+    max_seconds: f64,
     /// Maximum cost (needs prices).
     #[arg(long, help_heading = "Budgets")]
-    pub max_cost: Option<f64>,
-    /// Honour endpoint, key and file settings from the store's own rlmkg.toml
-    /// (or RLMKG_TRUST_STORE_CONFIG=1); without it they are ignored.
-    #[arg(long, help_heading = "Run")]
-    pub trust_store_config: bool,
+    max_cost: f64,
 }
 
 /// Settings a store's `rlmkg.toml` may not make without the user's trust: where
@@ -169,38 +255,6 @@ impl std::fmt::Display for Source {
         }
     }
 }
-
-/// Every setting key, in display order.
-pub const KEYS: &[&str] = &[
-    "base_url",
-    "model",
-    "api_key",
-    "sub_model",
-    "sub_base_url",
-    "sub_api_key",
-    "temperature",
-    "top_p",
-    "top_k",
-    "max_tokens",
-    "seed",
-    "context_window",
-    "sub_context_window",
-    "timeout",
-    "model_path",
-    "threads",
-    "ctx",
-    "embedded_root",
-    "concurrency",
-    "no_cache",
-    "profile",
-    "system_prompt",
-    "max_iterations",
-    "max_depth",
-    "max_sub_calls",
-    "max_total_tokens",
-    "max_seconds",
-    "max_cost",
-];
 
 fn is_secret(key: &str) -> bool {
     key.ends_with("api_key")
@@ -243,22 +297,13 @@ impl Settings {
         self.values.get(key).map(|(_, s)| s)
     }
 
-    fn parse<T: std::str::FromStr>(&self, key: &str) -> anyhow::Result<Option<T>>
-    where
-        T::Err: std::fmt::Display,
-    {
+    fn parse<T: SettingValue>(&self, key: &str) -> anyhow::Result<Option<T>> {
         match self.values.get(key) {
             None => Ok(None),
-            Some((v, src)) => v
-                .parse::<T>()
+            Some((v, src)) => T::from_text(v)
                 .map(Some)
                 .map_err(|e| anyhow::anyhow!("setting {key} = {v:?} (from {src}): {e}")),
         }
-    }
-
-    fn flag(&self, key: &str) -> bool {
-        self.get(key)
-            .is_some_and(|v| matches!(v, "true" | "1" | "yes"))
     }
 
     /// Rows for `rlmkg config show`: (key, value with secrets masked, source).
@@ -345,56 +390,6 @@ fn read_file_layer(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
         }
     }
     Ok(out)
-}
-
-fn flag_values(a: &ModelArgs) -> BTreeMap<&'static str, String> {
-    let mut m = BTreeMap::new();
-    let mut put = |k: &'static str, v: Option<String>| {
-        if let Some(v) = v {
-            m.insert(k, v);
-        }
-    };
-    put("base_url", a.base_url.clone());
-    put("model", a.model.clone());
-    put("api_key", a.api_key.clone());
-    put("sub_model", a.sub_model.clone());
-    put("sub_base_url", a.sub_base_url.clone());
-    put("sub_api_key", a.sub_api_key.clone());
-    put("temperature", a.temperature.map(|v| v.to_string()));
-    put("top_p", a.top_p.map(|v| v.to_string()));
-    put("top_k", a.top_k.map(|v| v.to_string()));
-    put("max_tokens", a.max_tokens.map(|v| v.to_string()));
-    put("seed", a.seed.map(|v| v.to_string()));
-    put("context_window", a.context_window.map(|v| v.to_string()));
-    put(
-        "sub_context_window",
-        a.sub_context_window.map(|v| v.to_string()),
-    );
-    put("timeout", a.timeout.map(|v| v.to_string()));
-    put(
-        "model_path",
-        a.model_path.as_ref().map(|p| p.display().to_string()),
-    );
-    put("threads", a.threads.map(|v| v.to_string()));
-    put("ctx", a.ctx.map(|v| v.to_string()));
-    put("embedded_root", a.embedded_root.then(|| "true".to_string()));
-    put("concurrency", a.concurrency.map(|v| v.to_string()));
-    put("no_cache", a.no_cache.then(|| "true".to_string()));
-    put("profile", a.profile.clone());
-    put(
-        "system_prompt",
-        a.system_prompt.as_ref().map(|p| p.display().to_string()),
-    );
-    put("max_iterations", a.max_iterations.map(|v| v.to_string()));
-    put("max_depth", a.max_depth.map(|v| v.to_string()));
-    put("max_sub_calls", a.max_sub_calls.map(|v| v.to_string()));
-    put(
-        "max_total_tokens",
-        a.max_total_tokens.map(|v| v.to_string()),
-    );
-    put("max_seconds", a.max_seconds.map(|v| v.to_string()));
-    put("max_cost", a.max_cost.map(|v| v.to_string()));
-    m
 }
 
 /// Resolve settings: flags > environment > `<store>/rlmkg.toml` > user config file.
@@ -487,19 +482,20 @@ impl std::fmt::Debug for Backends {
     }
 }
 
-fn sampling(s: &Settings) -> anyhow::Result<Sampling> {
-    Ok(Sampling {
-        temperature: s.parse("temperature")?,
-        top_p: s.parse("top_p")?,
-        top_k: s.parse("top_k")?,
-        max_tokens: s.parse("max_tokens")?,
-        seed: s.parse("seed")?,
+fn sampling(t: &Typed) -> Sampling {
+    Sampling {
+        temperature: t.temperature,
+        top_p: t.top_p,
+        top_k: t.top_k,
+        max_tokens: t.max_tokens,
+        seed: t.seed,
         stop: Vec::new(),
-    })
+    }
 }
 
 /// Build the backends the settings select (see the module documentation).
 pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
+    let t = s.typed()?;
     let timeout = s.duration("timeout")?;
     let http = |base: &str,
                 model: &str,
@@ -508,7 +504,7 @@ pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
      -> anyhow::Result<Arc<dyn LanguageModel>> {
         let mut cfg = OpenAiConfig::new(base, model);
         cfg.api_key = key.map(str::to_string);
-        cfg.sampling = sampling(s)?;
+        cfg.sampling = sampling(&t);
         cfg.context_window = window;
         if let Some(t) = timeout {
             cfg.timeout = t;
@@ -516,13 +512,13 @@ pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
         let m = OpenAiModel::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(Arc::new(m))
     };
-    let root_window = s.parse("context_window")?;
-    let sub_window = s.parse("sub_context_window")?.or(root_window);
-    if let (Some(base), Some(model)) = (s.get("base_url"), s.get("model")) {
-        let root = http(base, model, s.get("api_key"), root_window)?;
-        let sub_base = s.get("sub_base_url").unwrap_or(base);
-        let sub_model = s.get("sub_model").unwrap_or(model);
-        let sub_key = s.get("sub_api_key").or(s.get("api_key"));
+    let root_window = t.context_window;
+    let sub_window = t.sub_context_window.or(root_window);
+    if let (Some(base), Some(model)) = (t.base_url.as_deref(), t.model.as_deref()) {
+        let root = http(base, model, t.api_key.as_deref(), root_window)?;
+        let sub_base = t.sub_base_url.as_deref().unwrap_or(base);
+        let sub_model = t.sub_model.as_deref().unwrap_or(model);
+        let sub_key = t.sub_api_key.as_deref().or(t.api_key.as_deref());
         let same = sub_base == base && sub_model == model;
         let sub = if same && sub_window == root_window {
             root.clone()
@@ -535,20 +531,20 @@ pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
             sub: Some(sub),
         });
     }
-    if s.get("base_url").is_some() != s.get("model").is_some() {
+    if t.base_url.is_some() != t.model.is_some() {
         anyhow::bail!("an HTTP model needs both --base-url and --model");
     }
-    let path = match s.get("model_path") {
-        Some(p) => Some(PathBuf::from(p)),
-        None => rlm_core::embedded::installed_default(),
-    };
+    let path = t
+        .model_path
+        .clone()
+        .or_else(rlm_core::embedded::installed_default);
     if let Some(path) = path {
         let mut opts = rlm_core::embedded::EmbeddedOptions {
-            threads: s.parse("threads")?,
-            ctx: s.parse("ctx")?,
+            threads: t.threads,
+            ctx: t.ctx,
             ..Default::default()
         };
-        let sm = sampling(s)?;
+        let sm = sampling(&t);
         if let Some(t) = sm.temperature {
             opts.temperature = t;
         }
@@ -567,7 +563,7 @@ pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
         let m = rlm_core::embedded::EmbeddedModel::load(&path, opts)
             .map_err(|e| anyhow::anyhow!("loading embedded model {}: {e}", path.display()))?;
         let m: Arc<dyn LanguageModel> = Arc::new(m);
-        let root = s.flag("embedded_root").then(|| m.clone());
+        let root = t.embedded_root.unwrap_or(false).then(|| m.clone());
         let description = if root.is_some() {
             format!("embedded {} as root and sub model", path.display())
         } else {
@@ -593,32 +589,35 @@ pub fn rlm_config(
     store: &Path,
     trace_path: Option<PathBuf>,
 ) -> anyhow::Result<RlmConfig> {
+    let t = s.typed()?;
     let mut cfg = RlmConfig::default();
-    if let Some(p) = s.get("profile") {
+    if let Some(p) = &t.profile {
         cfg.profile = p.parse::<Profile>().map_err(|e| anyhow::anyhow!(e))?;
     }
-    if let Some(p) = s.get("system_prompt") {
-        cfg.system_prompt =
-            Some(std::fs::read_to_string(p).with_context(|| format!("reading system prompt {p}"))?);
+    if let Some(p) = &t.system_prompt {
+        cfg.system_prompt = Some(
+            std::fs::read_to_string(p)
+                .with_context(|| format!("reading system prompt {}", p.display()))?,
+        );
     }
     let d = Budgets::default();
     cfg.budgets = Budgets {
-        max_iterations: s.parse("max_iterations")?.unwrap_or(d.max_iterations),
-        max_depth: s.parse("max_depth")?.unwrap_or(d.max_depth),
-        max_sub_calls: s.parse("max_sub_calls")?.or(d.max_sub_calls),
-        max_total_tokens: s.parse("max_total_tokens")?,
+        max_iterations: t.max_iterations.unwrap_or(d.max_iterations),
+        max_depth: t.max_depth.unwrap_or(d.max_depth),
+        max_sub_calls: t.max_sub_calls.or(d.max_sub_calls),
+        max_total_tokens: t.max_total_tokens,
         max_wall_time: s.duration("max_seconds")?.or(d.max_wall_time),
-        max_cost: match s.parse::<f64>("max_cost")? {
+        max_cost: match t.max_cost {
             Some(c) if !(c.is_finite() && c >= 0.0) => {
                 anyhow::bail!("setting max_cost = {c}: it must be a finite number >= 0")
             }
             other => other,
         },
     };
-    let sm = sampling(s)?;
+    let sm = sampling(&t);
     cfg.root_sampling = sm.clone();
     cfg.sub_sampling = sm;
-    if let Some(c) = s.parse::<usize>("concurrency")? {
+    if let Some(c) = t.concurrency {
         anyhow::ensure!(
             (1..=rlm_core::MAX_CONCURRENCY).contains(&c),
             "setting concurrency = {c}: it must be between 1 and {}",
@@ -626,7 +625,7 @@ pub fn rlm_config(
         );
         cfg.concurrency = Some(c);
     }
-    cfg.cache_dir = (!s.flag("no_cache")).then(|| store.join("cache").join("calls"));
+    cfg.cache_dir = (!t.no_cache.unwrap_or(false)).then(|| store.join("cache").join("calls"));
     cfg.trace_path = trace_path;
     Ok(cfg)
 }
@@ -749,6 +748,42 @@ mod tests {
         std::fs::write(dir.join("rlmkg.toml"), "top_k = \"many\"\n").unwrap();
         let s = resolve_with(&ModelArgs::default(), &dir, |_| None, None).unwrap();
         assert!(rlm_config(&s, &dir, None).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn switches_and_values_parse_from_flags_env_and_files() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            m: ModelArgs,
+        }
+        let c = Cli::try_parse_from(["x", "--no-cache", "--max-depth", "2"]).unwrap();
+        assert_eq!(
+            (c.m.no_cache, c.m.max_depth, c.m.embedded_root),
+            (Some(true), Some(2), None)
+        );
+        let dir = tempfile_dir();
+        let env = |k: &str| (k == "RLMKG_EMBEDDED_ROOT").then(|| "yes".to_string());
+        let t = resolve_with(&c.m, &dir, env, None)
+            .unwrap()
+            .typed()
+            .unwrap();
+        assert_eq!(
+            (t.no_cache, t.embedded_root, t.max_depth),
+            (Some(true), Some(true), Some(2))
+        );
+        let env = |k: &str| (k == "RLMKG_NO_CACHE").then(|| "maybe".to_string());
+        let err = resolve_with(&ModelArgs::default(), &dir, env, None)
+            .unwrap()
+            .typed()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no_cache") && err.contains("RLMKG_NO_CACHE"),
+            "{err}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use rlmkg_citation::{CitationId, Referents, Source, SourceError, SourceSentence, SpanSource};
 use rlmkg_ingest::{Store, StoreError};
 
@@ -18,8 +17,7 @@ pub(crate) struct StoreSpans {
 impl StoreSpans {
     /// Open the store at `dir` for reading.
     pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
-        let store = Store::open_read(dir)
-            .with_context(|| format!("opening the store {}", dir.display()))?;
+        let store = crate::open_store_read(dir)?;
         Ok(Self {
             store: Arc::new(store),
         })

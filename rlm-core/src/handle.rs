@@ -21,6 +21,32 @@ pub struct HandleFunction {
     pub doc: String,
 }
 
+/// What a handle call gives back: the value Python sees, and the chunk or
+/// sentence ids the call showed (what the answer may cite from it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HandleReply {
+    /// The result, as a JSON-like value.
+    pub value: Value,
+    /// Chunk or sentence ids the result showed, in order.
+    pub shown: Vec<String>,
+}
+
+impl HandleReply {
+    /// A reply that showed `shown`.
+    pub fn showing(value: Value, shown: Vec<String>) -> Self {
+        Self { value, shown }
+    }
+}
+
+impl From<Value> for HandleReply {
+    fn from(value: Value) -> Self {
+        Self {
+            value,
+            shown: Vec::new(),
+        }
+    }
+}
+
 /// Corpus facts for the root model's metadata message (SPEC §5.3.1).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CorpusMetadata {
@@ -69,7 +95,13 @@ pub trait ContextHandle: Send + Sync {
         name: &str,
         args: &[Value],
         kwargs: &Map<String, Value>,
-    ) -> Result<Value, HandleError>;
+    ) -> Result<HandleReply, HandleError>;
+
+    /// A short worked run with these functions (question, code turns, cited
+    /// `FINAL`), shown in the system prompt; `None` shows none.
+    fn example(&self) -> Option<String> {
+        None
+    }
 
     /// Facts for the metadata message.
     fn metadata(&self) -> CorpusMetadata;

@@ -6,13 +6,16 @@
 //! [`LanguageModel`].
 //!
 //! - [`Repl`]: the persistent sandboxed Python session (SPEC §5.1).
-//! - [`OpenAiModel`]: the OpenAI-compatible HTTP backend (SPEC §6.1);
-//!   [`chat_with_retry`] retries transient failures.
-//! - [`Rlm`] / [`Session`]: the loop (SPEC §5.3) with budgets, guards, the call
-//!   cache ([`CallCache`]) and JSONL trajectories ([`trajectory`]).
+//! - [`OpenAiModel`]: the OpenAI-compatible HTTP backend (SPEC §6.1).
+//! - [`ModelClient`]: the one way every model call goes (root, sub, compose,
+//!   judge): the call cache ([`CallCache`]), retries ([`RetryPolicy`]), the
+//!   sub-call concurrency limit, budgets and usage ([`Meter`]).
+//! - [`Rlm`] / [`Session`]: the loop (SPEC §5.3) with budgets, guards and JSONL
+//!   trajectories ([`trajectory`]).
 //! - [`Profile`]: the prompt profiles (SPEC §5.4).
 
 mod cache;
+mod client;
 mod convert;
 pub mod duration;
 mod fanout;
@@ -32,11 +35,12 @@ pub mod trajectory;
 pub mod embedded;
 
 pub use cache::{CallCache, short_hash};
+pub use client::{CallError, CallReport, Meter, ModelClient};
 pub use convert::{Budget, TooLarge, from_json, to_json, to_json_bounded};
 pub use fanout::{
     Concurrency, ConcurrencySource, Fanout, MAX_CONCURRENCY, choose as choose_concurrency,
 };
-pub use handle::{ContextHandle, CorpusMetadata, HandleError, HandleFunction};
+pub use handle::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
 pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Role, Sampling,
     Usage,
@@ -51,7 +55,7 @@ pub use repl::{
 };
 pub use retry::{RetryNote, RetryPolicy, chat_with_retry, chat_with_retry_limited};
 pub use rlm::{
-    Budgets, CallError, CallReport, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Price,
-    Rlm, RlmConfig, RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
+    Budgets, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Price, Rlm, RlmConfig,
+    RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
 };
 pub use trajectory::{Totals, TraceLine, Trajectory};

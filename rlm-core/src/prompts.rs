@@ -55,6 +55,9 @@ pub struct PromptFacts {
     pub sub_window: Option<usize>,
     /// Maximum answer length in characters.
     pub max_answer_chars: usize,
+    /// The handle's worked run ([`crate::ContextHandle::example`]), shown at the
+    /// end of the `kg` and `dict` prompts.
+    pub example: Option<String>,
 }
 
 const TOOLS_COMMON: &str = "\
@@ -65,25 +68,6 @@ Sub-model helpers, callable from code:
 
 const ENDINGS: &str = "\
 Finishing: from inside a ```repl block, call FINAL(text) with the answer text, or FINAL_VAR(\"name\") with the name of a variable holding it, or set answer[\"content\"] = text and answer[\"ready\"] = True. Only executed code ends the run; writing FINAL in prose does nothing. Do not answer before you have looked at REPL output.";
-
-/// A short worked run for the `kg` and `dict` profiles: search, read, cite, finish.
-const WORKED_EXAMPLE: &str = "\
-Example of a whole run (question: \"Who designed the bridge that crosses the Oran River?\"):
-Turn 1, you write:
-```repl
-hits = context.search(\"bridge Oran River\")
-print(hits[:3])
-```
-Turn 2, after seeing that chunk c7 mentions the bridge, you write:
-```repl
-print(context.read(\"c7\"))
-print(context.search(\"Pellan Bridge designed\")[:3])
-```
-Turn 3, after reading c7.s2 \"The Pellan Bridge crosses the Oran River.\" and c31.s1 \"The Pellan Bridge was designed by Ines Varga in 1962.\", you write:
-```repl
-FINAL(\"Ines Varga [c31.s1]. The Pellan Bridge crosses the Oran River [c7.s2] and was designed by Ines Varga in 1962 [c31.s1].\")
-```
-(The names and ids above are only an illustration; use what your own searches return.)";
 
 /// The system prompt for a profile.
 pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
@@ -97,6 +81,11 @@ pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
         .unwrap_or_default();
     match profile {
         Profile::Kg | Profile::Dict => {
+            let example = facts
+                .example
+                .as_deref()
+                .map(|e| format!("\n\n{e}"))
+                .unwrap_or_default();
             let ending = if profile == Profile::Dict {
                 "When done, set answer[\"content\"] to the cited answer and answer[\"ready\"] = True in a ```repl block (FINAL(text) and FINAL_VAR(\"name\") also work)."
             } else {
@@ -106,16 +95,16 @@ pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
                 "You answer questions about a document collection that you cannot see directly. You explore it by writing Python in ```repl code blocks; each block runs in a persistent sandbox (variables survive between blocks) and you see what it prints. The sandbox has no files, network or environment; `import re` and `import json` work.\n\n\
                  The collection is reachable through the object `context`, a handle onto a full-text index and a knowledge graph of entities and relations. Its methods return plain lists and dicts; they are listed in the next message. Search first, read the chunks that matter, follow entities and relations to connect facts across documents, and print only what you need: long output is cut.\n\n\
                  {TOOLS_COMMON}{window}\n\n\
-                 Citations: every factual sentence of your answer ends with the ids of the text that supports it, in square brackets: [c12] for a chunk, [c12.s3] for one sentence, [c12.s2-s4] for a sentence range, several as [c12.s3, c40.s1]. Prefer sentence ids; `context.read(id)` shows them. Quote only text that appears verbatim. If the sources do not answer part of the question, say so rather than guess.\n\n\
+                 Citations: every factual sentence of your answer ends with the ids of the text that supports it, in square brackets: [c12] for a chunk, [c12.s3] for one sentence, [c12.s2-s4] for a sentence range, several as [c12.s3, c40.s1]. Prefer sentence ids; reading a chunk shows them. Quote only text that appears verbatim. If the sources do not answer part of the question, say so rather than guess.\n\n\
                  Begin the answer with the short answer itself (the name, place, date, number or yes/no asked for), then the cited explanation.\n\n\
-                 {budget}\n\n{ENDINGS}\n{ending}\n\n{WORKED_EXAMPLE}"
+                 {budget}\n\n{ENDINGS}\n{ending}{example}"
             )
         }
         Profile::Paper => format!(
             "You are working inside a Python REPL environment on a task about a long text. The text is stored in the variable `context` (a str); it is far too long to read at once, so inspect it with code: look at its length and structure, slice it, search it with `re`, and pass pieces of it to sub-models. Write code in ```repl blocks; variables persist between blocks and you see what each block prints (long output is cut).\n\n\
              Your own context window is about 32K tokens, and each sub-model call has the same ~32K-token limit, so send roughly 10,000 to 15,000 characters of text per llm_query call and combine the results in code.\n\n\
              {TOOLS_COMMON}\n\
-             The same collection is also available as a search and graph handle named `kg` (kg.search(query), kg.read(id), kg.entities(name), kg.neighbors(entity)); its ids can be cited as [c12] or [c12.s3].\n\n\
+             The same collection is also available as a search and graph handle named `kg` (its methods are listed in the next message); its ids can be cited as [c12] or [c12.s3].\n\n\
              {budget}\n\n{ENDINGS}\n\
              End with FINAL(your answer) or FINAL_VAR(\"variable_name\") inside a ```repl block."
         ),
@@ -185,6 +174,7 @@ mod tests {
             max_depth: 1,
             sub_window: Some(8192),
             max_answer_chars: 4000,
+            example: None,
         };
         for p in [Profile::Kg, Profile::Paper, Profile::Dict] {
             let s = system_prompt(p, &f);
@@ -194,13 +184,11 @@ mod tests {
         }
         assert!(system_prompt(Profile::Paper, &f).contains("32K"));
         assert!(system_prompt(Profile::Kg, &f).contains("[c12.s3]"));
-        let kg = system_prompt(Profile::Kg, &f);
-        let kg = &kg[kg.find("Example of a whole run").unwrap_or(0)..];
-        let (search, read, fin) = (
-            kg.find("context.search(").unwrap_or(usize::MAX),
-            kg.find("context.read(").unwrap_or(usize::MAX),
-            kg.find("FINAL(\"Ines").unwrap_or(usize::MAX),
-        );
-        assert!(search < read && read < fin && fin < usize::MAX, "{kg}");
+        let with = PromptFacts {
+            example: Some("Example of a whole run: ...".into()),
+            ..f.clone()
+        };
+        assert!(system_prompt(Profile::Kg, &with).ends_with("Example of a whole run: ..."));
+        assert!(!system_prompt(Profile::Paper, &with).contains("Example of a whole run"));
     }
 }

@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rlmkg_ingest::{IngestOptions, Progress, Store, TokenCounter};
@@ -90,10 +89,9 @@ impl Progress for CliProgress {
     }
 }
 
-/// Open the store for reading, with a helpful error.
+/// Open the store for reading, with a helpful error ([`crate::open_store_read`]).
 pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
-    Store::open_read(&global.store)
-        .with_context(|| format!("opening the store {}", global.store.display()))
+    crate::open_store_read(&global.store)
 }
 
 /// Run `rlmkg ingest`.

@@ -4,13 +4,10 @@
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Args;
-use rlm_core::{
-    CallCache, ChatRequest, LanguageModel, Message, RetryPolicy, Sampling, chat_with_retry,
-};
+use rlm_core::{CallCache, ChatRequest, Message, ModelClient, Sampling};
 use rlmkg_citation::{
     CheckOptions, Judge, JudgeAnswer, JudgeError, JudgeRequest, Report, check, parse_reply,
     render_answer, render_text, to_json,
@@ -102,17 +99,14 @@ fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> a
             "--judge needs a model: set --base-url and --model, or install one with `rlmkg model pull`",
         ));
     };
-    let no_cache = settings
-        .get("no_cache")
-        .is_some_and(|v| matches!(v, "true" | "1" | "yes"));
+    let no_cache = settings.typed()?.no_cache.unwrap_or(false);
     let cache = (!no_cache).then(|| CallCache::new(store.join("cache").join("calls")));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
     let judge = ModelJudge {
-        model: lm,
-        cache,
+        client: ModelClient::new(lm).with_cache(cache),
         runtime,
     };
     let n = report
@@ -124,16 +118,16 @@ fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> a
     Ok(())
 }
 
-/// The judge over a [`LanguageModel`], with calls cached like every other model call.
+/// The judge over a model client (cache, retries and accounting like every
+/// other model call).
 struct ModelJudge {
-    model: Arc<dyn LanguageModel>,
-    cache: Option<CallCache>,
+    client: ModelClient,
     runtime: tokio::runtime::Runtime,
 }
 
 impl Judge for ModelJudge {
     fn id(&self) -> String {
-        self.model.id()
+        self.client.id()
     }
 
     fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, JudgeError> {
@@ -146,31 +140,18 @@ impl Judge for ModelJudge {
                 ..Sampling::default()
             },
         };
-        let key = CallCache::key(&self.model.id(), &chat);
-        if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key))
-            && let Some(verdict) = parse_reply(&hit.content)
-        {
-            return Ok(JudgeAnswer {
-                verdict,
-                cached: true,
-            });
-        }
-        let (result, _notes) = self.runtime.block_on(chat_with_retry(
-            self.model.as_ref(),
-            &chat,
-            &RetryPolicy::default(),
-        ));
-        let response = result.map_err(|e| JudgeError::new(e.to_string()))?;
+        // A reply the judge cannot read is neither taken from the cache nor cached.
+        let report = self.runtime.block_on(
+            self.client
+                .chat_accepting(&chat, |r| parse_reply(&r.content).is_some()),
+        );
+        let response = report.result.map_err(|e| JudgeError::new(e.to_string()))?;
         let verdict = parse_reply(&response.content).ok_or_else(|| {
             JudgeError::new(format!("unreadable judge reply: {:?}", response.content))
         })?;
-        if let Some(c) = &self.cache {
-            // A cache write failure only costs a repeated call later.
-            let _ = c.put(&key, &response);
-        }
         Ok(JudgeAnswer {
             verdict,
-            cached: false,
+            cached: report.cached,
         })
     }
 }

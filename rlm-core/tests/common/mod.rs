@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction};
+use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
 use serde_json::{Map, Value, json};
 
 /// A handle over a few chunks held in memory; `search` is a case-insensitive
@@ -63,7 +63,7 @@ impl ContextHandle for MemHandle {
         name: &str,
         args: &[Value],
         kwargs: &Map<String, Value>,
-    ) -> Result<Value, HandleError> {
+    ) -> Result<HandleReply, HandleError> {
         match name {
             "search" => {
                 let q = args
@@ -85,14 +85,23 @@ impl ContextHandle for MemHandle {
                     .take(k)
                     .map(|(id, title, t)| json!({"id": id, "doc": title, "score": 1.0, "text": t, "title": title}))
                     .collect();
-                Ok(Value::Array(hits))
+                let shown = hits
+                    .iter()
+                    .filter_map(|h| h.get("id").and_then(Value::as_str).map(str::to_owned))
+                    .collect();
+                Ok(HandleReply::showing(Value::Array(hits), shown))
             }
             "read" => {
                 let id = args.first().and_then(Value::as_str).unwrap_or_default();
                 self.chunks
                     .iter()
                     .find(|(cid, _, _)| cid == id)
-                    .map(|(cid, _, t)| Value::String(format!("[{cid}.s1] {t}")))
+                    .map(|(cid, _, t)| {
+                        HandleReply::showing(
+                            Value::String(format!("[{cid}.s1] {t}")),
+                            vec![id.to_owned()],
+                        )
+                    })
                     .ok_or_else(|| HandleError::NotFound(format!("no chunk {id}")))
             }
             "docs" => Ok(Value::Array(
@@ -100,7 +109,8 @@ impl ContextHandle for MemHandle {
                     .iter()
                     .map(|(_, t, _)| Value::String(t.clone()))
                     .collect(),
-            )),
+            )
+            .into()),
             other => Err(HandleError::UnknownFunction(other.into())),
         }
     }

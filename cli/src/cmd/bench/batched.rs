@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use rlm_core::testkit::{ChatServer, Reply, is_root_request};
 use rlm_core::{
-    ContextHandle, CorpusMetadata, HandleError, HandleFunction, OpenAiConfig, OpenAiModel, Rlm,
-    RlmConfig,
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, OpenAiConfig,
+    OpenAiModel, Rlm, RlmConfig,
 };
 use serde_json::{Map, Value};
 
@@ -25,7 +25,12 @@ impl ContextHandle for EmptyHandle {
     fn functions(&self) -> Vec<HandleFunction> {
         Vec::new()
     }
-    fn call(&self, name: &str, _: &[Value], _: &Map<String, Value>) -> Result<Value, HandleError> {
+    fn call(
+        &self,
+        name: &str,
+        _: &[Value],
+        _: &Map<String, Value>,
+    ) -> Result<HandleReply, HandleError> {
         Err(HandleError::UnknownFunction(name.to_string()))
     }
     fn metadata(&self) -> CorpusMetadata {

@@ -1,0 +1,210 @@
+//! Which fenced blocks of a root reply run as code, the correction sent when
+//! none did, and unsubstituted placeholders in an answer.
+
+/// One fenced block of a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fence {
+    /// The info string's first word, lower-cased (empty for a bare fence).
+    label: String,
+    /// The lines between the fences.
+    code: String,
+    /// Whether a closing fence was seen.
+    closed: bool,
+}
+
+/// Every fenced block of `reply`, in order.
+fn fences(reply: &str) -> Vec<Fence> {
+    let mut out = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    for line in reply.lines() {
+        let t = line.trim();
+        match current.as_mut() {
+            None => {
+                if let Some(info) = t.strip_prefix("```") {
+                    let label = info
+                        .trim()
+                        .trim_start_matches('{')
+                        .split(|c: char| c.is_whitespace() || c == '}' || c == ',')
+                        .next()
+                        .unwrap_or_default()
+                        .to_lowercase();
+                    current = Some((label, Vec::new()));
+                }
+            }
+            Some((label, lines)) => {
+                if t == "```" {
+                    out.push(Fence {
+                        label: std::mem::take(label),
+                        code: lines.join("\n"),
+                        closed: true,
+                    });
+                    current = None;
+                } else {
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    if let Some((label, lines)) = current {
+        out.push(Fence {
+            label,
+            code: lines.join("\n"),
+            closed: false,
+        });
+    }
+    out
+}
+
+/// Labels of fences that run as code.
+const CODE_LABELS: &[&str] = &["repl", "python", "py", "python3"];
+
+/// Names whose call marks a bare fence as sandbox code.
+const SANDBOX_CALLS: &[&str] = &[
+    "context.",
+    "kg.",
+    "print(",
+    "FINAL(",
+    "FINAL_VAR(",
+    "llm_query(",
+    "llm_query_batched(",
+    "rlm_query(",
+    "answer[",
+];
+
+/// Whether a fence runs: a ```` ```repl ````/```` ```python ````/```` ```py ```` block,
+/// or a bare ```` ``` ```` block whose text calls into the sandbox (the handle, `print`,
+/// `FINAL`, the sub-model helpers, the `answer` dict). Bare fences holding prose,
+/// sample output or a quoted answer stay text; fences with any other label never run.
+fn runs(f: &Fence) -> bool {
+    if CODE_LABELS.contains(&f.label.as_str()) {
+        return true;
+    }
+    f.label.is_empty() && SANDBOX_CALLS.iter().any(|c| f.code.contains(c))
+}
+
+/// Extract the code of every block that runs (see the rule on [`runs`]): ```` ```repl ````,
+/// ```` ```python ````/```` ```py ````, and bare fences whose text calls into the sandbox.
+/// An unclosed last block counts unless `closed_only`.
+pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
+    fences(reply)
+        .into_iter()
+        .filter(|f| runs(f) && (f.closed || !closed_only))
+        .map(|f| f.code)
+        .filter(|b| !b.trim().is_empty())
+        .collect()
+}
+
+/// The one correction sent when a reply ran no code: what it wrote, and what runs.
+pub(super) fn no_code_correction(reply: &str) -> String {
+    let skipped: Vec<String> = fences(reply)
+        .iter()
+        .filter(|f| !runs(f))
+        .map(|f| {
+            if f.label.is_empty() {
+                "a bare ``` block with no sandbox call".to_string()
+            } else {
+                format!("a ```{} block", f.label)
+            }
+        })
+        .collect();
+    let what = if skipped.is_empty() {
+        "your reply had no code block".to_string()
+    } else {
+        format!("your reply had {}, which is not run", skipped.join(", "))
+    };
+    format!(
+        "No code ran: {what}. Only code in a ```repl block runs (```python works too). \
+         Write for example:\n```repl\nhits = context.search(\"your keywords\")\nprint(hits)\n```\n\
+         and end the run by calling FINAL(\"answer [c12.s3]\") inside such a block; \
+         text that merely mentions FINAL does nothing."
+    )
+}
+
+/// Unsubstituted placeholders in an answer: `{name}` or `[snake_case_name]`.
+pub fn find_placeholder(answer: &str) -> Option<String> {
+    let bytes = answer.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let close = match b {
+            b'{' => b'}',
+            b'[' => b']',
+            _ => continue,
+        };
+        let rest = &answer[i + 1..];
+        let Some(end) = rest.bytes().position(|c| c == close) else {
+            continue;
+        };
+        let inner = &rest[..end];
+        let ident = !inner.is_empty()
+            && inner
+                .bytes()
+                .all(|c| c == b'_' || c.is_ascii_alphanumeric())
+            && inner
+                .bytes()
+                .next()
+                .is_some_and(|c| c == b'_' || c.is_ascii_alphabetic());
+        if !ident {
+            continue;
+        }
+        if b == b'{' || inner.contains('_') {
+            return Some(format!("{}{}{}", b as char, inner, close as char));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_in_order_and_only_code() {
+        let reply = "Let me look.\n```repl\nx = 1\nprint(x)\n```\nThen FINAL(x) maybe.\n```python\nprint(2)\n```\n```text\nnot code\n```\n";
+        assert_eq!(
+            extract_blocks(reply, false),
+            vec!["x = 1\nprint(x)".to_string(), "print(2)".to_string()]
+        );
+        assert_eq!(
+            extract_blocks("```repl\nprint(1)", false),
+            vec!["print(1)".to_string()]
+        );
+        assert!(extract_blocks("```repl\nprint(1)", true).is_empty());
+        assert!(extract_blocks("FINAL(42)", false).is_empty());
+    }
+
+    #[test]
+    fn bare_fences_run_only_when_they_call_the_sandbox() {
+        let reply = "Plan:\n```\nhits = context.search('publisher')\nprint(hits)\n```\n```\nThe answer is Warsaw.\n```\n```py\nFINAL('x')\n```\n```json\n{\"print(\": 1}\n```\n";
+        assert_eq!(
+            extract_blocks(reply, false),
+            vec![
+                "hits = context.search('publisher')\nprint(hits)".to_string(),
+                "FINAL('x')".to_string()
+            ]
+        );
+        assert_eq!(
+            extract_blocks("```Python title=\"a\"\nprint(1)\n```", false),
+            vec!["print(1)".to_string()]
+        );
+    }
+
+    #[test]
+    fn the_correction_names_the_fences_that_did_not_run() {
+        let msg = no_code_correction("```text\nWarsaw\n```\n```\nWarsaw [c1.s1]\n```");
+        assert!(msg.contains("a ```text block"), "{msg}");
+        assert!(msg.contains("bare ``` block"), "{msg}");
+        assert!(msg.contains("```repl"), "{msg}");
+        assert!(no_code_correction("just prose").contains("no code block"));
+    }
+
+    #[test]
+    fn placeholders() {
+        assert_eq!(
+            find_placeholder("Label: [least_common_status]"),
+            Some("[least_common_status]".into())
+        );
+        assert_eq!(find_placeholder("It is {answer}."), Some("{answer}".into()));
+        assert_eq!(find_placeholder("Paris is the capital [c12.s3]."), None);
+        assert_eq!(find_placeholder("See [c12] and [c4.s1-s2]."), None);
+        assert_eq!(find_placeholder("A set {1, 2}"), None);
+    }
+}

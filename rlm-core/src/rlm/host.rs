@@ -1,0 +1,387 @@
+//! The functions the REPL calls back into the loop (`FINAL`, `FINAL_VAR`,
+//! `llm_query`, `llm_query_batched`, `rlm_query` and the handle's functions),
+//! and the Python prelude that defines the handle object.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+
+use super::session::Session;
+use super::{Ending, Role, RunOutcome, Shared};
+use crate::cache::short_hash;
+use crate::handle::ContextHandle;
+use crate::model::{ChatRequest, Message};
+use crate::prompts::Profile;
+use crate::repl::{HostError, HostErrorKind, ReplHost, is_identifier};
+use crate::trajectory::SubCallRecord;
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[derive(Debug, Default)]
+pub(super) struct HostState {
+    pub(super) final_answer: Option<(Ending, String)>,
+    pub(super) final_var: Option<String>,
+    pub(super) sub_calls: Vec<SubCallRecord>,
+    pub(super) read_ids: Vec<String>,
+}
+
+pub(super) struct LoopHost {
+    pub(super) shared: Arc<Shared>,
+    pub(super) handle: Arc<dyn ContextHandle>,
+    pub(super) depth: u32,
+    pub(super) context_text: Option<String>,
+    pub(super) state: Mutex<HostState>,
+}
+
+const HOST_FUNCTIONS: &[&str] = &[
+    "FINAL",
+    "FINAL_VAR",
+    "llm_query",
+    "llm_query_batched",
+    "rlm_query",
+    "_context_call",
+];
+
+fn arg_str(args: &[Value], kwargs: &Map<String, Value>, i: usize, name: &str) -> Option<Value> {
+    args.get(i).cloned().or_else(|| kwargs.get(name).cloned())
+}
+
+pub(super) fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+impl LoopHost {
+    /// Remember the ids a handle call showed, first seen first.
+    fn note_ids(&self, ids: Vec<String>) {
+        if !ids.is_empty() {
+            let mut st = lock(&self.state);
+            for id in ids {
+                if !st.read_ids.contains(&id) {
+                    st.read_ids.push(id);
+                }
+            }
+        }
+    }
+
+    /// One sub-call; errors come back as a `HostError` the code can catch.
+    async fn sub_query(&self, kind: &str, prompt: String) -> Result<String, HostError> {
+        let shared = &self.shared;
+        let model_id = shared.sub.id();
+        let mut rec = SubCallRecord {
+            kind: kind.to_string(),
+            model: model_id,
+            prompt_hash: short_hash(&prompt),
+            prompt_chars: prompt.chars().count(),
+            response_hash: String::new(),
+            usage: Default::default(),
+            latency_ms: 0,
+            cached: false,
+            retries: 0,
+            error: None,
+            child: Vec::new(),
+        };
+        let result = self.sub_query_inner(prompt, &mut rec).await;
+        if let Err(e) = &result {
+            rec.error = Some(e.message.clone());
+        }
+        lock(&self.state).sub_calls.push(rec);
+        result
+    }
+
+    async fn sub_query_inner(
+        &self,
+        prompt: String,
+        rec: &mut SubCallRecord,
+    ) -> Result<String, HostError> {
+        let shared = &self.shared;
+        shared
+            .take_sub_call()
+            .map_err(|why| HostError::new(HostErrorKind::Runtime, why))?;
+        if let Some(window) = shared.sub.model().context_window() {
+            let tokens = shared.sub.model().count_tokens(&prompt) + 8;
+            let reserve = shared
+                .cfg
+                .sub_sampling
+                .max_tokens
+                .map_or(512, |m| m as usize);
+            if tokens + reserve > window {
+                let fit = window.saturating_sub(reserve).saturating_mul(3);
+                return Err(HostError::new(
+                    HostErrorKind::Value,
+                    format!(
+                        "prompt not sent: it is about {tokens} tokens but the sub-model reads at most {window} \
+                         (keeping {reserve} for its reply); send at most about {fit} characters per call, \
+                         split the text and combine the answers in code"
+                    ),
+                ));
+            }
+        }
+        let request = ChatRequest {
+            messages: vec![Message::user(prompt)],
+            sampling: shared.cfg.sub_sampling.clone(),
+        };
+        let report = shared.call(Role::Sub, request).await;
+        rec.latency_ms = report.latency.as_millis() as u64;
+        rec.cached = report.cached;
+        rec.retries = report.retries.len() as u32;
+        match report.result {
+            Ok(r) => {
+                rec.usage = r.usage;
+                rec.response_hash = short_hash(&r.content);
+                Ok(r.content)
+            }
+            Err(e) => {
+                let retried = if report.retries.is_empty() {
+                    String::new()
+                } else {
+                    let notes: Vec<String> =
+                        report.retries.iter().map(|n| n.error.to_string()).collect();
+                    format!(" (after {} retries: {})", notes.len(), notes.join("; "))
+                };
+                Err(HostError::new(
+                    HostErrorKind::Runtime,
+                    format!("sub-call failed: {e}{retried}"),
+                ))
+            }
+        }
+    }
+
+    async fn rlm_query(
+        &self,
+        question: String,
+        scope: Option<Vec<String>>,
+    ) -> Result<String, HostError> {
+        if self.depth + 1 > self.shared.cfg.budgets.max_depth {
+            return self.sub_query("rlm_query_plain", question).await;
+        }
+        if let Some(why) = self.shared.exhausted() {
+            return Err(HostError::new(
+                HostErrorKind::Runtime,
+                format!("rlm_query not started: {why}"),
+            ));
+        }
+        let handle = match scope.filter(|s| !s.is_empty()) {
+            Some(ids) => self
+                .handle
+                .scoped(&ids)
+                .map_err(|e| HostError::new(HostErrorKind::Value, format!("bad scope: {e}")))?,
+            None => self.handle.clone(),
+        };
+        let started = Instant::now();
+        let shared = self.shared.clone();
+        let depth = self.depth + 1;
+        let q = question.clone();
+        let child = Box::pin(async move {
+            let mut s = Session::open(shared, handle, &q, depth).await;
+            let o = s.run().await;
+            (o, std::mem::take(&mut s.collected), s.host.state_read_ids())
+        });
+        let (outcome, iterations, child_ids) = child.await;
+        let mut rec = SubCallRecord {
+            kind: "rlm_query".to_string(),
+            model: self.shared.root.id(),
+            prompt_hash: short_hash(&question),
+            prompt_chars: question.chars().count(),
+            response_hash: String::new(),
+            usage: Default::default(),
+            latency_ms: started.elapsed().as_millis() as u64,
+            cached: false,
+            retries: 0,
+            error: None,
+            child: iterations,
+        };
+        let result = match outcome {
+            Ok(RunOutcome {
+                answer: Some(a), ..
+            }) => {
+                rec.response_hash = short_hash(&a);
+                Ok(a)
+            }
+            Ok(o) => Err(HostError::new(
+                HostErrorKind::Runtime,
+                format!("the sub-run gave no answer ({})", o.stop_reason),
+            )),
+            Err(e) => Err(HostError::new(
+                HostErrorKind::Runtime,
+                format!("the sub-run failed: {e}"),
+            )),
+        };
+        if let Err(e) = &result {
+            rec.error = Some(e.message.clone());
+        }
+        let mut st = lock(&self.state);
+        st.sub_calls.push(rec);
+        for id in child_ids {
+            if !st.read_ids.contains(&id) {
+                st.read_ids.push(id);
+            }
+        }
+        result
+    }
+
+    pub(super) fn state_read_ids(&self) -> Vec<String> {
+        lock(&self.state).read_ids.clone()
+    }
+}
+
+#[async_trait]
+impl ReplHost for LoopHost {
+    fn has_function(&self, name: &str) -> bool {
+        HOST_FUNCTIONS.contains(&name)
+    }
+
+    fn lookup(&self, name: &str) -> Option<Value> {
+        match (name, &self.context_text) {
+            ("context", Some(text)) => Some(Value::String(text.clone())),
+            _ => None,
+        }
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Map<String, Value>,
+    ) -> Result<Value, HostError> {
+        match name {
+            "FINAL" => {
+                let text = arg_str(&args, &kwargs, 0, "answer")
+                    .map(|v| value_text(&v))
+                    .unwrap_or_default();
+                lock(&self.state).final_answer = Some((Ending::Final, text));
+                Ok(Value::Null)
+            }
+            "FINAL_VAR" => {
+                let Some(v) = arg_str(&args, &kwargs, 0, "name") else {
+                    return Err(HostError::new(
+                        HostErrorKind::Type,
+                        "FINAL_VAR takes the variable's name as a str",
+                    ));
+                };
+                let mut st = lock(&self.state);
+                match v {
+                    Value::String(s) if is_identifier(s.trim()) => {
+                        st.final_var = Some(s.trim().to_string())
+                    }
+                    // Passed the value itself: accept it as the answer.
+                    other => st.final_answer = Some((Ending::FinalVar, value_text(&other))),
+                }
+                Ok(Value::Null)
+            }
+            "llm_query" => {
+                let prompt = arg_str(&args, &kwargs, 0, "prompt")
+                    .map(|v| value_text(&v))
+                    .unwrap_or_default();
+                self.sub_query("llm_query", prompt).await.map(Value::String)
+            }
+            "llm_query_batched" => {
+                let Some(Value::Array(prompts)) = arg_str(&args, &kwargs, 0, "prompts") else {
+                    return Err(HostError::new(
+                        HostErrorKind::Type,
+                        "llm_query_batched takes a list of str",
+                    ));
+                };
+                let calls = prompts
+                    .iter()
+                    .map(|p| self.sub_query("llm_query_batched", value_text(p)));
+                let results = futures::future::join_all(calls).await;
+                Ok(Value::Array(
+                    results
+                        .into_iter()
+                        .map(|r| {
+                            Value::String(r.unwrap_or_else(|e| format!("Error: {}", e.message)))
+                        })
+                        .collect(),
+                ))
+            }
+            "rlm_query" => {
+                let question = arg_str(&args, &kwargs, 0, "question")
+                    .map(|v| value_text(&v))
+                    .unwrap_or_default();
+                let scope = match arg_str(&args, &kwargs, 1, "scope") {
+                    Some(Value::Array(ids)) => Some(ids.iter().map(value_text).collect()),
+                    Some(Value::String(id)) => Some(vec![id]),
+                    _ => None,
+                };
+                self.rlm_query(question, scope).await.map(Value::String)
+            }
+            "_context_call" => {
+                let fname = args.first().map(value_text).unwrap_or_default();
+                let fargs = match args.get(1) {
+                    Some(Value::Array(a)) => a.clone(),
+                    _ => Vec::new(),
+                };
+                let fkwargs = match args.get(2) {
+                    Some(Value::Object(m)) => m.clone(),
+                    _ => Map::new(),
+                };
+                let handle = self.handle.clone();
+                let result =
+                    tokio::task::spawn_blocking(move || handle.call(&fname, &fargs, &fkwargs))
+                        .await
+                        .map_err(|e| {
+                            HostError::new(
+                                HostErrorKind::Runtime,
+                                format!("context call failed: {e}"),
+                            )
+                        })?;
+                match result {
+                    Ok(reply) => {
+                        self.note_ids(reply.shown);
+                        Ok(reply.value)
+                    }
+                    Err(e) => {
+                        use crate::handle::HandleError as H;
+                        let kind = match &e {
+                            H::BadArgument(_) => HostErrorKind::Value,
+                            H::NotFound(_) => HostErrorKind::Key,
+                            H::UnknownFunction(_) => HostErrorKind::Attribute,
+                            _ => HostErrorKind::Runtime,
+                        };
+                        Err(HostError::new(kind, e.to_string()))
+                    }
+                }
+            }
+            other => Err(HostError::new(
+                HostErrorKind::Runtime,
+                format!("unknown host function {other}"),
+            )),
+        }
+    }
+}
+
+/// The Python that defines the handle object, `answer`, and nothing else.
+pub(super) fn prelude(handle: &dyn ContextHandle, profile: Profile) -> String {
+    let mut s = String::from("class _Handle:\n");
+    let mut any = false;
+    for f in handle.functions() {
+        if !is_identifier(&f.name) {
+            continue;
+        }
+        any = true;
+        s.push_str(&format!(
+            "    def {0}(self, *args, **kwargs):\n        return _context_call({0:?}, list(args), kwargs)\n",
+            f.name
+        ));
+    }
+    if !any {
+        s.push_str("    pass\n");
+    }
+    let var = if profile == Profile::Paper {
+        "kg"
+    } else {
+        "context"
+    };
+    s.push_str(&format!(
+        "{var} = _Handle()\nanswer = {{\"content\": \"\", \"ready\": False}}\n"
+    ));
+    s
+}
