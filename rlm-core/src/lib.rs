@@ -21,8 +21,8 @@ pub mod duration;
 mod fanout;
 mod handle;
 mod memory;
+mod backends;
 mod model;
-mod openai;
 mod prompts;
 mod repl;
 mod retry;
@@ -32,7 +32,7 @@ pub mod testkit;
 pub mod trajectory;
 
 #[cfg(feature = "embedded")]
-pub mod embedded;
+pub use backends::embedded;
 
 pub use cache::{CallCache, short_hash};
 pub use client::{CallError, CallReport, Meter, ModelClient};
@@ -45,7 +45,7 @@ pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Role, Sampling,
     Usage,
 };
-pub use openai::{
+pub use backends::openai::{
     OpenAiConfig, OpenAiModel, classify_status, estimate_tokens, parse_retry_after, strip_think,
 };
 pub use prompts::{Profile, PromptFacts, metadata_message, system_prompt};
