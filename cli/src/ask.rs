@@ -293,10 +293,18 @@ async fn heuristic_answer(
     };
     let not_found = short_answer.is_none();
     if not_found {
-        note(&format!(
-            "not found: no evidence sentence names {} for this question; showing the closest evidence",
-            answer_type.describe()
-        ));
+        let absent = heuristic::unmatched_names(store, question);
+        if absent.is_empty() {
+            note(&format!(
+                "not found: no evidence sentence names {} for this question; showing the closest evidence",
+                answer_type.describe()
+            ));
+        } else {
+            note(&format!(
+                "not found: the sources never mention {}; showing the closest evidence",
+                absent.join(", ")
+            ));
+        }
     }
     let verified = !not_found && !text.trim().is_empty() && report.all_supported();
     Ok(Answer {

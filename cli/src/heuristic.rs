@@ -681,6 +681,11 @@ pub fn short_answer(
             about: e.about.as_deref(),
         })
         .collect();
+    if !unmatched_names(store, &x.question).is_empty() {
+        // The question is about something the evidence never names: whatever
+        // candidate of the asked type it holds answers another question.
+        return (kind, None);
+    }
     let picked = short::pick(&x.question, &kind, &sentences);
     (kind, picked)
 }
@@ -838,6 +843,23 @@ pub fn cite_from_evidence(
         }
     }
     Ok((out, done))
+}
+
+/// Names in the question (capitalized runs after its first word) with a word
+/// that the corpus never contains (no chunk text or title matches it): what the
+/// question is about but the sources do not carry.
+pub fn unmatched_names(store: &Store, question: &str) -> Vec<String> {
+    let absent = |w: &str| store.search(w, 1).is_ok_and(|hits| hits.is_empty());
+    short::capitalized_runs(question)
+        .into_iter()
+        .map(|(_, name)| name)
+        .filter(|name| {
+            name.split(|c: char| !c.is_alphanumeric())
+                .map(str::to_lowercase)
+                .filter(|w| w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str()))
+                .any(|w| absent(&w))
+        })
+        .collect()
 }
 
 /// Ask the sub-model once (through its client: cache, retries, budgets,

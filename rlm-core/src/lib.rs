@@ -14,6 +14,7 @@
 //!   trajectories ([`trajectory`]).
 //! - [`Profile`]: the prompt profiles (SPEC §5.4).
 
+mod backends;
 mod cache;
 mod client;
 mod convert;
@@ -21,7 +22,6 @@ pub mod duration;
 mod fanout;
 mod handle;
 mod memory;
-mod backends;
 mod model;
 mod prompts;
 mod repl;
@@ -34,6 +34,9 @@ pub mod trajectory;
 #[cfg(feature = "embedded")]
 pub use backends::embedded;
 
+pub use backends::openai::{
+    OpenAiConfig, OpenAiModel, classify_status, estimate_tokens, parse_retry_after, strip_think,
+};
 pub use cache::{CallCache, short_hash};
 pub use client::{CallError, CallReport, Meter, ModelClient};
 pub use convert::{Budget, TooLarge, from_json, to_json, to_json_bounded};
@@ -44,9 +47,6 @@ pub use handle::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, Han
 pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Role, Sampling,
     Usage,
-};
-pub use backends::openai::{
-    OpenAiConfig, OpenAiModel, classify_status, estimate_tokens, parse_retry_after, strip_think,
 };
 pub use prompts::{Profile, PromptFacts, metadata_message, system_prompt};
 pub use repl::{

@@ -504,7 +504,7 @@ pub(crate) fn numbers(text: &str) -> Vec<(usize, String)> {
 }
 
 /// Capitalized runs that do not open the sentence (a last-resort name), as (token, text).
-fn capitalized_runs(text: &str) -> Vec<(usize, String)> {
+pub(crate) fn capitalized_runs(text: &str) -> Vec<(usize, String)> {
     let t = tokens(text);
     let mut out = Vec::new();
     let mut i = 1;
