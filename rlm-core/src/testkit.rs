@@ -280,3 +280,39 @@ pub fn last_user(req: &Value) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// A REPL host offering one function, answered by a closure over its
+/// positional arguments (for tests and benchmarks that need a host call).
+pub struct FnHost<F> {
+    name: &'static str,
+    f: F,
+}
+
+impl<F> FnHost<F>
+where
+    F: Fn(Vec<serde_json::Value>) -> serde_json::Value + Send + Sync,
+{
+    /// A host whose function `name(...)` returns `f(args)`.
+    pub fn new(name: &'static str, f: F) -> Self {
+        Self { name, f }
+    }
+}
+
+#[async_trait::async_trait]
+impl<F> crate::ReplHost for FnHost<F>
+where
+    F: Fn(Vec<serde_json::Value>) -> serde_json::Value + Send + Sync,
+{
+    fn has_function(&self, name: &str) -> bool {
+        name == self.name
+    }
+
+    async fn call(
+        &self,
+        _: &str,
+        args: Vec<serde_json::Value>,
+        _: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, crate::HostError> {
+        Ok((self.f)(args))
+    }
+}

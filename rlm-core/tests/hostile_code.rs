@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use rlm_core::{HostError, LimitHit, Repl, ReplHost, ReplLimits};
-use serde_json::{Map, Value};
+use rlm_core::testkit::FnHost;
+use rlm_core::{LimitHit, Repl, ReplLimits};
+use serde_json::Value;
 
 fn limits() -> ReplLimits {
     ReplLimits {
@@ -19,21 +19,10 @@ fn limits() -> ReplLimits {
 }
 
 /// A host with one function, `echo(x)`, returning the size of what it got.
-struct Echo;
-
-#[async_trait]
-impl ReplHost for Echo {
-    fn has_function(&self, name: &str) -> bool {
-        name == "echo"
-    }
-    async fn call(
-        &self,
-        _: &str,
-        args: Vec<Value>,
-        _: Map<String, Value>,
-    ) -> Result<Value, HostError> {
-        Ok(Value::from(args.first().map_or(0, |a| a.to_string().len())))
-    }
+fn echo() -> FnHost<impl Fn(Vec<Value>) -> Value + Send + Sync> {
+    FnHost::new("echo", |args| {
+        Value::from(args.first().map_or(0, |a| a.to_string().len()))
+    })
 }
 
 /// What a hostile block must end with.
@@ -87,9 +76,9 @@ async fn hostile_blocks_end_with_a_readable_error_and_keep_earlier_variables() {
     let mut failures = Vec::new();
     for c in CASES {
         let mut repl = Repl::new(limits());
-        repl.run("keep = 'kept'", &Echo).await;
+        repl.run("keep = 'kept'", &echo()).await;
         let started = Instant::now();
-        let r = repl.run(c.code, &Echo).await;
+        let r = repl.run(c.code, &echo()).await;
         let took = started.elapsed();
         match (&r.error, c.error) {
             (_, None) => {}
@@ -108,7 +97,7 @@ async fn hostile_blocks_end_with_a_readable_error_and_keep_earlier_variables() {
         if took > Duration::from_secs(8) {
             failures.push(format!("{}: took {took:?}", c.name));
         }
-        let after = repl.run("print(keep)", &Echo).await;
+        let after = repl.run("print(keep)", &echo()).await;
         if after.output != "kept\n" {
             failures.push(format!("{}: variables lost: {after:?}", c.name));
         }
@@ -121,11 +110,14 @@ async fn hostile_blocks_end_with_a_readable_error_and_keep_earlier_variables() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_kept_across_blocks_counts_against_the_limit() {
     let mut repl = Repl::new(limits());
-    repl.run("keep = 'kept'\nparts = []", &Echo).await;
+    repl.run("keep = 'kept'\nparts = []", &echo()).await;
     let mut hit = None;
     for i in 0..4 {
         let r = repl
-            .run("parts.append('p' * 100_000_000)\nprint(len(parts))", &Echo)
+            .run(
+                "parts.append('p' * 100_000_000)\nprint(len(parts))",
+                &echo(),
+            )
             .await;
         if r.limit.is_some() {
             hit = Some((i, r));
@@ -135,11 +127,11 @@ async fn memory_kept_across_blocks_counts_against_the_limit() {
     let (i, r) = hit.expect("four blocks of 100 MB kept passed a 256 MB limit");
     assert_eq!(r.limit, Some(LimitHit::Memory), "{:?}", r.error);
     assert!(i >= 2, "stopped too early, at block {i}: {:?}", r.error);
-    let after = repl.run("print(keep, len(parts))", &Echo).await;
+    let after = repl.run("print(keep, len(parts))", &echo()).await;
     assert_eq!(after.output, format!("kept {i}\n"));
     // Freeing the memory makes room again.
     let r = repl
-        .run("parts = []\nx = 'q' * 100_000_000\nprint(len(x))", &Echo)
+        .run("parts = []\nx = 'q' * 100_000_000\nprint(len(x))", &echo())
         .await;
     assert_eq!(r.error, None);
 }
@@ -151,7 +143,7 @@ async fn a_dag_bomb_as_answer_is_refused_quickly() {
     let mut repl = Repl::new(limits());
     repl.run(
         &format!("{BOMB}answer = {{'content': a, 'ready': True}}"),
-        &Echo,
+        &echo(),
     )
     .await;
     let started = Instant::now();
@@ -220,18 +212,18 @@ async fn given_up_and_restored() {
             max_block_time: Duration::from_secs(secs),
             ..limits()
         });
-        repl.run("keep = 'kept'", &Echo).await;
+        repl.run("keep = 'kept'", &echo()).await;
         let started = Instant::now();
-        let r = repl.run(&code, &Echo).await;
+        let r = repl.run(&code, &echo()).await;
         let took = started.elapsed();
         let err = r.error.clone().unwrap_or_default();
         assert!(err.contains(want), "{name}: {r:?}");
         assert!(err.contains("as it was before"), "{name}: {err}");
         assert_eq!(r.limit, Some(hit), "{name}");
         assert!(took < Duration::from_secs(40), "{name}: took {took:?}");
-        let after = repl.run("print(keep)", &Echo).await;
+        let after = repl.run("print(keep)", &echo()).await;
         assert_eq!(after.output, "kept\n", "{name}: {after:?}");
-        let more = repl.run("n = sum(range(1000))\nprint(n)", &Echo).await;
+        let more = repl.run("n = sum(range(1000))\nprint(n)", &echo()).await;
         assert_eq!(more.output, "499500\n", "{name}: {more:?}");
         if hit == LimitHit::Time && cfg!(target_os = "linux") {
             // The regex computes on, at the idlest priority.

@@ -5,43 +5,13 @@
 
 mod common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-use common::MemHandle;
-use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
+use rlm_core::testkit::{ChatServer, last_user};
 use rlm_core::trajectory::Trajectory;
-use rlm_core::{Budgets, Ending, FallbackReason, OpenAiConfig, OpenAiModel, Rlm, RlmConfig};
-use serde_json::Value;
+use rlm_core::{Budgets, Ending, FallbackReason, RlmConfig};
 
 /// Root calls get `root[i]` in turn (the last repeats); sub-calls echo.
 fn server(root: Vec<String>) -> ChatServer {
-    let n = AtomicUsize::new(0);
-    ChatServer::start(move |req: &Value, _| {
-        if is_root_request(req) {
-            let i = n.fetch_add(1, Ordering::SeqCst).min(root.len() - 1);
-            Reply::Text(root[i].clone())
-        } else {
-            Reply::Text(format!("SUB[{}]", last_user(req)))
-        }
-    })
-    .unwrap()
-}
-
-fn rlm(server: &ChatServer, cfg: RlmConfig) -> Rlm {
-    let mut mc = OpenAiConfig::new(server.base_url(), "scripted");
-    mc.timeout = Duration::from_secs(10);
-    let m = Arc::new(OpenAiModel::new(mc).unwrap());
-    Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()))
-}
-
-fn roots(server: &ChatServer) -> Vec<Value> {
-    server
-        .requests()
-        .into_iter()
-        .filter(is_root_request)
-        .collect()
+    common::scripted_server(root, |p| format!("SUB[{p}]"))
 }
 
 fn budget(turns: u32) -> RlmConfig {
@@ -61,14 +31,17 @@ async fn python_and_bare_fences_with_code_run_and_end_the_run() {
             .into(),
         "Now the answer:\n```\nFINAL('Marie Curie was born in Warsaw [c1.s1].')\n```".into(),
     ]);
-    let (_, out) = rlm(&srv, RlmConfig::default()).run("Where?").await.unwrap();
+    let (_, out) = common::scripted_rlm(&srv, RlmConfig::default())
+        .run("Where?")
+        .await
+        .unwrap();
     assert_eq!(out.ending, Ending::Final);
     assert_eq!(out.fallback, None);
     assert_eq!(
         out.answer.as_deref(),
         Some("Marie Curie was born in Warsaw [c1.s1].")
     );
-    assert!(last_user(&roots(&srv)[1]).contains("c1"));
+    assert!(last_user(&common::root_requests(&srv)[1]).contains("c1"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,7 +59,7 @@ async fn a_run_without_executed_code_falls_back_instead_of_answering() {
         trace_path: Some(trace.clone()),
         ..budget(2)
     };
-    let r = rlm(&srv, cfg);
+    let r = common::scripted_rlm(&srv, cfg);
     let mut s = r.start("Where was Marie Curie born?").await.unwrap();
     let out = s.run().await.unwrap();
     assert_eq!(out.answer, None, "{out:?}");
@@ -102,7 +75,7 @@ async fn a_run_without_executed_code_falls_back_instead_of_answering() {
     );
 
     // One clear correction, naming what was written and what runs.
-    let r = roots(&srv);
+    let r = common::root_requests(&srv);
     let fb = last_user(&r[1]);
     assert!(
         fb.contains("a ```text block") && fb.contains("```repl"),
@@ -129,7 +102,10 @@ async fn the_last_turn_prose_counts_once_code_has_run() {
         "```py\nprint(context.read('c1'))\n```".into(),
         "Marie Curie was born in Warsaw [c1.s1].".into(),
     ]);
-    let (_, out) = rlm(&srv, budget(1)).run("Where?").await.unwrap();
+    let (_, out) = common::scripted_rlm(&srv, budget(1))
+        .run("Where?")
+        .await
+        .unwrap();
     assert_eq!(out.ending, Ending::BestEffort);
     assert_eq!(out.fallback, None);
     assert_eq!(

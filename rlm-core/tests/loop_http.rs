@@ -6,47 +6,15 @@ mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use common::MemHandle;
 use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
 use rlm_core::trajectory::Trajectory;
-use rlm_core::{Budgets, Ending, OpenAiConfig, OpenAiModel, Profile, Rlm, RlmConfig};
+use rlm_core::{Budgets, Ending, Profile, Rlm, RlmConfig};
 use serde_json::Value;
 
-/// A server whose root calls get `root[i]` in turn (the last repeats) and whose
-/// sub-calls get `sub(prompt)`.
 fn server(root: Vec<String>, sub: fn(&str) -> String) -> ChatServer {
-    let n = AtomicUsize::new(0);
-    ChatServer::start(move |req: &Value, _| {
-        if is_root_request(req) {
-            let i = n.fetch_add(1, Ordering::SeqCst).min(root.len() - 1);
-            Reply::Text(root[i].clone())
-        } else {
-            Reply::Text(sub(&last_user(req)))
-        }
-    })
-    .unwrap()
-}
-
-fn model(server: &ChatServer, window: Option<usize>) -> Arc<OpenAiModel> {
-    let mut cfg = OpenAiConfig::new(server.base_url(), "scripted");
-    cfg.context_window = window;
-    cfg.timeout = Duration::from_secs(10);
-    Arc::new(OpenAiModel::new(cfg).unwrap())
-}
-
-fn rlm(server: &ChatServer, cfg: RlmConfig) -> Rlm {
-    let m = model(server, None);
-    Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()))
-}
-
-fn root_requests(server: &ChatServer) -> Vec<Value> {
-    server
-        .requests()
-        .into_iter()
-        .filter(is_root_request)
-        .collect()
+    common::scripted_server(root, sub)
 }
 
 fn upper(p: &str) -> String {
@@ -77,7 +45,7 @@ async fn scripted_run_with_fake_output_and_final_in_prose() {
         trace_path: Some(trace.clone()),
         ..RlmConfig::default()
     };
-    let r = rlm(&srv, cfg);
+    let r = common::scripted_rlm(&srv, cfg);
     let mut session = r.start("Where was Marie Curie born?").await.unwrap();
     let out = session.run().await.unwrap();
     assert_eq!(
@@ -94,7 +62,7 @@ async fn scripted_run_with_fake_output_and_final_in_prose() {
     );
 
     // The second root request carries the real output, not the fake one.
-    let roots = root_requests(&srv);
+    let roots = common::root_requests(&srv);
     assert_eq!(roots.len(), 2, "FINAL in prose ended the run early");
     let fed_back = last_user(&roots[1]);
     assert!(fed_back.contains("1 c1"), "{fed_back}");
@@ -134,7 +102,7 @@ async fn guards_reject_blind_answers_and_placeholders() {
         ],
         upper,
     );
-    let r = rlm(
+    let r = common::scripted_rlm(
         &srv,
         RlmConfig {
             profile: Profile::Dict,
@@ -144,7 +112,7 @@ async fn guards_reject_blind_answers_and_placeholders() {
     let (_, out) = r.run("Where?").await.unwrap();
     assert_eq!(out.answer.as_deref(), Some("Warsaw [c1.s1]"));
     assert_eq!(out.ending, Ending::AnswerDict);
-    let roots = root_requests(&srv);
+    let roots = common::root_requests(&srv);
     assert_eq!(roots.len(), 3);
     assert!(last_user(&roots[1]).contains("only accepted after you have seen REPL output"));
     assert!(last_user(&roots[2]).contains("[least_common_status]"));
@@ -167,10 +135,10 @@ async fn iteration_budget_ends_with_a_last_turn() {
         },
         ..RlmConfig::default()
     };
-    let (_, out) = rlm(&srv, cfg).run("Where?").await.unwrap();
+    let (_, out) = common::scripted_rlm(&srv, cfg).run("Where?").await.unwrap();
     assert_eq!(out.ending, Ending::BestEffort);
     assert_eq!(out.answer.as_deref(), Some("Best answer: Warsaw [c1.s1]."));
-    let roots = root_requests(&srv);
+    let roots = common::root_requests(&srv);
     assert_eq!(roots.len(), 3);
     assert!(last_user(&roots[2]).contains("turn budget is used up"));
 }
@@ -185,14 +153,14 @@ async fn token_budget_stops_the_run() {
         },
         ..RlmConfig::default()
     };
-    let (_, out) = rlm(&srv, cfg).run("Where?").await.unwrap();
+    let (_, out) = common::scripted_rlm(&srv, cfg).run("Where?").await.unwrap();
     assert_eq!(out.ending, Ending::Budget);
     assert!(
         out.stop_reason.contains("token budget"),
         "{}",
         out.stop_reason
     );
-    assert_eq!(root_requests(&srv).len(), 1);
+    assert_eq!(common::root_requests(&srv).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -226,7 +194,10 @@ async fn rlm_query_runs_a_child_and_degrades_at_max_depth() {
         trace_path: Some(trace.clone()),
         ..RlmConfig::default()
     };
-    let (mut s, out) = rlm(&srv, cfg).run("root question").await.unwrap();
+    let (mut s, out) = common::scripted_rlm(&srv, cfg)
+        .run("root question")
+        .await
+        .unwrap();
     assert_eq!(out.answer.as_deref(), Some("root: child says Warsaw"));
     s.finish(Value::Null).unwrap();
     let t = Trajectory::read(&trace).unwrap();
@@ -256,8 +227,8 @@ async fn oversized_sub_prompts_are_refused_before_sending() {
     );
     let r = Rlm::new(
         RlmConfig::default(),
-        model(&srv, None),
-        model(&srv, Some(1000)),
+        common::scripted_model(&srv, None),
+        common::scripted_model(&srv, Some(1000)),
         Arc::new(MemHandle::sample()),
     );
     let (_, out) = r.run("q").await.unwrap();
@@ -266,7 +237,7 @@ async fn oversized_sub_prompts_are_refused_before_sending() {
         srv.requests().iter().all(is_root_request),
         "the oversized prompt was sent"
     );
-    assert!(last_user(&root_requests(&srv)[1]).contains("refused: prompt not sent"));
+    assert!(last_user(&common::root_requests(&srv)[1]).contains("refused: prompt not sent"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -283,10 +254,13 @@ async fn the_cache_answers_a_rerun_without_calls() {
         cache_dir: Some(dir.path().join("cache")),
         ..RlmConfig::default()
     };
-    let (_, first) = rlm(&srv, cfg.clone()).run("q").await.unwrap();
+    let (_, first) = common::scripted_rlm(&srv, cfg.clone())
+        .run("q")
+        .await
+        .unwrap();
     let sent = srv.requests().len();
     assert_eq!(sent, 3);
-    let (_, second) = rlm(&srv, cfg).run("q").await.unwrap();
+    let (_, second) = common::scripted_rlm(&srv, cfg).run("q").await.unwrap();
     assert_eq!(second.answer, first.answer);
     assert_eq!(srv.requests().len(), sent, "the rerun called the server");
     assert_eq!(second.usage.cached_calls, 3);
@@ -301,7 +275,7 @@ async fn paper_profile_gives_context_as_text_and_kg_as_handle() {
         ],
         upper,
     );
-    let (_, out) = rlm(
+    let (_, out) = common::scripted_rlm(
         &srv,
         RlmConfig {
             profile: Profile::Paper,
@@ -315,7 +289,7 @@ async fn paper_profile_gives_context_as_text_and_kg_as_handle() {
         out.answer.as_deref(),
         Some("Marie Curie was born in Warsaw")
     );
-    let roots = root_requests(&srv);
+    let roots = common::root_requests(&srv);
     assert!(
         last_user(&roots[1]).contains("True True c3"),
         "{}",
@@ -339,7 +313,7 @@ async fn repair_turn_takes_a_prose_answer() {
         ],
         upper,
     );
-    let r = rlm(&srv, RlmConfig::default());
+    let r = common::scripted_rlm(&srv, RlmConfig::default());
     let mut s = r.start("Where is Warsaw?").await.unwrap();
     let first = s.run().await.unwrap();
     assert_eq!(first.ending, Ending::Final);
@@ -352,5 +326,5 @@ async fn repair_turn_takes_a_prose_answer() {
         Some("Warsaw is the capital of Poland [c3.s1].")
     );
     assert_eq!(fixed.ending, Ending::BestEffort);
-    assert!(last_user(&root_requests(&srv)[2]).contains("Claim 1 is unsupported"));
+    assert!(last_user(&common::root_requests(&srv)[2]).contains("Claim 1 is unsupported"));
 }

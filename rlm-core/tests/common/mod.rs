@@ -1,10 +1,54 @@
-//! Shared test support: an in-memory corpus handle.
+//! Shared test support: an in-memory corpus handle and a scripted model server.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
-use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
+use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
+use rlm_core::{
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, OpenAiConfig,
+    OpenAiModel, Rlm, RlmConfig,
+};
 use serde_json::{Map, Value, json};
+
+/// A server whose root calls get `root[i]` in turn (the last repeats) and whose
+/// sub-calls get `sub(prompt)`.
+pub fn scripted_server(root: Vec<String>, sub: fn(&str) -> String) -> ChatServer {
+    let n = AtomicUsize::new(0);
+    ChatServer::start(move |req: &Value, _| {
+        if is_root_request(req) {
+            let i = n.fetch_add(1, Ordering::SeqCst).min(root.len() - 1);
+            Reply::Text(root[i].clone())
+        } else {
+            Reply::Text(sub(&last_user(req)))
+        }
+    })
+    .unwrap()
+}
+
+/// The real HTTP client on `server`, with a context window if given.
+pub fn scripted_model(server: &ChatServer, window: Option<usize>) -> Arc<OpenAiModel> {
+    let mut cfg = OpenAiConfig::new(server.base_url(), "scripted");
+    cfg.context_window = window;
+    cfg.timeout = Duration::from_secs(10);
+    Arc::new(OpenAiModel::new(cfg).unwrap())
+}
+
+/// A run over [`MemHandle::sample`] with `server` as root and sub model.
+pub fn scripted_rlm(server: &ChatServer, cfg: RlmConfig) -> Rlm {
+    let m = scripted_model(server, None);
+    Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()))
+}
+
+/// The root-model requests the server received, in order.
+pub fn root_requests(server: &ChatServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(is_root_request)
+        .collect()
+}
 
 /// A handle over a few chunks held in memory; `search` is a case-insensitive
 /// substring match, `read` returns the chunk text with sentence ids.

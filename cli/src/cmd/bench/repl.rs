@@ -6,28 +6,11 @@
 
 use std::time::Instant;
 
-use async_trait::async_trait;
-use rlm_core::{HostError, NoHost, Repl, ReplHost, ReplLimits};
-use serde_json::{Map, Value};
+use rlm_core::testkit::FnHost;
+use rlm_core::{NoHost, Repl, ReplLimits};
+use serde_json::Value;
 
 use super::{BenchArgs, BenchRow};
-
-struct EchoHost;
-
-#[async_trait]
-impl ReplHost for EchoHost {
-    fn has_function(&self, name: &str) -> bool {
-        name == "echo"
-    }
-    async fn call(
-        &self,
-        _: &str,
-        args: Vec<Value>,
-        _: Map<String, Value>,
-    ) -> Result<Value, HostError> {
-        Ok(args.into_iter().next().unwrap_or(Value::Null))
-    }
-}
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -54,11 +37,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     rt.block_on(async {
         for (name, code, host) in cases {
             let mut repl = Repl::new(ReplLimits::default());
+            let echo = FnHost::new("echo", |args| {
+                args.into_iter().next().unwrap_or(Value::Null)
+            });
             let mut times = Vec::with_capacity(n);
             for i in 0..n + 20 {
                 let t = Instant::now();
                 let r = if host {
-                    repl.run(code, &EchoHost).await
+                    repl.run(code, &echo).await
                 } else {
                     repl.run(code, &NoHost).await
                 };
