@@ -447,6 +447,22 @@ enum Event {
     Done(Result<String, PullError>),
 }
 
+/// A GET of `url` that succeeded (2xx), else the error naming the URL.
+async fn get(url: &str) -> Result<reqwest::Response, PullError> {
+    let resp = client()?
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| net_err(url, &e))?;
+    if !resp.status().is_success() {
+        return Err(PullError::Download {
+            url: url.to_owned(),
+            message: format!("HTTP {}", resp.status()),
+        });
+    }
+    Ok(resp)
+}
+
 /// Download `url` into `dest`, returning the sha256 of the bytes. Runs the HTTP client
 /// on its own thread and runtime, so it works inside or outside a tokio runtime.
 fn download(url: &str, dest: &Path, progress: &dyn Fn(u64, u64)) -> Result<String, PullError> {
@@ -456,18 +472,7 @@ fn download(url: &str, dest: &Path, progress: &dyn Fn(u64, u64)) -> Result<Strin
     let worker = std::thread::spawn(move || {
         let tx2 = tx.clone();
         let res = run_async(async move {
-            let client = client()?;
-            let resp = client
-                .get(&url_owned)
-                .send()
-                .await
-                .map_err(|e| net_err(&url_owned, &e))?;
-            if !resp.status().is_success() {
-                return Err(PullError::Download {
-                    url: url_owned.clone(),
-                    message: format!("HTTP {}", resp.status()),
-                });
-            }
+            let resp = get(&url_owned).await?;
             let total = resp.content_length().unwrap_or(0);
             let mut resp = resp;
             let mut out = File::create(&dest_owned).map_err(io_err(&dest_owned))?;
@@ -512,18 +517,7 @@ fn fetch_small(url: &str) -> Result<Vec<u8>, PullError> {
     let url_owned = url.to_owned();
     std::thread::spawn(move || {
         run_async(async move {
-            let client = client()?;
-            let resp = client
-                .get(&url_owned)
-                .send()
-                .await
-                .map_err(|e| net_err(&url_owned, &e))?;
-            if !resp.status().is_success() {
-                return Err(PullError::Download {
-                    url: url_owned.clone(),
-                    message: format!("HTTP {}", resp.status()),
-                });
-            }
+            let resp = get(&url_owned).await?;
             Ok(resp
                 .bytes()
                 .await
