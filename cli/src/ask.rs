@@ -17,7 +17,7 @@ use crate::heuristic::short::{AnswerType, ShortAnswer};
 use crate::heuristic::{self, ExploreOptions};
 
 /// Which strategy answers the question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// The RLM when a root model is configured, else the heuristic strategy.
@@ -27,6 +27,40 @@ pub enum Strategy {
     Rlm,
     /// The built-in heuristic strategy (SPEC §5.5).
     Heuristic,
+}
+
+impl Strategy {
+    /// Every strategy, in the order they are shown.
+    pub const ALL: [Strategy; 3] = [Strategy::Auto, Strategy::Rlm, Strategy::Heuristic];
+
+    /// The strategy's name (`auto`, `rlm`, `heuristic`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Rlm => "rlm",
+            Self::Heuristic => "heuristic",
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown strategy {s:?} (expected {})", names.join(", "))
+            })
+    }
 }
 
 /// What actually produced the answer.
@@ -103,7 +137,7 @@ pub struct Answer {
 #[non_exhaustive]
 pub enum AskError {
     /// `--strategy rlm` without a root model.
-    #[error("the rlm strategy needs a root model: pass --base-url and --model (or --model-path)")]
+    #[error("the rlm strategy needs a root model, and none is configured")]
     NoRootModel,
     /// The store failed.
     #[error("store: {0}")]

@@ -12,13 +12,18 @@ use crate::cli::{GlobalArgs, exit};
 use crate::cmd::ExitError;
 use crate::model_args::{self, ModelArgs};
 
+/// What to do about [`AskError::NoRootModel`] on the command line.
+pub(crate) const NO_ROOT_ADVICE: &str =
+    "pass --base-url and --model, or --model-path with --embedded-root";
+
 /// Arguments of `rlmkg ask`.
 #[derive(Debug, Args)]
 pub struct AskArgs {
     /// The question.
     pub question: String,
-    /// Strategy: the RLM, the built-in heuristic, or auto (RLM when a root model is configured).
-    #[arg(long, value_enum, default_value_t = Strategy::Auto)]
+    /// Strategy: the RLM, the built-in heuristic, or auto (RLM when a root model is
+    /// configured) [possible values: auto, rlm, heuristic].
+    #[arg(long, default_value_t = Strategy::Auto)]
     pub strategy: Strategy,
     /// Give the root model one repair turn for failing claims; exit 1 if claims still fail.
     #[arg(long)]
@@ -79,9 +84,8 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             &mut note,
         ))
         .map_err(|e| match e {
-            AskError::Model(_) | AskError::Rlm(_) | AskError::NoRootModel => {
-                ExitError::backend(e.to_string())
-            }
+            AskError::NoRootModel => ExitError::backend(format!("{e}: {NO_ROOT_ADVICE}")),
+            AskError::Model(_) | AskError::Rlm(_) => ExitError::backend(e.to_string()),
             other => anyhow::Error::new(other),
         })?;
 

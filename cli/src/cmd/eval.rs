@@ -60,7 +60,7 @@ pub struct EvalArgs {
     pub fresh: bool,
     /// Answer strategy: the RLM, the built-in heuristic, or auto (RLM when a root
     /// model is configured) [default: auto].
-    #[arg(long, value_enum, conflicts_with = "retrieval_only")]
+    #[arg(long, conflicts_with = "retrieval_only")]
     pub strategy: Option<Strategy>,
     /// Model and run settings (as for `rlmkg ask`; `rlmkg.toml` is read from the
     /// evaluation store `OUT/store`).
@@ -91,7 +91,11 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
     let asked = args.strategy.unwrap_or_default();
     let strategy = match (asked, &backends.root) {
         (Strategy::Rlm, None) => {
-            return Err(ExitError::backend(AskError::NoRootModel.to_string()));
+            return Err(ExitError::backend(format!(
+                "{}: {}",
+                AskError::NoRootModel,
+                crate::cmd::ask::NO_ROOT_ADVICE
+            )));
         }
         (Strategy::Auto, None) => {
             if !quiet {
