@@ -1478,7 +1478,6 @@ fn check_claim(
             });
         }
     }
-    report.context = meta.iter().take(40).map(|m| m.text.clone()).collect();
     let full_text: String = meta
         .iter()
         .map(|m| m.text.as_str())
@@ -1490,6 +1489,7 @@ fn check_claim(
         report.reasons.extend(a.reasons);
     }
     report.evidence = a.window.iter().map(|i| meta[*i].clone()).collect();
+    report.context = judge_context(&meta, &a.window);
     report.verdict = if !broken.is_empty() {
         Verdict::Broken
     } else {
@@ -1555,6 +1555,35 @@ fn check_claim(
         report.citations[*ci].footnote = Some(number);
     }
     report
+}
+
+/// Most cited sentences shown to a judge: a whole cited page would drown a small
+/// model (and cost a long prompt per claim).
+const JUDGE_CONTEXT: usize = 12;
+
+/// The cited sentences a judge sees, in source order: all of them when they are
+/// few, else the best window's sentences each with the one before and after it
+/// (where a pronoun's referent or the rest of a fact usually is).
+fn judge_context(meta: &[Evidence], window: &[usize]) -> Vec<String> {
+    if meta.len() <= JUDGE_CONTEXT {
+        return meta.iter().map(|m| m.text.clone()).collect();
+    }
+    let mut keep: Vec<usize> = Vec::new();
+    // The window's own sentences first, so they survive the cap.
+    for &k in window {
+        keep.push(k);
+    }
+    for &k in window {
+        keep.extend([k.checked_sub(1), Some(k + 1)].into_iter().flatten());
+    }
+    let mut seen = HashSet::new();
+    let mut kept: Vec<usize> = keep
+        .into_iter()
+        .filter(|k| *k < meta.len() && seen.insert(*k))
+        .take(JUDGE_CONTEXT)
+        .collect();
+    kept.sort_unstable();
+    kept.iter().map(|k| meta[*k].text.clone()).collect()
 }
 
 fn round3(x: f64) -> f64 {
