@@ -518,6 +518,17 @@ mod tests {
     }
 
     #[test]
+    fn wice_claims_are_recognised_and_not_converted_to_questions() {
+        let line = "{\"label\": \"supported\", \"claim\": \"c\", \"evidence\": [\"e\"]}\n";
+        let first = &parse_records(line).unwrap()[0];
+        assert_eq!(detect_format(first).unwrap(), DatasetFormat::Wice);
+        assert!(matches!(
+            convert_text(line, None),
+            Err(DatasetError::NotQuestions)
+        ));
+    }
+
+    #[test]
     fn bad_input_is_an_error_with_a_location() {
         let err =
             convert_text("{\"question\": \"q\", \"answer\": \"a\"}\n{oops\n", None).unwrap_err();
