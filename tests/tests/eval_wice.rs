@@ -80,9 +80,9 @@ fn judge_reviews_only_partial_clauses_and_is_cached() {
     let data = fixture(WICE);
     let server = ChatServer::start(|req: &Value, _| {
         let reply = if last_user(req).contains(PARTIAL_CLAIM) {
-            "SUPPORTED"
+            "Yes."
         } else {
-            "UNSUPPORTED"
+            "NO"
         };
         Reply::Text(reply.into())
     })
@@ -105,7 +105,9 @@ fn judge_reviews_only_partial_clauses_and_is_cached() {
         1,
         "only the partial clause is judged"
     );
-    assert!(last_user(&server.requests()[0]).contains("Admission to the museum is free"));
+    let asked = last_user(&server.requests()[0]);
+    assert!(asked.contains("Admission to the museum is free"), "{asked}");
+    assert!(asked.contains("Answer YES or NO"), "{asked}");
     assert_eq!(report["judge"]["requests"], 1);
     assert_eq!(report["judge"]["cached"], 0);
     assert_eq!(
