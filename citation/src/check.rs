@@ -313,6 +313,8 @@ struct Term {
     class: TermClass,
     /// The acronym this word is (`dnc`) or is part of (`us` for "United States").
     acronym: Option<String>,
+    /// Whether the claim writes the acronym (`DNC`) rather than spelling it out.
+    acronym_written: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -330,8 +332,10 @@ struct SentenceView {
     stems: HashSet<String>,
     /// Stems of what the sentence refers to (a leading pronoun's referent).
     referred: HashSet<String>,
-    /// Acronyms it writes or spells out.
+    /// Acronyms it writes ("DNC", "Sactwu").
     acronyms: HashSet<String>,
+    /// Initials of the names it spells out ("Democratic National Committee").
+    spelled: HashSet<String>,
 }
 
 impl SentenceView {
@@ -347,12 +351,14 @@ impl SentenceView {
             .map(|r| referent_stems(&analysis, r))
             .unwrap_or_default();
         let acronyms = acronyms_in(&analysis);
+        let spelled = acronym_of_tokens(&analysis).into_values().collect();
         Self {
             text: text.to_owned(),
             analysis,
             stems,
             referred,
             acronyms,
+            spelled,
         }
     }
 
@@ -363,6 +369,7 @@ impl SentenceView {
             stems: self.stems.clone(),
             referred: self.referred.clone(),
             acronyms: self.acronyms.clone(),
+            spelled: self.spelled.clone(),
         }
     }
 }
@@ -391,6 +398,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 TermClass::Word
             },
             acronym,
+            acronym_written: t.upper,
         });
     }
     for n in &a.numbers {
@@ -402,6 +410,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 weight: 1.5,
                 class: TermClass::Number(*n),
                 acronym: None,
+                acronym_written: false,
             });
         }
     }
@@ -414,6 +423,7 @@ fn claim_terms(a: &Analysis) -> Vec<Term> {
                 weight: 1.5,
                 class: TermClass::Date(*d),
                 acronym: None,
+                acronym_written: false,
             });
         }
     }
@@ -452,8 +462,8 @@ fn acronym_of_tokens(a: &Analysis) -> BTreeMap<usize, String> {
     out
 }
 
-/// The acronyms a sentence writes (`DNC`, `U.S.`) or spells out (the initials of
-/// "Democratic National Committee"), lowercased without dots.
+/// The acronyms a sentence writes (`DNC`, `U.S.`, or as a word: `Sactwu`),
+/// lowercased without dots.
 fn acronyms_in(a: &Analysis) -> HashSet<String> {
     let mut out: HashSet<String> = a
         .tokens
@@ -461,7 +471,14 @@ fn acronyms_in(a: &Analysis) -> HashSet<String> {
         .filter(|t| t.upper)
         .map(|t| dotless(&t.lower))
         .collect();
-    out.extend(acronym_of_tokens(a).into_values());
+    // An acronym written as a word ("Sactwu", "Nasa"): a capitalized single word
+    // standing for a name of three words or more.
+    out.extend(
+        a.tokens
+            .iter()
+            .filter(|t| t.capitalized && !t.upper && t.lower.chars().count() >= 3)
+            .map(|t| t.lower.clone()),
+    );
     out
 }
 
@@ -484,10 +501,16 @@ fn carries(term: &Term, s: &SentenceView, window_years: &[i32]) -> bool {
             s.stems.contains(&term.key)
                 || s.referred.contains(&term.key)
                 || fuzzy(&term.key, &s.stems)
+                || (term.class == TermClass::Entity
+                    && s.stems.iter().any(|x| one_edit(&term.key, x)))
                 || term
                     .acronym
                     .as_ref()
-                    .is_some_and(|x| s.acronyms.contains(x))
+                    // A written acronym matches a name spelled out; a name spelled out
+                    // matches only a written acronym, not another name with its initials.
+                    .is_some_and(|x| {
+                        s.acronyms.contains(x) || (term.acronym_written && s.spelled.contains(x))
+                    })
         }
         TermClass::Number(n) => {
             s.analysis.numbers.iter().any(|m| same_number(n, *m))
@@ -528,6 +551,33 @@ fn fuzzy(key: &str, stems: &HashSet<String>) -> bool {
         let common = kc.iter().zip(&sc).take_while(|(a, b)| a == b).count();
         common >= 5 && common * 4 >= kc.len().min(sc.len()) * 3
     })
+}
+
+/// Shortest name that may be spelt with one letter more, less or changed and
+/// still count as the same ("Harberton" / "Haberton"): transliterations and
+/// typos of long names, not short ones ("Jonas" / "Jonah" differ).
+const ONE_EDIT_MIN_CHARS: usize = 7;
+
+/// Whether two words of at least [`ONE_EDIT_MIN_CHARS`] letters differ by one
+/// inserted, deleted or substituted letter (not the first).
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().min(b.len()) < ONE_EDIT_MIN_CHARS || a.len().abs_diff(b.len()) > 1 || a == b {
+        return false;
+    }
+    if a.first() != b.first() {
+        return false;
+    }
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // One edit: what is left between the common head and tail is at most one
+    // letter on each side.
+    head + tail + 1 >= a.len().max(b.len())
 }
 
 /// Weighted share of `terms` carried by any of `sentences`.
@@ -1478,7 +1528,6 @@ fn check_claim(
             });
         }
     }
-    report.context = meta.iter().take(40).map(|m| m.text.clone()).collect();
     let full_text: String = meta
         .iter()
         .map(|m| m.text.as_str())
@@ -1490,6 +1539,7 @@ fn check_claim(
         report.reasons.extend(a.reasons);
     }
     report.evidence = a.window.iter().map(|i| meta[*i].clone()).collect();
+    report.context = judge_context(&meta, &a.window);
     report.verdict = if !broken.is_empty() {
         Verdict::Broken
     } else {
@@ -1555,6 +1605,35 @@ fn check_claim(
         report.citations[*ci].footnote = Some(number);
     }
     report
+}
+
+/// Most cited sentences shown to a judge: a whole cited page would drown a small
+/// model (and cost a long prompt per claim).
+const JUDGE_CONTEXT: usize = 12;
+
+/// The cited sentences a judge sees, in source order: all of them when they are
+/// few, else the best window's sentences each with the one before and after it
+/// (where a pronoun's referent or the rest of a fact usually is).
+fn judge_context(meta: &[Evidence], window: &[usize]) -> Vec<String> {
+    if meta.len() <= JUDGE_CONTEXT {
+        return meta.iter().map(|m| m.text.clone()).collect();
+    }
+    let mut keep: Vec<usize> = Vec::new();
+    // The window's own sentences first, so they survive the cap.
+    for &k in window {
+        keep.push(k);
+    }
+    for &k in window {
+        keep.extend([k.checked_sub(1), Some(k + 1)].into_iter().flatten());
+    }
+    let mut seen = HashSet::new();
+    let mut kept: Vec<usize> = keep
+        .into_iter()
+        .filter(|k| *k < meta.len() && seen.insert(*k))
+        .take(JUDGE_CONTEXT)
+        .collect();
+    kept.sort_unstable();
+    kept.iter().map(|k| meta[*k].text.clone()).collect()
 }
 
 fn round3(x: f64) -> f64 {
@@ -1695,6 +1774,45 @@ mod tests {
         assert_eq!(
             v("The Democratic National Committee announced twelve debates in March [c1.s1]."),
             Verdict::Overreach
+        );
+    }
+
+    #[test]
+    fn title_case_acronyms_and_one_letter_spellings_of_long_names_match() {
+        let mut m = MemorySource::new();
+        m.insert(
+            1,
+            "n.md",
+            vec![
+                "He became a shop steward for Sactwu in Cape Town.".into(),
+                "He died in Haberton on 12 September 1875.".into(),
+                "In 1990 Jonah Berg sailed to Riga.".into(),
+            ],
+        );
+        let v =
+            |answer: &str| check(answer, &m, &CheckOptions::default()).unwrap().claims[0].verdict;
+        assert_eq!(
+            v(
+                "He became a shop steward for the Southern African Clothing and Textile Workers Union in Cape Town [c1.s1]."
+            ),
+            Verdict::Supported
+        );
+        assert_eq!(
+            v("He died in Harberton on 12 September 1875 [c1.s2]."),
+            Verdict::Supported
+        );
+        // Short names one letter apart are different names.
+        assert_ne!(
+            v("In 1990 Jonas Berg sailed to Riga [c1.s3]."),
+            Verdict::Supported
+        );
+        assert!(one_edit("harberton", "haberton"));
+        assert!(one_edit("montreal", "montreai"));
+        assert!(!one_edit("jonas", "jonah"), "too short");
+        assert!(!one_edit("harberton", "harbourton"), "two edits");
+        assert!(
+            !one_edit("karberton", "harberton"),
+            "the first letter differs"
         );
     }
 

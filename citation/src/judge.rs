@@ -33,23 +33,32 @@ pub struct JudgeRequest {
 }
 
 impl JudgeRequest {
-    /// The system and user prompt for a chat model.
+    /// The system and user prompt for a chat model: one yes/no question, whether
+    /// the evidence states everything the claim says. Small local models answer a
+    /// binary question far better than a three-way label: asked for one of
+    /// SUPPORTED / PARTIAL / UNSUPPORTED on WiCE dev, Qwen2.5-Coder-0.5B said
+    /// PARTIAL to all 207 clauses and the 1.5B UNSUPPORTED to 29 of 30.
     pub fn prompt(&self) -> (String, String) {
-        let system = "You check whether cited evidence supports a claim. Answer with exactly one word: \
-                      SUPPORTED if the evidence states everything the claim says, PARTIAL if it states only \
-                      part of it, UNSUPPORTED if it does not state it or contradicts it."
+        let system = "You are a careful fact checker. You compare a claim with evidence sentences \
+                      and answer with one word, YES or NO."
             .to_string();
         let mut user = String::from("Evidence:\n");
-        for (i, e) in self.evidence.iter().enumerate() {
-            user.push_str(&format!("{}. {}\n", i + 1, e.trim()));
+        for e in &self.evidence {
+            user.push_str(&format!("- {}\n", e.trim()));
         }
-        user.push_str(&format!("\nClaim: {}\n\nVerdict:", self.claim.trim()));
+        user.push_str(&format!(
+            "\nClaim: {}\n\nDoes the evidence state everything the claim says? Answer YES or NO.",
+            self.claim.trim()
+        ));
         (system, user)
     }
 }
 
-/// Parse a judge reply: the first of SUPPORTED / PARTIAL / UNSUPPORTED it contains
-/// (case-insensitive), `None` if none.
+/// Parse a judge reply. YES (the evidence states the whole claim) is
+/// `Supported` and NO is `Partial`: the judge only sees claims the lexical check
+/// left `partial`, and a NO keeps them so. A reply naming a label (SUPPORTED /
+/// PARTIAL / UNSUPPORTED, case-insensitive; the first one it contains) is read
+/// as that label. `None` if the reply is neither.
 pub fn parse_reply(reply: &str) -> Option<JudgeVerdict> {
     let upper = reply.to_uppercase();
     let find = |w: &str| upper.find(w);
@@ -69,11 +78,24 @@ pub fn parse_reply(reply: &str) -> Option<JudgeVerdict> {
             JudgeVerdict::Supported,
         ),
     ];
-    candidates
+    if let Some((_, v)) = candidates
         .into_iter()
         .filter_map(|(pos, v)| pos.map(|p| (p, v)))
         .min_by_key(|(p, _)| *p)
-        .map(|(_, v)| v)
+    {
+        return Some(v);
+    }
+    // The first word, for a YES / NO answer ("Yes.", "no, the evidence …").
+    let first: String = upper
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    match first.as_str() {
+        "YES" => Some(JudgeVerdict::Supported),
+        "NO" => Some(JudgeVerdict::Partial),
+        _ => None,
+    }
 }
 
 /// A failure of the judge (the model call, or an unreadable reply).
@@ -198,7 +220,16 @@ mod tests {
             parse_reply("not supported"),
             Some(JudgeVerdict::Unsupported)
         );
-        assert_eq!(parse_reply("no idea"), None);
+        assert_eq!(parse_reply("YES"), Some(JudgeVerdict::Supported));
+        assert_eq!(parse_reply("Yes."), Some(JudgeVerdict::Supported));
+        assert_eq!(
+            parse_reply("No, it does not say when."),
+            Some(JudgeVerdict::Partial)
+        );
+        assert_eq!(parse_reply("Nobody knows"), None);
+        // "No" keeps the claim partial, whatever follows.
+        assert_eq!(parse_reply("no idea"), Some(JudgeVerdict::Partial));
+        assert_eq!(parse_reply("maybe"), None);
     }
 
     struct Always(Cell<usize>);

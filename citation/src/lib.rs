@@ -15,9 +15,11 @@
 //!
 //! Agreement with human labels is measured on WiCE ([`wice`]):
 //! `cargo run --release -p rlmkg-citation --example wice -- ../shared/data/wice_dev.jsonl`
-//! prints the confusion matrix and macro-F1 (0.686 on the 349 dev claims with the
-//! default options; 0.696 on the first half, on which `partial_anchor` and
-//! `idf_floor` were chosen, 0.677 on the second; `--halves` prints both).
+//! prints the confusion matrix and macro-F1 (0.691 on the 349 dev claims with the
+//! default options; 0.700 on the first half, on which `partial_anchor` and
+//! `idf_floor` were chosen, 0.684 on the second; `--halves` prints both).
+//! `rlmkg eval wice_dev.jsonl` gives the same figure, and with `--judge` the
+//! figure after the configured model reviewed the clauses left `partial`.
 //!
 //! ```
 //! use rlmkg_citation::{check, render_text, CheckOptions, MemorySource, Verdict};

@@ -258,17 +258,25 @@ const SUBJECT_PRONOUNS: &[&str] = &["he", "she", "it", "they", "we", "i"];
 /// Whether the words after " and " start a clause of their own: a past-tense
 /// verb or auxiliary (a second predicate of the same subject) or a subject pronoun.
 fn opens_clause(rest: &str) -> bool {
-    let word: String = rest
-        .chars()
-        .take_while(|c| c.is_alphabetic())
-        .collect::<String>();
-    if word.chars().next().is_none_or(char::is_uppercase) {
+    let mut words = rest
+        .split(|c: char| !(c.is_alphabetic() || c == '.' || c == '\''))
+        .filter(|w| !w.is_empty());
+    let Some(word) = words.next() else {
         return false;
+    };
+    if word.chars().next().is_some_and(char::is_uppercase) {
+        // A name of its own followed by its verb: "… and Dennis Whitted took over …".
+        return words
+            .find(|w| !w.chars().next().is_some_and(char::is_uppercase))
+            .is_some_and(|w| is_past_or_aux(w.trim_end_matches('.')));
     }
     let w = word.to_lowercase();
-    (w.len() > 4 && w.ends_with("ed"))
-        || IRREGULAR_PAST.contains(&w.as_str())
-        || SUBJECT_PRONOUNS.contains(&w.as_str())
+    is_past_or_aux(&w) || SUBJECT_PRONOUNS.contains(&w.as_str())
+}
+
+/// A lower-case past-tense verb (`-ed`, or an irregular one) or an auxiliary.
+fn is_past_or_aux(w: &str) -> bool {
+    (w.len() > 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w)
 }
 
 /// Split one sentence into clauses that carry separate facts: at `;`, `, and`,
@@ -525,6 +533,29 @@ mod tests {
             got[0].1,
             vec!["c2".to_string()],
             "inherits the later citation"
+        );
+    }
+
+    #[test]
+    fn and_before_a_named_subject_and_its_verb_opens_a_clause() {
+        let got =
+            show("Late that year Harris left the band and Dennis Whitted took over on drums [c1].");
+        let texts: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Late that year Harris left the band",
+                "Dennis Whitted took over on drums."
+            ]
+        );
+        // Names joined by "and" with no verb of their own stay one claim.
+        assert_eq!(
+            show("Alice and Bob Stone founded Acme in 1998 [c1].").len(),
+            1
+        );
+        assert_eq!(
+            show("The prize went to Mira Okafor and Jonas Berg of Tallinn [c1].").len(),
+            1
         );
     }
 }

@@ -160,6 +160,14 @@ pub fn explain(
         report.claims = claims;
         report.recompute_totals();
     }
+    let label = label_of(&report);
+    Ok(Prediction { label, report })
+}
+
+/// The WiCE label of a checked claim (see the module docs): `supported` when every
+/// clause is, `not_supported` when none is even partly, else partial. Call it
+/// again after a judge changed verdicts.
+pub fn label_of(report: &Report) -> WiceLabel {
     let verdicts: Vec<Verdict> = report
         .claims
         .iter()
@@ -167,14 +175,20 @@ pub fn explain(
         .filter(|v| !matches!(v, Verdict::Exempt | Verdict::Uncited))
         .collect();
     let all = |f: fn(&Verdict) -> bool| !verdicts.is_empty() && verdicts.iter().all(f);
-    let label = if all(|v| *v == Verdict::Supported) {
+    if all(|v| *v == Verdict::Supported) {
         WiceLabel::Supported
     } else if verdicts.is_empty() || all(|v| matches!(v, Verdict::Unsupported | Verdict::Broken)) {
         WiceLabel::NotSupported
     } else {
         WiceLabel::PartiallySupported
-    };
-    Ok(Prediction { label, report })
+    }
+}
+
+/// Whether a parsed JSON record has the WiCE shape (`label`, `claim`, `evidence`).
+pub fn is_record(value: &serde_json::Value) -> bool {
+    ["label", "claim", "evidence"]
+        .iter()
+        .all(|k| value.get(k).is_some())
 }
 
 /// Evaluate the default checker on a WiCE JSONL file.

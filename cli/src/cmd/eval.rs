@@ -9,6 +9,9 @@
 //! (strategy and models as for `rlmkg ask`); the strategy and models are recorded
 //! in `OUT/run-config.json` and a resumed run must match them. RLM trajectories go
 //! to `OUT/traces/<question id>.jsonl`.
+//!
+//! A WiCE file (claims with cited pages and human labels) is scored by the
+//! citation checker instead ([`crate::eval::wice`]; `--judge` adds the model judge).
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -23,19 +26,21 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::ask::{AskError, AskOptions, Models, Strategy};
 use crate::cli::GlobalArgs;
 use crate::cmd::ExitError;
-use crate::eval::dataset::{self, DatasetFormat};
+use crate::eval::dataset::{self, DatasetError, DatasetFormat};
 use crate::eval::runner::{AskRunner, RunConfig};
 use crate::eval::score::{
     GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
 };
 use crate::eval::store::open_and_ingest;
+use crate::eval::wice::WiceArgs;
 use crate::model_args::{self, ModelArgs};
 
 /// Arguments of `rlmkg eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// The dataset: HotpotQA or MuSiQue (JSON array or JSONL), or plain JSONL
-    /// `{question, answer, answer_aliases?, gold_titles}` (then pass `--corpus`).
+    /// The dataset: HotpotQA or MuSiQue (JSON array or JSONL), plain JSONL
+    /// `{question, answer, answer_aliases?, gold_titles}` (then pass `--corpus`),
+    /// or WiCE claims (scores the citation checker against human labels).
     pub dataset: PathBuf,
     /// The dataset shape (default: detected from the first record).
     #[arg(long, value_enum)]
@@ -62,6 +67,10 @@ pub struct EvalArgs {
     /// model is configured) [default: auto].
     #[arg(long, conflicts_with = "retrieval_only")]
     pub strategy: Option<Strategy>,
+    /// WiCE only: ask the configured model about the clauses the lexical checker
+    /// leaves `partial` (cached like other calls), and report both figures.
+    #[arg(long)]
+    pub judge: bool,
     /// Model and run settings (as for `rlmkg ask`; `rlmkg.toml` is read from the
     /// evaluation store `OUT/store`).
     #[command(flatten)]
@@ -170,6 +179,18 @@ fn check_run_config(
     fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// The working directory: `--out`, else `eval-<dataset file stem>`.
+fn out_dir(args: &EvalArgs) -> PathBuf {
+    args.out.clone().unwrap_or_else(|| {
+        let stem = args
+            .dataset
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "dataset".into());
+        PathBuf::from(format!("eval-{stem}"))
+    })
+}
+
 /// What `--json` prints.
 #[derive(Debug, serde::Serialize)]
 struct Report<'a> {
@@ -189,9 +210,25 @@ struct Report<'a> {
 /// Run `rlmkg eval`.
 pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let started = Instant::now();
-    let (format, ds) = dataset::load(&args.dataset, args.format)
-        .with_context(|| format!("cannot read {}", args.dataset.display()))?
-        .with_context(|| format!("cannot convert {}", args.dataset.display()))?;
+    let loaded = dataset::load(&args.dataset, args.format)
+        .with_context(|| format!("cannot read {}", args.dataset.display()))?;
+    if matches!(loaded, Err(DatasetError::NotQuestions)) {
+        let wice_args = WiceArgs {
+            dataset: &args.dataset,
+            out: out_dir(&args),
+            limit: args.limit,
+            judge: args.judge,
+            model: &args.model,
+        };
+        return crate::eval::wice::run(&wice_args, global);
+    }
+    let (format, ds) =
+        loaded.with_context(|| format!("cannot convert {}", args.dataset.display()))?;
+    if args.judge {
+        bail!(
+            "--judge scores the citation checker on a WiCE file; use --strategy and model flags for QA runs"
+        );
+    }
     if format == DatasetFormat::Jsonl && args.corpus.is_empty() {
         bail!(
             "a plain JSONL dataset has no passages of its own: pass the documents with --corpus PATH"
@@ -202,14 +239,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     } else {
         "run"
     };
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stem = args
-            .dataset
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "dataset".into());
-        PathBuf::from(format!("eval-{stem}"))
-    });
+    let out = out_dir(&args);
     fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let store_dir = out.join("store");
     let setup = if args.retrieval_only {

@@ -91,6 +91,19 @@ fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> a
     if report.judge_requests().is_empty() {
         return Ok(()); // nothing left partial: no model needed
     }
+    let judge = model_judge(model, store)?;
+    let n = report
+        .judge_partials(&judge)
+        .map_err(|e| ExitError::backend(e.to_string()))?;
+    if !quiet {
+        eprintln!("judge {}: {n} partial claim(s) reviewed", judge.id());
+    }
+    Ok(())
+}
+
+/// The judge over the configured model (sub-model first), its calls cached under
+/// `STORE/cache/calls` unless `no_cache` is set.
+pub(crate) fn model_judge(model: &ModelArgs, store: &Path) -> anyhow::Result<ModelJudge> {
     let settings = model_args::resolve(model, store)?;
     let backends =
         model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
@@ -105,22 +118,15 @@ fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> a
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let judge = ModelJudge {
+    Ok(ModelJudge {
         client: ModelClient::new(lm).with_cache(cache),
         runtime,
-    };
-    let n = report
-        .judge_partials(&judge)
-        .map_err(|e| ExitError::backend(e.to_string()))?;
-    if !quiet {
-        eprintln!("judge {}: {n} partial claim(s) reviewed", judge.id());
-    }
-    Ok(())
+    })
 }
 
 /// The judge over a model client (cache, retries and accounting like every
 /// other model call).
-struct ModelJudge {
+pub(crate) struct ModelJudge {
     client: ModelClient,
     runtime: tokio::runtime::Runtime,
 }

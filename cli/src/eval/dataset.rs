@@ -18,6 +18,9 @@ pub enum DatasetFormat {
     Musique,
     /// Plain JSONL: `{id?, question, answer, answer_aliases?, gold_titles}`; the corpus comes from `--corpus`.
     Jsonl,
+    /// WiCE claims `{label, claim, evidence, supporting_sentences}`: scores the
+    /// citation checker against human labels (no store, no questions).
+    Wice,
 }
 
 impl fmt::Display for DatasetFormat {
@@ -26,6 +29,7 @@ impl fmt::Display for DatasetFormat {
             Self::Hotpotqa => "hotpotqa",
             Self::Musique => "musique",
             Self::Jsonl => "jsonl",
+            Self::Wice => "wice",
         })
     }
 }
@@ -126,6 +130,9 @@ pub enum DatasetError {
     /// The file holds no records.
     #[error("the dataset holds no questions")]
     Empty,
+    /// The file holds claims to check (WiCE), not questions to answer.
+    #[error("a WiCE file holds claims, not questions: it is scored by the citation checker")]
+    NotQuestions,
 }
 
 /// Parse the records of a file that is either one JSON array or JSON lines.
@@ -153,7 +160,9 @@ pub fn parse_records(text: &str) -> Result<Vec<Value>, DatasetError> {
 /// Guess the format from the first record's keys.
 pub fn detect_format(first: &Value) -> Result<DatasetFormat, DatasetError> {
     let has = |k: &str| first.get(k).is_some();
-    if has("supporting_facts") && has("context") {
+    if rlmkg_citation::wice::is_record(first) {
+        Ok(DatasetFormat::Wice)
+    } else if has("supporting_facts") && has("context") {
         Ok(DatasetFormat::Hotpotqa)
     } else if has("paragraphs") {
         Ok(DatasetFormat::Musique)
@@ -193,6 +202,7 @@ pub fn convert_text(
         DatasetFormat::Hotpotqa => from_hotpotqa(&records)?,
         DatasetFormat::Musique => from_musique(&records)?,
         DatasetFormat::Jsonl => from_jsonl(&records)?,
+        DatasetFormat::Wice => return Err(DatasetError::NotQuestions),
     };
     Ok((format, ds))
 }
@@ -505,6 +515,17 @@ mod tests {
             vec![GoldRef::Name("a.md".into()), GoldRef::Name("b.pdf".into())]
         );
         assert_eq!(ds.questions[1].gold, vec![GoldRef::Name("c.txt".into())]);
+    }
+
+    #[test]
+    fn wice_claims_are_recognised_and_not_converted_to_questions() {
+        let line = "{\"label\": \"supported\", \"claim\": \"c\", \"evidence\": [\"e\"]}\n";
+        let first = &parse_records(line).unwrap()[0];
+        assert_eq!(detect_format(first).unwrap(), DatasetFormat::Wice);
+        assert!(matches!(
+            convert_text(line, None),
+            Err(DatasetError::NotQuestions)
+        ));
     }
 
     #[test]

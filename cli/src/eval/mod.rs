@@ -1,6 +1,7 @@
 //! Evaluation on multi-hop QA datasets (SPEC §9): dataset converters, answer and
 //! retrieval metrics, per-question scoring, and answer runs through the `ask`
-//! engine. `cmd::eval` drives it.
+//! engine, and the citation checker's agreement with WiCE labels. `cmd::eval`
+//! drives it.
 
 pub mod dataset;
 pub mod metrics;
@@ -8,3 +9,4 @@ pub mod runner;
 pub mod score;
 pub mod seeds;
 pub mod store;
+pub mod wice;
