@@ -14,7 +14,7 @@ pub(crate) mod write;
 
 pub use read::{MAX_HOPS, MAX_K};
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -30,7 +30,9 @@ use crate::manifest::{FileEntry, Manifest};
 pub struct Store {
     dir: PathBuf,
     manifest: Manifest,
-    committed: HashSet<String>,
+    /// The committed file ids, each with its path as shown to users (a
+    /// chunk's path is its file's: the index does not store it per chunk).
+    committed: HashMap<String, String>,
     listed: ListedDocs,
     index: ChunkIndex,
     graph: GraphStore,
@@ -119,7 +121,7 @@ impl Store {
     ) -> Store {
         let mut store = Store {
             dir: dir.to_path_buf(),
-            committed: HashSet::new(),
+            committed: HashMap::new(),
             listed: ListedDocs::default(),
             manifest,
             index,
@@ -214,7 +216,12 @@ impl Store {
     }
 
     fn refresh_committed(&mut self) {
-        self.committed = self.manifest.files.values().map(|f| f.id.clone()).collect();
+        self.committed = self
+            .manifest
+            .files
+            .values()
+            .map(|f| (f.id.clone(), f.display.clone()))
+            .collect();
         self.listed = ListedDocs::of(&self.manifest);
     }
 
@@ -235,7 +242,7 @@ impl Store {
     /// incomplete (the next ingest adds them again), and commit when anything
     /// changed or the view snapshot is missing.
     fn recover(&mut self, is_new: bool) -> Result<(), StoreError> {
-        let listed: BTreeSet<String> = self.committed.iter().cloned().collect();
+        let listed: BTreeSet<String> = self.committed.keys().cloned().collect();
         let in_index = self.index.files()?;
         let mut index_dirty = false;
         for f in in_index.difference(&listed) {
@@ -293,7 +300,7 @@ impl Store {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let stem = name.strip_suffix(".txt").unwrap_or(&name);
-                if !self.committed.contains(stem) {
+                if !self.committed.contains_key(stem) {
                     let _ = std::fs::remove_file(e.path());
                 }
             }
