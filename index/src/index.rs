@@ -632,6 +632,31 @@ mod tests {
         }
     }
 
+    /// Chunk text is searchable but not stored (its one copy is the
+    /// store's text blob); the record read back says where it lies there.
+    #[test]
+    fn chunk_text_is_indexed_not_stored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ix = ChunkIndex::open_or_create(tmp.path(), 1).unwrap();
+        let mut c = chunk("c7", "f1", "the harbour froze");
+        c.blob_offset = 40;
+        ix.add_chunk(&c, "the harbour froze").unwrap();
+        ix.commit().unwrap();
+        let hits = ix.search("harbour", 1).unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].chunk, c);
+        let searcher = ix.reader.searcher();
+        let top = searcher
+            .search(
+                &ix.parser.parse_query_lenient("harbour").0,
+                &TopDocs::with_limit(1).order_by_score(),
+            )
+            .unwrap();
+        let d: TantivyDocument = searcher.doc(top[0].1).unwrap();
+        assert!(d.get_first(ix.f.text).is_none());
+        assert!(d.get_first(ix.f.path).is_none());
+    }
+
     #[test]
     fn search_where_skips_rejected_chunks_and_keeps_k() {
         let tmp = tempfile::tempdir().unwrap();

@@ -299,23 +299,21 @@ impl Store {
     }
 
     pub(super) fn read_blob(&self, d: &DocRecord) -> Result<String, StoreError> {
-        use std::io::{Read, Seek, SeekFrom};
         let p = self.blob_path(&d.file);
-        let mut f = std::fs::File::open(&p).map_err(StoreError::io(&p))?;
-        f.seek(SeekFrom::Start(d.blob_offset))
-            .map_err(StoreError::io(&p))?;
-        // Sized by what the file holds, not by the record's claim.
-        let mut buf = Vec::new();
-        f.take(d.bytes)
-            .read_to_end(&mut buf)
-            .map_err(StoreError::io(&p))?;
-        if buf.len() as u64 != d.bytes {
-            return Err(StoreError::Invalid(format!(
-                "document {}: text file {} is shorter than recorded",
-                d.id,
-                p.display()
-            )));
-        }
+        let buf = read_range(&p, d.blob_offset, d.bytes).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                StoreError::Invalid(format!(
+                    "document {}: text file {} is shorter than recorded",
+                    d.id,
+                    p.display()
+                ))
+            } else {
+                StoreError::Io {
+                    path: p.clone(),
+                    source: e,
+                }
+            }
+        })?;
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
