@@ -5,11 +5,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use tantivy::collector::{Count, DocSetCollector, TopDocs};
-use tantivy::query::{QueryParser, TermQuery};
+use tantivy::query::{EnableScoring, QueryParser, TermQuery, Weight};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TEXT, Value,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{
+    DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, Searcher,
+    TantivyDocument, Term,
+};
 
 use crate::records::{ChunkRecord, DocRecord};
 
@@ -67,10 +70,12 @@ fn schema() -> Schema {
     b.add_text_field("kind", STRING);
     b.add_text_field("id", STRING | STORED);
     b.add_text_field("file", STRING | STORED);
-    b.add_text_field("doc", STRING | STORED);
+    b.add_text_field("doc", STORED);
     b.add_text_field("title", TEXT | STORED);
+    // Only document records store their path: a chunk's is its file's.
     b.add_text_field("path", STORED);
-    b.add_text_field("text", TEXT | STORED);
+    // Indexed, not stored: the chunk text's one copy is the text blob.
+    b.add_text_field("text", TEXT);
     b.add_u64_field("start", stored_u64.clone());
     b.add_u64_field("end", stored_u64.clone());
     b.add_u64_field("line_start", stored_u64.clone());
@@ -177,8 +182,9 @@ impl ChunkIndex {
         self.writer.as_ref().ok_or(IndexError::ReadOnly)
     }
 
-    /// Queue a chunk record for the next commit.
-    pub fn add_chunk(&self, c: &ChunkRecord) -> Result<(), IndexError> {
+    /// Queue a chunk record with its text (indexed, not stored) for the next
+    /// commit.
+    pub fn add_chunk(&self, c: &ChunkRecord, text: &str) -> Result<(), IndexError> {
         let f = &self.f;
         let mut d = TantivyDocument::default();
         d.add_text(f.kind, "chunk");
@@ -186,11 +192,11 @@ impl ChunkIndex {
         d.add_text(f.file, &c.file);
         d.add_text(f.doc, &c.doc);
         d.add_text(f.title, &c.title);
-        d.add_text(f.path, &c.path);
-        d.add_text(f.text, &c.text);
+        d.add_text(f.text, text);
         d.add_u64(f.start, c.start);
         d.add_u64(f.end, c.end);
         d.add_u64(f.line_start, c.line_start);
+        d.add_u64(f.blob_offset, c.blob_offset);
         self.writer()?.add_document(d)?;
         Ok(())
     }
@@ -266,11 +272,9 @@ impl ChunkIndex {
         // commit has not listed yet), and a larger top-k makes the search
         // slower. Ask again for more only when it did.
         let mut limit = k;
+        let weight = parsed.weight(EnableScoring::enabled_from_searcher(&searcher))?;
         loop {
-            let top = searcher.search(
-                parsed.as_ref(),
-                &TopDocs::with_limit(limit).order_by_score(),
-            )?;
+            let top = top_by_score(&searcher, weight.as_ref(), limit)?;
             let full = top.len() == limit;
             let mut out = Vec::with_capacity(k);
             for (score, addr) in top {
@@ -394,11 +398,10 @@ impl ChunkIndex {
             file: Self::str_of(d, f.file),
             doc: Self::str_of(d, f.doc),
             title: Self::str_of(d, f.title),
-            path: Self::str_of(d, f.path),
-            text: Self::str_of(d, f.text),
             start: Self::u64_of(d, f.start),
             end: Self::u64_of(d, f.end),
             line_start: Self::u64_of(d, f.line_start),
+            blob_offset: Self::u64_of(d, f.blob_offset),
         }
     }
 
@@ -422,6 +425,98 @@ impl ChunkIndex {
     pub fn tantivy(&self) -> &Index {
         &self.index
     }
+}
+
+/// A hit of [`top_by_score`]: higher scores first, then lower addresses.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    score: Score,
+    addr: DocAddress,
+}
+
+impl Ranked {
+    /// The order of the results: best first (higher score, then lower
+    /// address, as tantivy's `TopDocs` breaks ties).
+    fn cmp_best_first(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.addr.cmp(&other.addr))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+/// Greater is better: the max of a `Reverse` heap is the worst kept hit.
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.cmp_best_first(self)
+    }
+}
+
+/// The best `limit` live documents of `weight`, best first: what tantivy's
+/// `TopDocs` collector returns (same scores, same tie order), except that
+/// the pruning threshold carries from one segment to the next. `TopDocs`
+/// starts every segment from nothing, so Block-WAND scores each segment's
+/// frequent terms until that segment's own top `limit` fills; carried over,
+/// later segments skip every block that cannot beat the hits already kept.
+/// Segments are visited in order and equal scores are rejected, so among
+/// equal scores the lower address wins, as with `TopDocs`.
+fn top_by_score(
+    searcher: &Searcher,
+    weight: &dyn Weight,
+    limit: usize,
+) -> Result<Vec<(Score, DocAddress)>, IndexError> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut heap: BinaryHeap<Reverse<Ranked>> = BinaryHeap::with_capacity(limit.min(1024));
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let threshold_of = |heap: &BinaryHeap<Reverse<Ranked>>| -> Score {
+        if heap.len() < limit {
+            Score::MIN
+        } else {
+            heap.peek().map_or(Score::MIN, |Reverse(r)| r.score)
+        }
+    };
+    for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+        let segment_ord = ord as u32;
+        let alive = reader.alive_bitset();
+        let mut threshold = threshold_of(&heap);
+        weight.for_each_pruning(threshold, reader, &mut |doc: DocId, score: Score| {
+            if alive.is_some_and(|a| a.is_deleted(doc)) {
+                return threshold;
+            }
+            let hit = Ranked {
+                score,
+                addr: DocAddress::new(segment_ord, doc),
+            };
+            if heap.len() < limit {
+                heap.push(Reverse(hit));
+            } else if heap
+                .peek()
+                .is_some_and(|Reverse(worst)| score > worst.score)
+                && let Some(mut worst) = heap.peek_mut()
+            {
+                *worst = Reverse(hit);
+            }
+            threshold = threshold_of(&heap);
+            threshold
+        })?;
+    }
+    let mut out: Vec<Ranked> = heap.into_iter().map(|Reverse(r)| r).collect();
+    out.sort_by(Ranked::cmp_best_first);
+    Ok(out.into_iter().map(|r| (r.score, r.addr)).collect())
 }
 
 /// Index `texts` into a fresh bare tantivy index (one TEXT field, stored) in `dir`
@@ -458,25 +553,130 @@ mod tests {
             file: file.into(),
             doc: "d1".into(),
             title: "t".into(),
-            path: "p".into(),
-            text: text.into(),
             start: 0,
             end: text.len() as u64,
             line_start: 1,
+            blob_offset: 0,
         }
+    }
+
+    /// The carried threshold changes the work, never the answer: the same
+    /// hits, scores and tie order as `TopDocs`, over several segments (one
+    /// per commit), with deletions, many equal scores and every limit.
+    #[test]
+    fn top_by_score_equals_top_docs_over_segments() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ix = ChunkIndex::open_or_create(tmp.path(), 1).unwrap();
+        let words = ["harbour", "lighthouse", "bergen", "oslo", "council", "bank"];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut n = 0;
+        for seg in 0..5 {
+            for _ in 0..300 {
+                let mut text = String::new();
+                for _ in 0..(3 + n % 7) {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    text.push_str(words[(x % words.len() as u64) as usize]);
+                    text.push(' ');
+                }
+                n += 1;
+                let c = chunk(&format!("c{n}"), &format!("f{seg}"), &text);
+                ix.add_chunk(&c, &text).unwrap();
+            }
+            ix.commit().unwrap();
+        }
+        ix.delete_file("f2").unwrap();
+        ix.commit().unwrap();
+        let searcher = ix.reader.searcher();
+        assert!(searcher.segment_readers().len() >= 4);
+        assert!(
+            top_by_score(
+                &searcher,
+                &*ix.parser
+                    .parse_query_lenient("oslo")
+                    .0
+                    .weight(EnableScoring::enabled_from_searcher(&searcher))
+                    .unwrap(),
+                0
+            )
+            .unwrap()
+            .is_empty()
+        );
+        for q in [
+            "harbour",
+            "oslo bergen",
+            "harbour lighthouse council bank",
+            "t",
+        ] {
+            let (parsed, _) = ix.parser.parse_query_lenient(q);
+            let weight = parsed
+                .weight(EnableScoring::enabled_from_searcher(&searcher))
+                .unwrap();
+            for limit in [1, 3, 10, 57, 2000] {
+                let want = searcher
+                    .search(
+                        parsed.as_ref(),
+                        &TopDocs::with_limit(limit).order_by_score(),
+                    )
+                    .unwrap();
+                let got = top_by_score(&searcher, weight.as_ref(), limit).unwrap();
+                // Block-WAND sums a document's terms in an order that depends
+                // on the threshold, so a score may differ in its last bit.
+                let addrs = |v: &[(Score, DocAddress)]| v.iter().map(|h| h.1).collect::<Vec<_>>();
+                assert_eq!(addrs(&got), addrs(&want), "{q} / {limit}");
+                for (g, w) in got.iter().zip(&want) {
+                    assert!((g.0 - w.0).abs() <= 1e-5 * w.0.abs(), "{q}: {g:?} vs {w:?}");
+                }
+            }
+        }
+    }
+
+    /// Chunk text is searchable but not stored (its one copy is the
+    /// store's text blob); the record read back says where it lies there.
+    #[test]
+    fn chunk_text_is_indexed_not_stored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ix = ChunkIndex::open_or_create(tmp.path(), 1).unwrap();
+        let mut c = chunk("c7", "f1", "the harbour froze");
+        c.blob_offset = 40;
+        ix.add_chunk(&c, "the harbour froze").unwrap();
+        ix.commit().unwrap();
+        let hits = ix.search("harbour", 1).unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].chunk, c);
+        let searcher = ix.reader.searcher();
+        let top = searcher
+            .search(
+                &ix.parser.parse_query_lenient("harbour").0,
+                &TopDocs::with_limit(1).order_by_score(),
+            )
+            .unwrap();
+        let d: TantivyDocument = searcher.doc(top[0].1).unwrap();
+        assert!(d.get_first(ix.f.text).is_none());
+        assert!(d.get_first(ix.f.path).is_none());
     }
 
     #[test]
     fn search_where_skips_rejected_chunks_and_keeps_k() {
         let tmp = tempfile::tempdir().unwrap();
         let mut ix = ChunkIndex::open_or_create(tmp.path(), 1).unwrap();
-        ix.add_chunk(&chunk("c1", "f1", "harbour harbour harbour lighthouse"))
-            .unwrap();
-        ix.add_chunk(&chunk("c2", "f2", "harbour harbour lighthouse"))
-            .unwrap();
-        ix.add_chunk(&chunk("c3", "f2", "harbour lighthouse"))
-            .unwrap();
-        ix.add_chunk(&chunk("c4", "f2", "nothing relevant"))
+        ix.add_chunk(
+            &chunk("c1", "f1", "harbour harbour harbour lighthouse"),
+            "harbour harbour harbour lighthouse",
+        )
+        .unwrap();
+        ix.add_chunk(
+            &chunk("c2", "f2", "harbour harbour lighthouse"),
+            "harbour harbour lighthouse",
+        )
+        .unwrap();
+        ix.add_chunk(
+            &chunk("c3", "f2", "harbour lighthouse"),
+            "harbour lighthouse",
+        )
+        .unwrap();
+        ix.add_chunk(&chunk("c4", "f2", "nothing relevant"), "nothing relevant")
             .unwrap();
         ix.commit().unwrap();
         let ids = |hits: Vec<SearchResult>| -> Vec<String> {

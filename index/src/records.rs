@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One chunk as stored in the index.
+/// One chunk as stored in the index. Its text is indexed but not stored: the
+/// one copy is the file's text blob, where it starts at `blob_offset` and runs
+/// for `end - start` bytes (exactly `doc.text[start..end]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkRecord {
     /// Chunk id, `c<number>`.
@@ -13,16 +15,27 @@ pub struct ChunkRecord {
     pub doc: String,
     /// Title of the document.
     pub title: String,
-    /// Path of the source file.
-    pub path: String,
-    /// The chunk text (exactly `doc.text[start..end]`).
-    pub text: String,
     /// Byte start in the document's normalized text.
     pub start: u64,
     /// Byte end (exclusive).
     pub end: u64,
     /// 1-based line of `start` in the document.
     pub line_start: u64,
+    /// Byte offset of the chunk's text in the file's text blob (the
+    /// document's own offset plus `start`).
+    pub blob_offset: u64,
+}
+
+impl ChunkRecord {
+    /// Byte length of the chunk's text.
+    pub fn len(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+
+    /// Whether the chunk's text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// One document as stored in the index.

@@ -16,8 +16,9 @@ use crate::error::StoreError;
 /// store with checkpoints for readers; 4 made the RDF lean: one `rk:mentions`
 /// fact per chunk and entity instead of a node per mention, untyped relations
 /// and evidence spans; 5 left RocksDB: the records are the truth, the RDF is
-/// derived in memory and readers open a snapshot of the view).
-pub const FORMAT_VERSION: u32 = 5;
+/// derived in memory and readers open a snapshot of the view; 6 keeps chunk
+/// text only in the text blobs: the index indexes it without storing it).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).

@@ -112,15 +112,29 @@ impl Store {
                 p
             });
             while let Some(current) = ready.take() {
-                let bytes: u64 = current.iter().map(|(f, _)| f.size).sum();
+                uncommitted += current.iter().map(|(f, _)| f.size).sum::<u64>();
                 let next = parts.next();
+                // A batch's commit runs while the next part is prepared. The
+                // last one is left to `finish`, whose index commit runs beside
+                // the view build.
+                let commit = next.is_some() && uncommitted >= opts.batch_bytes;
+                if commit {
+                    uncommitted = 0;
+                }
+                let write = |store: &mut Store, summary: &mut IngestSummary| {
+                    let applied = store.apply(current, progress, summary)?;
+                    if commit {
+                        store.commit_written(summary)?;
+                    }
+                    Ok::<bool, StoreError>(applied)
+                };
                 let applied = match next {
-                    None => self.apply(current, progress, &mut summary)?,
+                    None => write(self, &mut summary)?,
                     Some(next) => {
                         let known = self.known_hashes(&next);
                         let ((p, secs), applied) = rayon::join(
                             || prepare_batch(next, known, opts),
-                            || self.apply(current, progress, &mut summary),
+                            || write(self, &mut summary),
                         );
                         summary.stages.prepare += secs;
                         ready = Some(p);
@@ -128,11 +142,6 @@ impl Store {
                     }
                 };
                 dirty |= applied;
-                uncommitted += bytes;
-                if uncommitted >= opts.batch_bytes || ready.is_none() {
-                    self.commit_written(&mut summary)?;
-                    uncommitted = 0;
-                }
             }
             Ok(())
         })?;

@@ -188,10 +188,11 @@ pub struct StageTimes {
     pub index: f64,
     /// Writing the documents' graph records.
     pub graph: f64,
-    /// Commits: index, manifest, replaced entries.
+    /// Commits of the batches before the last: index, manifest, replaced
+    /// entries (each overlapping the preparation of the next part).
     pub commit: f64,
-    /// Building the graph view of the whole store and writing its snapshot
-    /// (once, at the end).
+    /// The final commit (once, at the end): building the graph view of the
+    /// whole store and writing its snapshot, beside the last index commit.
     pub view: f64,
 }
 

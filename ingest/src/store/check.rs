@@ -84,13 +84,21 @@ impl Store {
                 Err(e) => v(format!("document {}: text unreadable: {e}", d.id)),
             }
         }
+        let by_id: HashMap<&str, &rlmkg_index::DocRecord> =
+            docs.iter().map(|d| (d.id.as_str(), d)).collect();
         let mut per_doc: HashMap<&str, u64> = HashMap::new();
         for c in &chunks {
             *per_doc.entry(c.doc.as_str()).or_default() += 1;
-            let ok = texts
-                .get(&c.doc)
-                .and_then(|t| t.get(c.start as usize..c.end as usize))
-                .is_some_and(|s| s == c.text);
+            // A chunk's text is read from its file's blob at `blob_offset`:
+            // it is `doc.text[start..end]` when that is where the document's
+            // bytes `start..end` lie, on character boundaries.
+            let ok = by_id.get(c.doc.as_str()).is_some_and(|d| {
+                d.file == c.file
+                    && c.blob_offset == d.blob_offset + c.start
+                    && texts
+                        .get(&c.doc)
+                        .is_some_and(|t| t.get(c.start as usize..c.end as usize).is_some())
+            });
             if !ok {
                 v(format!(
                     "chunk {}: text differs from document {} bytes {}..{}",

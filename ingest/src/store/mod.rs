@@ -14,7 +14,7 @@ pub(crate) mod write;
 
 pub use read::{MAX_HOPS, MAX_K};
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -26,11 +26,19 @@ use rlmkg_index::ChunkIndex;
 use crate::error::StoreError;
 use crate::manifest::{FileEntry, Manifest};
 
+/// Indexing threads of the store's tantivy writer. One: the pipeline's own
+/// threads (preparation, records, view) keep the other cores busy, and one
+/// thread writes one segment per commit instead of one per thread, which
+/// makes commits cheaper and searches faster (fewer segments to score).
+const INDEX_THREADS: usize = 1;
+
 /// An open store directory.
 pub struct Store {
     dir: PathBuf,
     manifest: Manifest,
-    committed: HashSet<String>,
+    /// The committed file ids, each with its path as shown to users (a
+    /// chunk's path is its file's: the index does not store it per chunk).
+    committed: HashMap<String, String>,
     listed: ListedDocs,
     index: ChunkIndex,
     graph: GraphStore,
@@ -102,7 +110,7 @@ impl Store {
         let is_new = fresh.is_none();
         let manifest = fresh.unwrap_or_default();
         std::fs::create_dir_all(dir.join("texts")).map_err(StoreError::io(dir.join("texts")))?;
-        let index = ChunkIndex::open_or_create(&dir.join("index"), 2)?;
+        let index = ChunkIndex::open_or_create(&dir.join("index"), INDEX_THREADS)?;
         let graph = GraphStore::open(&dir.join("graph"), true)?;
         let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
         store.recover(is_new)?;
@@ -119,7 +127,7 @@ impl Store {
     ) -> Store {
         let mut store = Store {
             dir: dir.to_path_buf(),
-            committed: HashSet::new(),
+            committed: HashMap::new(),
             listed: ListedDocs::default(),
             manifest,
             index,
@@ -214,7 +222,12 @@ impl Store {
     }
 
     fn refresh_committed(&mut self) {
-        self.committed = self.manifest.files.values().map(|f| f.id.clone()).collect();
+        self.committed = self
+            .manifest
+            .files
+            .values()
+            .map(|f| (f.id.clone(), f.display.clone()))
+            .collect();
         self.listed = ListedDocs::of(&self.manifest);
     }
 
@@ -235,7 +248,7 @@ impl Store {
     /// incomplete (the next ingest adds them again), and commit when anything
     /// changed or the view snapshot is missing.
     fn recover(&mut self, is_new: bool) -> Result<(), StoreError> {
-        let listed: BTreeSet<String> = self.committed.iter().cloned().collect();
+        let listed: BTreeSet<String> = self.committed.keys().cloned().collect();
         let in_index = self.index.files()?;
         let mut index_dirty = false;
         for f in in_index.difference(&listed) {
@@ -293,7 +306,7 @@ impl Store {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let stem = name.strip_suffix(".txt").unwrap_or(&name);
-                if !self.committed.contains(stem) {
+                if !self.committed.contains_key(stem) {
                     let _ = std::fs::remove_file(e.path());
                 }
             }

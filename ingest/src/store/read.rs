@@ -3,6 +3,7 @@
 //! Everything reads the last committed state only.
 
 use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
@@ -22,7 +23,12 @@ pub const MAX_HOPS: usize = 6;
 
 impl Store {
     pub(super) fn is_committed(&self, file: &str) -> bool {
-        self.committed.contains(file)
+        self.committed.contains_key(file)
+    }
+
+    /// The path of a committed file, as shown to users.
+    fn path_of(&self, file: &str) -> String {
+        self.committed.get(file).cloned().unwrap_or_default()
     }
 
     /// BM25 search over chunks (titles included).
@@ -31,17 +37,42 @@ impl Store {
         let hits = self
             .index
             .search_where(query, k, &|c| self.is_committed(&c.file))?;
-        Ok(hits
-            .into_iter()
-            .map(|h| SearchHit {
-                id: h.chunk.id,
-                doc: h.chunk.doc,
-                title: h.chunk.title,
-                path: h.chunk.path,
-                score: h.score,
-                text: h.chunk.text,
+        hits.into_iter()
+            .map(|h| {
+                Ok(SearchHit {
+                    text: self.chunk_text(&h.chunk)?,
+                    path: self.path_of(&h.chunk.file),
+                    id: h.chunk.id,
+                    doc: h.chunk.doc,
+                    title: h.chunk.title,
+                    score: h.score,
+                })
             })
-            .collect())
+            .collect()
+    }
+
+    /// The text of a chunk, read from its file's text blob (the one copy:
+    /// the index does not store it). A blob gone while its file is listed
+    /// means a writer replaced the file since this reader read the manifest.
+    fn chunk_text(&self, c: &ChunkRecord) -> Result<String, StoreError> {
+        let p = self.blob_path(&c.file);
+        let buf = read_range(&p, c.blob_offset, c.len()).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                StoreError::Changed(self.dir.clone())
+            } else {
+                StoreError::Io {
+                    path: p.clone(),
+                    source: e,
+                }
+            }
+        })?;
+        String::from_utf8(buf).map_err(|_| {
+            StoreError::Invalid(format!(
+                "chunk {}: its text in {} is not on character boundaries",
+                c.id,
+                p.display()
+            ))
+        })
     }
 
     fn chunk_record(&self, id: &str) -> Result<ChunkRecord, StoreError> {
@@ -88,19 +119,20 @@ impl Store {
         }
         let c = self.chunk_record(chunk_id)?;
         let d = self.doc_record(&c.doc)?;
+        let text = self.chunk_text(&c)?;
         let meta: DocMeta = serde_json::from_str(&d.meta).unwrap_or_default();
         let mode = SegmentMode::for_format(&d.format);
         let base = c.start as usize;
         let mut all = Vec::new();
         let mut line = c.line_start as u32;
         let mut pos = 0usize;
-        for (k, (a, b)) in sentences(&c.text, mode).into_iter().enumerate() {
-            line = line_at(&c.text, pos, line, a);
+        for (k, (a, b)) in sentences(&text, mode).into_iter().enumerate() {
+            line = line_at(&text, pos, line, a);
             pos = a;
-            let line_end = line_at(&c.text, a, line, b);
+            let line_end = line_at(&text, a, line, b);
             all.push(SentenceSpan {
                 id: format!("{chunk_id}.s{}", k + 1),
-                text: c.text[a..b].to_string(),
+                text: text[a..b].to_string(),
                 start: base + a,
                 end: base + b,
                 line_start: line,
@@ -110,7 +142,7 @@ impl Store {
             });
         }
         let (sentences, text, start, end) = match range {
-            None => (all, c.text.clone(), base, c.end as usize),
+            None => (all, text.clone(), base, c.end as usize),
             Some((a, b)) => {
                 if b > all.len() {
                     return Err(StoreError::UnknownId(format!(
@@ -120,7 +152,7 @@ impl Store {
                 }
                 let sel: Vec<SentenceSpan> = all[a - 1..b].to_vec();
                 let (s, e) = (sel[0].start, sel[sel.len() - 1].end);
-                (sel, c.text[s - base..e - base].to_string(), s, e)
+                (sel, text[s - base..e - base].to_string(), s, e)
             }
         };
         Ok(Passage {
@@ -214,12 +246,12 @@ impl Store {
                 continue;
             };
             out.push(RankedChunk {
+                text: self.chunk_text(&c)?,
+                path: self.path_of(&c.file),
                 id,
                 doc: c.doc,
                 title: c.title,
-                path: c.path,
                 score,
-                text: c.text,
             });
         }
         Ok(out)
@@ -267,23 +299,21 @@ impl Store {
     }
 
     pub(super) fn read_blob(&self, d: &DocRecord) -> Result<String, StoreError> {
-        use std::io::{Read, Seek, SeekFrom};
         let p = self.blob_path(&d.file);
-        let mut f = std::fs::File::open(&p).map_err(StoreError::io(&p))?;
-        f.seek(SeekFrom::Start(d.blob_offset))
-            .map_err(StoreError::io(&p))?;
-        // Sized by what the file holds, not by the record's claim.
-        let mut buf = Vec::new();
-        f.take(d.bytes)
-            .read_to_end(&mut buf)
-            .map_err(StoreError::io(&p))?;
-        if buf.len() as u64 != d.bytes {
-            return Err(StoreError::Invalid(format!(
-                "document {}: text file {} is shorter than recorded",
-                d.id,
-                p.display()
-            )));
-        }
+        let buf = read_range(&p, d.blob_offset, d.bytes).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                StoreError::Invalid(format!(
+                    "document {}: text file {} is shorter than recorded",
+                    d.id,
+                    p.display()
+                ))
+            } else {
+                StoreError::Io {
+                    path: p.clone(),
+                    source: e,
+                }
+            }
+        })?;
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
@@ -311,12 +341,28 @@ impl Store {
 
     /// The texts of every committed chunk (for benchmarks comparing against bare tantivy).
     pub fn chunk_texts(&self) -> Result<Vec<String>, StoreError> {
-        Ok(self
-            .index
+        self.index
             .chunks()?
             .into_iter()
             .filter(|c| self.is_committed(&c.file))
-            .map(|c| c.text)
-            .collect())
+            .map(|c| self.chunk_text(&c))
+            .collect()
     }
+}
+
+/// `len` bytes of the file at `path` from byte `offset`; an error when the
+/// file holds fewer (sized by what is read, not by the claim).
+pub(super) fn read_range(path: &Path, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut buf = Vec::new();
+    f.take(len).read_to_end(&mut buf)?;
+    if buf.len() as u64 != len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("{} is shorter than recorded", path.display()),
+        ));
+    }
+    Ok(buf)
 }

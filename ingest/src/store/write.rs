@@ -244,6 +244,7 @@ impl Store {
                 chunk_count: d.chunks.len() as u64,
                 meta: serde_json::to_string(&d.meta).unwrap_or_default(),
             })?;
+            let doc_offset = offset;
             offset += d.text.len() as u64;
             let first = chunk_first;
             chunk_first += d.chunks.len() as u64;
@@ -256,17 +257,19 @@ impl Store {
                     )));
                 };
                 let id = chunk_id(k);
-                self.index.add_chunk(&ChunkRecord {
-                    id: id.clone(),
-                    file: entry.id.clone(),
-                    doc: doc_id.clone(),
-                    title: d.title.clone(),
-                    path: display.to_string(),
-                    text: text.to_string(),
-                    start: c.start as u64,
-                    end: c.end as u64,
-                    line_start: u64::from(c.line_start),
-                })?;
+                self.index.add_chunk(
+                    &ChunkRecord {
+                        id: id.clone(),
+                        file: entry.id.clone(),
+                        doc: doc_id.clone(),
+                        title: d.title.clone(),
+                        start: c.start as u64,
+                        end: c.end as u64,
+                        line_start: u64::from(c.line_start),
+                        blob_offset: doc_offset + c.start as u64,
+                    },
+                    text,
+                )?;
                 chunks.push(ChunkSpan {
                     id,
                     start: c.start as u64,

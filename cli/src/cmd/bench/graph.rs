@@ -119,7 +119,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let chunks_wanted: usize = if args.quick { 10_000 } else { 100_000 };
     let dir = args.work_dir.join(format!("bench-graph-{chunks_wanted}"));
     let store_dir = dir.join("store");
-    if !store_dir.join("manifest.json").exists() {
+    // A store of an older format (or a broken one) is generated again.
+    if Store::open_read(&store_dir).is_err() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         // Documents of ~5 chunks (about 200 tokens each) in JSONL files.

@@ -152,7 +152,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let st = &s.stages;
     let stages = format!(
         "walk {:.2} s, prepare {:.2} s (overlapped), index {:.2} s, graph records {:.2} s, \
-         commit {:.2} s, view snapshot {:.2} s",
+         batch commits {:.2} s, final commit with the view snapshot {:.2} s",
         st.walk, st.prepare, st.index, st.graph, st.commit, st.view
     );
     Ok(vec![
