@@ -1676,7 +1676,6 @@ pub(crate) fn totals(claims: &[ClaimReport]) -> Totals {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use crate::source::MemorySource;
 

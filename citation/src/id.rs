@@ -185,7 +185,6 @@ fn merge_adjacent(text: &str, groups: Vec<CitationGroup>) -> Vec<CitationGroup> 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     fn p(s: &str) -> Option<String> {

@@ -199,7 +199,6 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use std::cell::Cell;
 
     use super::*;

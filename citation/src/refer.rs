@@ -121,7 +121,6 @@ pub(crate) fn referent_stems(sentence: &Analysis, refs: &Referents) -> HashSet<S
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     fn refs(previous: &str, heading: &str, title: &str) -> Referents {

@@ -445,7 +445,6 @@ fn is_connective(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     fn show(answer: &str) -> Vec<(String, Vec<String>, bool)> {

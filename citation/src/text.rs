@@ -1022,7 +1022,6 @@ const STOPWORDS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     #[test]

@@ -632,7 +632,6 @@ pub fn rlm_config(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]

@@ -672,7 +672,6 @@ fn lit_u64(t: &Term) -> Option<u64> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use crate::model::{ChunkSpan, EntityDecl, EvidenceSpan, MentionDecl, RelationDecl};
     use crate::records::percent_decode;

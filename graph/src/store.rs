@@ -209,7 +209,6 @@ impl GraphStore {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use crate::rdf::tests::doc;
 

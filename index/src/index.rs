@@ -544,7 +544,6 @@ pub fn bare_index_throughput<'a>(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     fn chunk(id: &str, file: &str, text: &str) -> ChunkRecord {

@@ -193,7 +193,6 @@ fn breaks_after_term(b: &[u8], t: usize, close_end: usize, e: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
     use proptest::prelude::*;
 

@@ -298,7 +298,6 @@ pub fn floor_boundary(s: &str, i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     fn sents(t: &str) -> Vec<&str> {
@@ -350,7 +349,6 @@ mod tests {
 /// read-time numbering computes by segmenting the chunk text again.
 #[cfg(test)]
 mod chunk_sentences_tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     /// Pieces of adversarial prose: abbreviations, initials, quotes, closing

@@ -319,7 +319,6 @@ fn cached_tokenizer(hub: &Path, repo: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
     #[test]

@@ -90,7 +90,6 @@ pub fn short_hash(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::model::{FinishReason, Message, Usage};
 

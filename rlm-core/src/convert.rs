@@ -166,7 +166,6 @@ pub fn from_json(v: &Value) -> MontyObject {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

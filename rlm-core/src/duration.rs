@@ -63,7 +63,6 @@ pub fn scale(d: Duration, factor: f64) -> Duration {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -434,7 +434,6 @@ pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

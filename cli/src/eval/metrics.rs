@@ -129,7 +129,6 @@ pub fn citation_precision_recall(cited: &[String], gold: &[String]) -> (Option<f
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 

@@ -615,7 +615,6 @@ impl Summary {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::eval::dataset::convert_text;

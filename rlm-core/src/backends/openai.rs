@@ -487,7 +487,6 @@ fn transport_error(e: &reqwest::Error) -> ModelError {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
