@@ -35,13 +35,9 @@
 //! ```
 
 mod ask;
-pub mod cli;
-mod cmd;
-mod eval;
+pub mod eval;
 mod handle;
 mod heuristic;
-pub mod model_args;
-mod out;
 mod spans;
 
 use std::path::Path;
@@ -50,14 +46,16 @@ use anyhow::Context as _;
 
 pub use ask::{Answer, AskError, AskOptions, Method, Models, Strategy, ask};
 pub use handle::StoreHandle;
+pub use heuristic::short::{AnswerType, ShortAnswer};
 pub use heuristic::{Evidence, Exploration, ExploreOptions, explore, extractive_answer};
 pub use rlm_core::{LanguageModel, RlmConfig};
 pub use rlmkg_citation::{CheckOptions, ClaimReport, Report, Verdict};
 pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
+pub use spans::StoreSpans;
 
 /// Open the store at `dir` for reading, with a clear error when there is none:
 /// the one way every command opens a store to read.
-pub(crate) fn open_store_read(dir: &Path) -> anyhow::Result<Store> {
+pub fn open_store_read(dir: &Path) -> anyhow::Result<Store> {
     if !dir.exists() {
         anyhow::bail!(
             "no store at {}: run `rlmkg ingest PATH…` first, or pass --store DIR",

@@ -4,7 +4,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod cli;
+mod cmd;
+mod model_args;
+mod out;
+
 fn main() -> ExitCode {
-    let cli = rlmkg::cli::Cli::parse();
-    rlmkg::cli::run(cli)
+    let parsed = cli::Cli::parse();
+    cli::run(parsed)
 }

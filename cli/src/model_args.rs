@@ -241,8 +241,6 @@ pub enum Source {
     StoreFile(PathBuf),
     /// The user config file.
     UserFile(PathBuf),
-    /// Built in.
-    Default,
 }
 
 impl std::fmt::Display for Source {
@@ -251,7 +249,6 @@ impl std::fmt::Display for Source {
             Self::Flag => write!(f, "flag"),
             Self::Env(v) => write!(f, "env {v}"),
             Self::StoreFile(p) | Self::UserFile(p) => write!(f, "{}", p.display()),
-            Self::Default => write!(f, "default"),
         }
     }
 }
@@ -274,8 +271,8 @@ impl Settings {
     }
 
     /// A duration setting in seconds (finite, positive, at most 30 days).
-    fn duration(&self, key: &str) -> anyhow::Result<Option<Duration>> {
-        let Some(secs) = self.parse::<f64>(key)? else {
+    fn duration(&self, key: &str, secs: Option<f64>) -> anyhow::Result<Option<Duration>> {
+        let Some(secs) = secs else {
             return Ok(None);
         };
         let src = self
@@ -459,7 +456,7 @@ pub fn resolve_with(
     }
     // Bad durations are usage errors here, before any backend is built.
     for key in ["timeout", "max_seconds"] {
-        s.duration(key)?;
+        s.duration(key, s.parse(key)?)?;
     }
     Ok(s)
 }
@@ -496,7 +493,7 @@ fn sampling(t: &Typed) -> Sampling {
 /// Build the backends the settings select (see the module documentation).
 pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
     let t = s.typed()?;
-    let timeout = s.duration("timeout")?;
+    let timeout = s.duration("timeout", t.timeout)?;
     let http = |base: &str,
                 model: &str,
                 key: Option<&str>,
@@ -606,7 +603,9 @@ pub fn rlm_config(
         max_depth: t.max_depth.unwrap_or(d.max_depth),
         max_sub_calls: t.max_sub_calls.or(d.max_sub_calls),
         max_total_tokens: t.max_total_tokens,
-        max_wall_time: s.duration("max_seconds")?.or(d.max_wall_time),
+        max_wall_time: s
+            .duration("max_seconds", t.max_seconds)?
+            .or(d.max_wall_time),
         max_cost: match t.max_cost {
             Some(c) if !(c.is_finite() && c >= 0.0) => {
                 anyhow::bail!("setting max_cost = {c}: it must be a finite number >= 0")

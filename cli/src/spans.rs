@@ -10,13 +10,13 @@ use rlmkg_citation::{CitationId, Referents, Source, SourceError, SourceSentence,
 use rlmkg_ingest::{Store, StoreError};
 
 /// A read-only store resolving citation ids.
-pub(crate) struct StoreSpans {
+pub struct StoreSpans {
     store: Arc<Store>,
 }
 
 impl StoreSpans {
     /// Open the store at `dir` for reading.
-    pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
         let store = crate::open_store_read(dir)?;
         Ok(Self {
             store: Arc::new(store),
@@ -24,7 +24,7 @@ impl StoreSpans {
     }
 
     /// Share an already open store (`ask` checks its answers in-process).
-    pub(crate) fn new(store: Arc<Store>) -> Self {
+    pub fn new(store: Arc<Store>) -> Self {
         Self { store }
     }
 }

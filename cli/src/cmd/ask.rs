@@ -7,10 +7,10 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::ask::{self, AskError, AskOptions, Method, Models, Strategy};
 use crate::cli::{GlobalArgs, exit};
 use crate::cmd::ExitError;
 use crate::model_args::{self, ModelArgs};
+use rlmkg::{AskError, AskOptions, Method, Models, Strategy};
 
 /// What to do about [`AskError::NoRootModel`] on the command line.
 pub(crate) const NO_ROOT_ADVICE: &str =
@@ -42,7 +42,7 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if args.question.trim().is_empty() {
         anyhow::bail!("the question is empty");
     }
-    let store = crate::open_store_read(&global.store)?;
+    let store = rlmkg::open_store_read(&global.store)?;
     let settings = model_args::resolve(&args.model, &global.store)?;
     let backends =
         model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
@@ -76,7 +76,7 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     };
     let answer = runtime
-        .block_on(ask::ask(
+        .block_on(rlmkg::ask(
             Arc::new(store),
             &args.question,
             &models,

@@ -11,29 +11,28 @@
 //! to `OUT/traces/<question id>.jsonl`.
 //!
 //! A WiCE file (claims with cited pages and human labels) is scored by the
-//! citation checker instead ([`crate::eval::wice`]; `--judge` adds the model judge).
+//! citation checker instead (`eval_wice`; `--judge` adds the model judge).
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::ask::{AskError, AskOptions, Models, Strategy};
+use super::eval_wice::{self, WiceArgs};
 use crate::cli::GlobalArgs;
 use crate::cmd::ExitError;
-use crate::eval::dataset::{self, DatasetError, DatasetFormat};
-use crate::eval::runner::{AskRunner, RunConfig};
-use crate::eval::score::{
+use crate::model_args::{self, ModelArgs};
+use rlmkg::eval::dataset::{self, DatasetError, DatasetFormat};
+use rlmkg::eval::runner::{AskRunner, RunConfig};
+use rlmkg::eval::score::{
     GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
 };
-use crate::eval::store::open_and_ingest;
-use crate::eval::wice::WiceArgs;
-use crate::model_args::{self, ModelArgs};
+use rlmkg::eval::store::open_and_ingest;
+use rlmkg::{AskError, AskOptions, Models, Strategy};
 
 /// Arguments of `rlmkg eval`.
 #[derive(Debug, Args)]
@@ -42,8 +41,9 @@ pub struct EvalArgs {
     /// `{question, answer, answer_aliases?, gold_titles}` (then pass `--corpus`),
     /// or WiCE claims (scores the citation checker against human labels).
     pub dataset: PathBuf,
-    /// The dataset shape (default: detected from the first record).
-    #[arg(long, value_enum)]
+    /// The dataset shape (default: detected from the first record) [possible
+    /// values: hotpotqa, musique, jsonl, wice].
+    #[arg(long)]
     pub format: Option<DatasetFormat>,
     /// Files or directories to ingest as the corpus instead of the dataset's pooled
     /// passages (required for plain JSONL; gold titles then match document titles,
@@ -130,7 +130,7 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
         strategy_name(asked),
         strategy_name(strategy),
         &models,
-        &settings,
+        &|k: &str| settings.get(k).map(str::to_owned),
     );
     let opts = AskOptions {
         strategy,
@@ -220,7 +220,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             judge: args.judge,
             model: &args.model,
         };
-        return crate::eval::wice::run(&wice_args, global);
+        return eval_wice::run(&wice_args, global);
     }
     let (format, ds) =
         loaded.with_context(|| format!("cannot convert {}", args.dataset.display()))?;
@@ -275,7 +275,8 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             store_dir.display()
         );
     }
-    let store = open_and_ingest(&store_dir, &inputs, global.quiet)?;
+    let progress = crate::out::IngestProgress::new(global.quiet, global.quiet);
+    let store = open_and_ingest(&store_dir, &inputs, &progress)?;
     let documents = store.document_count()?;
     let traces = out.join("traces");
     let (runner, run_config): (Option<Box<dyn QuestionRunner>>, Option<RunConfig>) = match setup {
@@ -328,17 +329,11 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let resumed = records.len();
 
     let mut file = open_append(&results)?;
-    let bar = if global.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(todo.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} {pos}/{len} questions [{elapsed_precise}] {wide_bar} {msg}",
-        ) {
-            bar.set_style(style);
-        }
-        bar
-    };
+    let bar = crate::out::bar(
+        todo.len() as u64,
+        "{spinner} {pos}/{len} questions [{elapsed_precise}] {wide_bar} {msg}",
+        global.quiet,
+    );
     let resolver = GoldResolver::new(&ds);
     for q in &todo {
         bar.set_message(q.id.clone());

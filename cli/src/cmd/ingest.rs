@@ -1,14 +1,11 @@
 //! `rlmkg ingest`: files and directories into the store, with a progress bar on
 //! a terminal and a summary (`--json` for machine output).
 
-use std::io::IsTerminal;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use rlmkg_ingest::{IngestOptions, Progress, Store, TokenCounter};
+use rlmkg_ingest::{IngestOptions, Store, TokenCounter};
 
 use crate::cli::GlobalArgs;
 
@@ -53,45 +50,9 @@ pub struct IngestArgs {
     pub batch_bytes: u64,
 }
 
-/// Progress on stderr: a bar on a terminal, warnings as lines.
-struct CliProgress {
-    bar: Option<ProgressBar>,
-    quiet: bool,
-    warnings: AtomicU64,
-}
-
-impl Progress for CliProgress {
-    fn start(&self, total_files: u64) {
-        if let Some(b) = &self.bar {
-            b.set_length(total_files);
-        }
-    }
-    fn file_done(&self, _path: &Path, bytes: u64) {
-        if let Some(b) = &self.bar {
-            b.inc(1);
-            b.set_message(format!("{:.1} MB", bytes as f64 / 1e6));
-        }
-    }
-    fn warn(&self, msg: &str) {
-        self.warnings.fetch_add(1, Ordering::Relaxed);
-        if self.quiet {
-            return;
-        }
-        match &self.bar {
-            Some(b) => b.suspend(|| eprintln!("warning: {msg}")),
-            None => eprintln!("warning: {msg}"),
-        }
-    }
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
-}
-
-/// Open the store for reading, with a helpful error ([`crate::open_store_read`]).
+/// Open the store for reading, with a helpful error ([`rlmkg::open_store_read`]).
 pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
-    crate::open_store_read(&global.store)
+    rlmkg::open_store_read(&global.store)
 }
 
 /// Run `rlmkg ingest`.
@@ -122,20 +83,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         tokens,
         max_file_bytes: args.max_file_size,
     };
-    let bar = (std::io::stderr().is_terminal() && !global.quiet && !global.json).then(|| {
-        let b = ProgressBar::new(0);
-        if let Ok(style) =
-            ProgressStyle::with_template("{spinner} [{bar:40}] {pos}/{len} files {elapsed} {msg}")
-        {
-            b.set_style(style.progress_chars("=> "));
-        }
-        b
-    });
-    let progress = CliProgress {
-        bar,
-        quiet: global.quiet,
-        warnings: AtomicU64::new(0),
-    };
+    let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json);
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&s)?)?;

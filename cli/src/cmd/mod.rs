@@ -6,6 +6,7 @@ pub mod bench;
 pub mod config;
 pub mod entity;
 pub mod eval;
+pub mod eval_wice;
 pub mod export;
 pub mod ingest;
 pub mod model;

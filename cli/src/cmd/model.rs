@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use rlm_core::embedded::{self, InstalledModel, PullError, PullSource};
 
 use crate::cli::GlobalArgs;
@@ -52,20 +51,12 @@ fn pull(args: PullArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         Some(path) => PullSource::File(path),
         None => PullSource::parse(args.name.as_deref())?,
     };
-    let bar = if global.quiet || global.json {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        bar.set_message("downloading");
-        bar
-    };
+    let bar = crate::out::bar(
+        0,
+        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+        global.quiet || global.json,
+    );
+    bar.set_message("downloading");
     let progress = |done: u64, total: u64| {
         if total > 0 && bar.length() != Some(total) {
             bar.set_length(total);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The input shapes `rlmkg eval` understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DatasetFormat {
     /// HotpotQA: `{_id, question, answer, supporting_facts: [[title, sent]], context: [[title, [sentences]]]}`.
@@ -23,14 +23,38 @@ pub enum DatasetFormat {
     Wice,
 }
 
-impl fmt::Display for DatasetFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl DatasetFormat {
+    /// Every format, in the order they are shown.
+    pub const ALL: [DatasetFormat; 4] = [Self::Hotpotqa, Self::Musique, Self::Jsonl, Self::Wice];
+
+    /// The format's name (`hotpotqa`, `musique`, `jsonl`, `wice`).
+    pub fn name(self) -> &'static str {
+        match self {
             Self::Hotpotqa => "hotpotqa",
             Self::Musique => "musique",
             Self::Jsonl => "jsonl",
             Self::Wice => "wice",
-        })
+        }
+    }
+}
+
+impl fmt::Display for DatasetFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for DatasetFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown format {s:?} (expected {})", names.join(", "))
+            })
     }
 }
 

@@ -1,7 +1,6 @@
 //! Evaluation on multi-hop QA datasets (SPEC §9): dataset converters, answer and
 //! retrieval metrics, per-question scoring, and answer runs through the `ask`
-//! engine, and the citation checker's agreement with WiCE labels. `cmd::eval`
-//! drives it.
+//! engine. The `rlmkg eval` command drives it (and scores WiCE files itself).
 
 pub mod dataset;
 pub mod metrics;
@@ -9,4 +8,3 @@ pub mod runner;
 pub mod score;
 pub mod seeds;
 pub mod store;
-pub mod wice;

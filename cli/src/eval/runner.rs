@@ -232,15 +232,14 @@ impl RunConfig {
         strategy: &str,
         effective: &str,
         models: &Models,
-        settings: &crate::model_args::Settings,
+        settings: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
         let name = |m: &Option<Arc<dyn rlm_core::LanguageModel>>, key: &str| {
             m.as_ref().map(|m| {
                 let id = m.id();
                 if id.starts_with("openai:") {
-                    settings
-                        .get(key)
-                        .or(settings.get("model"))
+                    settings(key)
+                        .or_else(|| settings("model"))
                         .map_or(id.clone(), |n| format!("openai:{n}"))
                 } else {
                     id
@@ -251,7 +250,7 @@ impl RunConfig {
         let sub_model = name(&models.sub, "sub_model");
         let settings = ANSWER_KEYS
             .iter()
-            .filter_map(|k| settings.get(k).map(|v| ((*k).to_owned(), v.to_owned())))
+            .filter_map(|k| settings(k).map(|v| ((*k).to_owned(), v)))
             .collect();
         Self {
             strategy: strategy.to_owned(),

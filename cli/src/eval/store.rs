@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use rlmkg_ingest::{IngestOptions, Progress, Store};
 
 use super::score::{Retrieval, RetrievedDoc, distinct_docs};
@@ -16,46 +15,18 @@ pub struct StoreRetrieval {
     store: Arc<Store>,
 }
 
-/// Ingest progress on a terminal bar (hidden when quiet or not a terminal).
-struct Bar(ProgressBar);
-
-impl Progress for Bar {
-    fn start(&self, total_files: u64) {
-        self.0.set_length(total_files);
-    }
-    fn file_done(&self, _path: &Path, _bytes: u64) {
-        self.0.inc(1);
-    }
-    fn warn(&self, msg: &str) {
-        self.0.suspend(|| eprintln!("warning: {msg}"));
-    }
-    fn finish(&self) {
-        self.0.finish_and_clear();
-    }
-}
-
-/// Open (or create) the store at `dir` and bring it up to date with `inputs`.
+/// Open (or create) the store at `dir` and bring it up to date with `inputs`,
+/// reporting to `progress`.
 /// Unchanged inputs are skipped by content hash, so a rerun costs little.
 pub fn open_and_ingest(
     dir: &Path,
     inputs: &[PathBuf],
-    quiet: bool,
+    progress: &dyn Progress,
 ) -> anyhow::Result<StoreRetrieval> {
     let mut store = Store::create_or_open(dir)
         .with_context(|| format!("cannot open the store {}", dir.display()))?;
-    let bar = if quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(0);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} ingest {pos}/{len} files [{elapsed_precise}] {wide_bar}",
-        ) {
-            bar.set_style(style);
-        }
-        bar
-    };
     store
-        .ingest(inputs, &IngestOptions::default(), &Bar(bar))
+        .ingest(inputs, &IngestOptions::default(), progress)
         .with_context(|| format!("cannot ingest the corpus into {}", dir.display()))?;
     Ok(StoreRetrieval {
         store: Arc::new(store),

@@ -7,12 +7,11 @@
 //! `OUT/results-wice.jsonl`.
 
 use std::fs;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use rlmkg_citation::wice::{self, WiceLabel, WiceReport};
 use rlmkg_citation::{CheckOptions, Judge, Report, Verdict};
 use serde::Serialize;
@@ -107,17 +106,11 @@ pub fn run(args: &WiceArgs<'_>, global: &GlobalArgs) -> anyhow::Result<u8> {
     let results = args.out.join("results-wice.jsonl");
     let mut file = fs::File::create(&results)
         .with_context(|| format!("cannot write {}", results.display()))?;
-    let bar = if global.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(records.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} {pos}/{len} claims [{elapsed_precise}] {wide_bar} {msg}",
-        ) {
-            bar.set_style(style);
-        }
-        bar
-    };
+    let bar = crate::out::bar(
+        records.len() as u64,
+        "{spinner} {pos}/{len} claims [{elapsed_precise}] {wide_bar} {msg}",
+        global.quiet,
+    );
     let mut stats = JudgeStats {
         id: judge.as_ref().map(Judge::id).unwrap_or_default(),
         ..JudgeStats::default()
