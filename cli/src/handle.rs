@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
+use rlmkg_citation::CitationId;
 use rlmkg_ingest::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -116,15 +117,24 @@ const FUNCTIONS: &[Function] = &[
         params: &[req("id")],
         doc: "text of a chunk 'c12', sentence 'c12.s3' or range 'c12.s2-s4', each sentence prefixed by its [id]",
         body: |h, a| {
-            let id = a.str("id")?;
-            let chunk = id.split('.').next().unwrap_or(id);
-            if !h.in_scope(chunk) {
-                return Err(HandleError::NotFound(format!("{id} is outside this scope")));
+            let raw = a.str("id")?;
+            // The citation parser reads the id (tolerantly: `C12.S3`, `c12.3`);
+            // the store gets its canonical form, or the raw text to reject.
+            let parsed = raw.parse::<CitationId>().ok();
+            let id = parsed.map_or_else(|| raw.to_owned(), |c| c.to_string());
+            let inside = match parsed {
+                Some(c) => h.in_scope(&CitationId::chunk(c.chunk).to_string()),
+                None => h.scope.is_none(),
+            };
+            if !inside {
+                return Err(HandleError::NotFound(format!(
+                    "{raw} is outside this scope"
+                )));
             }
-            let passage = h.store.read(id).map_err(store_err)?;
+            let passage = h.store.read(&id).map_err(store_err)?;
             Ok(HandleReply::showing(
                 Value::String(heuristic::mark_sentences(&passage)),
-                vec![id.to_owned()],
+                vec![id],
             ))
         },
     },
@@ -393,9 +403,8 @@ impl ContextHandle for StoreHandle {
     fn scoped(&self, ids: &[String]) -> Result<Arc<dyn ContextHandle>, HandleError> {
         let mut chunks = HashSet::new();
         for id in ids {
-            let head = id.split('.').next().unwrap_or(id);
-            if head.starts_with('c') && head[1..].chars().all(|c| c.is_ascii_digit()) {
-                chunks.insert(head.to_owned());
+            if let Ok(c) = id.parse::<CitationId>() {
+                chunks.insert(CitationId::chunk(c.chunk).to_string());
                 continue;
             }
             // An entity: the chunks that mention it are in scope.
