@@ -29,12 +29,11 @@ pub enum Strategy {
     Heuristic,
 }
 
-impl Strategy {
-    /// Every strategy, in the order they are shown.
-    pub const ALL: [Strategy; 3] = [Strategy::Auto, Strategy::Rlm, Strategy::Heuristic];
+impl crate::named::Named for Strategy {
+    const ALL: &'static [Self] = &[Self::Auto, Self::Rlm, Self::Heuristic];
+    const WHAT: &'static str = "strategy";
 
-    /// The strategy's name (`auto`, `rlm`, `heuristic`).
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Self::Auto => "auto",
             Self::Rlm => "rlm",
@@ -43,25 +42,7 @@ impl Strategy {
     }
 }
 
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Strategy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown strategy {s:?} (expected {})", names.join(", "))
-            })
-    }
-}
+crate::named::named_display_from_str!(Strategy);
 
 /// What actually produced the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

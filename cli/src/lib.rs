@@ -38,6 +38,7 @@ mod ask;
 pub mod eval;
 mod handle;
 mod heuristic;
+pub mod named;
 mod spans;
 
 use std::path::Path;

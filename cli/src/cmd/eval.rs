@@ -84,14 +84,6 @@ struct AnswerSetup {
     config: RunConfig,
 }
 
-fn strategy_name(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Auto => "auto",
-        Strategy::Rlm => "rlm",
-        Strategy::Heuristic => "heuristic",
-    }
-}
-
 /// Resolve settings and build the models before anything slow happens.
 fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Result<AnswerSetup> {
     let settings = model_args::resolve(&args.model, store_dir)?;
@@ -127,8 +119,8 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
         sub: backends.sub,
     };
     let config = RunConfig::describe(
-        strategy_name(asked),
-        strategy_name(strategy),
+        rlmkg::named::Named::name(asked),
+        rlmkg::named::Named::name(strategy),
         &models,
         &|k: &str| settings.get(k).map(str::to_owned),
     );

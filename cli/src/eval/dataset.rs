@@ -2,7 +2,6 @@
 //! shape ([`Dataset`]), and the pooled corpus written once for ingest.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -23,12 +22,11 @@ pub enum DatasetFormat {
     Wice,
 }
 
-impl DatasetFormat {
-    /// Every format, in the order they are shown.
-    pub const ALL: [DatasetFormat; 4] = [Self::Hotpotqa, Self::Musique, Self::Jsonl, Self::Wice];
+impl crate::named::Named for DatasetFormat {
+    const ALL: &'static [Self] = &[Self::Hotpotqa, Self::Musique, Self::Jsonl, Self::Wice];
+    const WHAT: &'static str = "format";
 
-    /// The format's name (`hotpotqa`, `musique`, `jsonl`, `wice`).
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Self::Hotpotqa => "hotpotqa",
             Self::Musique => "musique",
@@ -38,25 +36,7 @@ impl DatasetFormat {
     }
 }
 
-impl fmt::Display for DatasetFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for DatasetFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown format {s:?} (expected {})", names.join(", "))
-            })
-    }
-}
+crate::named::named_display_from_str!(DatasetFormat);
 
 /// One passage of the pooled corpus (unique by title and text).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
