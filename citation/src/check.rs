@@ -1333,7 +1333,10 @@ fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> 
             .filter(|p| !p.is_empty())
             .collect();
         let found = |p: &str| norm_src.contains(p) || loose_src.contains(&loose(p));
-        if q.split_whitespace().count() >= 2 && !pieces.iter().all(|p| found(p)) {
+        // A title with a subtitle ("Maiden Heaven: A Tribute to Iron Maiden") is
+        // often cited by its main title alone.
+        let by_main_title = main_title(q).is_some_and(found);
+        if q.split_whitespace().count() >= 2 && !by_main_title && !pieces.iter().all(|p| found(p)) {
             let detail = format!("quote \"{q}\" is not verbatim in the cited text");
             reasons.push(Reason::new(ReasonKind::Quote, detail));
             bad.push(q.to_string());
@@ -1341,6 +1344,19 @@ fn quote_check(claim_text: &str, full_text: &str, reasons: &mut Vec<Reason>) -> 
         parts.next();
     }
     bad
+}
+
+/// The main title of a quoted title with a subtitle: "Main: Sub" or "Main - Sub",
+/// both parts capitalized (a quoted sentence goes on in lower case after a colon).
+fn main_title(q: &str) -> Option<&str> {
+    let (head, tail) = q.split_once(": ").or_else(|| q.split_once(" - "))?;
+    let capital = |t: &str| {
+        t.trim()
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+    };
+    (capital(head) && capital(tail)).then(|| head.trim())
 }
 
 /// Lowercased words joined by single spaces, punctuation dropped, padded with spaces.
@@ -1678,6 +1694,18 @@ pub(crate) fn totals(claims: &[ClaimReport]) -> Totals {
 mod tests {
     use super::*;
     use crate::source::MemorySource;
+
+    #[test]
+    fn main_title_of_a_quoted_title() {
+        assert_eq!(
+            main_title("Maiden Heaven: A Tribute to Iron Maiden"),
+            Some("Maiden Heaven")
+        );
+        assert_eq!(main_title("Mockingjay - Part 2"), Some("Mockingjay"));
+        assert_eq!(main_title("the plan: we lost"), None);
+        assert_eq!(main_title("The plan: we lost"), None);
+        assert_eq!(main_title("Diamond Eyes"), None);
+    }
 
     fn src() -> MemorySource {
         let mut m = MemorySource::new();

@@ -4,7 +4,9 @@
 //! `overreach` as `partially_supported`: an overreaching clause paraphrases a cited
 //! sentence and alters one specific, which WiCE's annotators call partial support.
 //! A claim split into several clauses is `supported` when every clause is,
-//! `not_supported` when none is even partly, else partial.
+//! `not_supported` when none is supported and most are not even partly (one
+//! partly supported clause among unsupported ones is a side detail, not the
+//! claim), else partial.
 
 use std::fmt;
 use std::path::Path;
@@ -165,8 +167,8 @@ pub fn explain(
 }
 
 /// The WiCE label of a checked claim (see the module docs): `supported` when every
-/// clause is, `not_supported` when none is even partly, else partial. Call it
-/// again after a judge changed verdicts.
+/// clause is, `not_supported` when none is supported and more than half are not
+/// even partly, else partial. Call it again after a judge changed verdicts.
 pub fn label_of(report: &Report) -> WiceLabel {
     let verdicts: Vec<Verdict> = report
         .claims
@@ -175,9 +177,15 @@ pub fn label_of(report: &Report) -> WiceLabel {
         .filter(|v| !matches!(v, Verdict::Exempt | Verdict::Uncited))
         .collect();
     let all = |f: fn(&Verdict) -> bool| !verdicts.is_empty() && verdicts.iter().all(f);
+    let unsupported = verdicts
+        .iter()
+        .filter(|v| matches!(v, Verdict::Unsupported | Verdict::Broken))
+        .count();
     if all(|v| *v == Verdict::Supported) {
         WiceLabel::Supported
-    } else if verdicts.is_empty() || all(|v| matches!(v, Verdict::Unsupported | Verdict::Broken)) {
+    } else if verdicts.is_empty()
+        || (2 * unsupported > verdicts.len() && !verdicts.contains(&Verdict::Supported))
+    {
         WiceLabel::NotSupported
     } else {
         WiceLabel::PartiallySupported
@@ -337,5 +345,45 @@ mod tests {
             .unwrap(),
             WiceLabel::NotSupported
         );
+    }
+
+    #[test]
+    fn labels_a_claim_from_its_clause_verdicts() {
+        use Verdict::*;
+        let ev = vec!["I am a keen tennis player.".to_string()];
+        let base = explain("He is a keen tennis player.", &ev, &CheckOptions::default())
+            .unwrap()
+            .report;
+        let label = |vs: &[Verdict]| {
+            let mut r = base.clone();
+            let clause = r.claims[0].clone();
+            r.claims = vs
+                .iter()
+                .map(|v| {
+                    let mut c = clause.clone();
+                    c.verdict = *v;
+                    c
+                })
+                .collect();
+            label_of(&r)
+        };
+        assert_eq!(label(&[Supported, Supported]), WiceLabel::Supported);
+        assert_eq!(label(&[Supported, Partial]), WiceLabel::PartiallySupported);
+        assert_eq!(label(&[Unsupported, Unsupported]), WiceLabel::NotSupported);
+        // One partly supported clause among unsupported ones: not supported.
+        assert_eq!(
+            label(&[Partial, Unsupported, Unsupported]),
+            WiceLabel::NotSupported
+        );
+        // Half or less unsupported, or any clause supported: partial.
+        assert_eq!(
+            label(&[Partial, Unsupported]),
+            WiceLabel::PartiallySupported
+        );
+        assert_eq!(
+            label(&[Supported, Unsupported, Unsupported]),
+            WiceLabel::PartiallySupported
+        );
+        assert_eq!(label(&[]), WiceLabel::NotSupported);
     }
 }
