@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rlm_core::{
-    CallCache, FallbackReason, LanguageModel, Meter, ModelClient, Rlm, RlmConfig, RlmError, Totals,
+    FallbackReason, LanguageModel, Meter, ModelClient, Rlm, RlmConfig, RlmError, Totals,
 };
 use rlmkg_citation::{CheckOptions, Report};
 use rlmkg_ingest::Store;
@@ -224,11 +224,8 @@ pub async fn ask(
         });
     }
     let composer = models.sub.as_ref().or(models.root.as_ref()).map(|m| {
-        ModelClient::new(Arc::clone(m))
-            .with_cache(opts.rlm.cache_dir.clone().map(CallCache::new))
-            .with_retry(opts.rlm.retry.clone())
-            .with_price(opts.rlm.sub_price)
-            .with_meter(Meter::new(opts.rlm.budgets.clone()))
+        let meter = Meter::new(opts.rlm.budgets.clone());
+        opts.rlm.client(Arc::clone(m), opts.rlm.sub_price, meter)
     });
     heuristic_answer(&store, question, composer.as_ref(), opts, &spans, note).await
 }
@@ -265,10 +262,17 @@ async fn heuristic_answer(
 ) -> Result<Answer, AskError> {
     let explore_store = Arc::clone(store);
     let q = question.to_owned();
-    let (found, answer_type, picked) = tokio::task::spawn_blocking(move || {
+    let (found, answer_type, picked, absent) = tokio::task::spawn_blocking(move || {
         let found = heuristic::explore(&explore_store, &q, &ExploreOptions::default())?;
-        let (kind, picked) = heuristic::short_answer(&explore_store, &found);
-        Ok::<_, rlmkg_ingest::StoreError>((found, kind, picked))
+        // A question about something the corpus never names: whatever candidate
+        // of the asked type the evidence holds answers another question.
+        let absent = heuristic::unmatched_names(&explore_store, &q);
+        let (kind, picked) = if absent.is_empty() {
+            heuristic::short_answer(&explore_store, &found)
+        } else {
+            (heuristic::short::answer_type(&q), None)
+        };
+        Ok::<_, rlmkg_ingest::StoreError>((found, kind, picked, absent))
     })
     .await
     .map_err(|e| AskError::Runtime(e.to_string()))??;
@@ -308,7 +312,6 @@ async fn heuristic_answer(
     };
     let not_found = short_answer.is_none();
     if not_found {
-        let absent = heuristic::unmatched_names(store, question);
         if absent.is_empty() {
             note(&format!(
                 "not found: no evidence sentence names {} for this question; showing the closest evidence",

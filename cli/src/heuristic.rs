@@ -681,11 +681,6 @@ pub fn short_answer(
             about: e.about.as_deref(),
         })
         .collect();
-    if !unmatched_names(store, &x.question).is_empty() {
-        // The question is about something the evidence never names: whatever
-        // candidate of the asked type it holds answers another question.
-        return (kind, None);
-    }
     let picked = short::pick(&x.question, &kind, &sentences);
     (kind, picked)
 }

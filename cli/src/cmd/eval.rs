@@ -267,7 +267,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             store_dir.display()
         );
     }
-    let progress = crate::out::IngestProgress::new(global.quiet, global.quiet);
+    let progress = crate::out::IngestProgress::new(false, global.quiet);
     let store = open_and_ingest(&store_dir, &inputs, &progress)?;
     let documents = store.document_count()?;
     let traces = out.join("traces");

@@ -1,11 +1,14 @@
 //! What a run is configured with: budgets, guards, prices, sampling, limits.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Sampling;
+use crate::cache::CallCache;
+use crate::client::{Meter, ModelClient};
+use crate::model::{LanguageModel, Sampling};
 use crate::prompts::Profile;
 use crate::repl::ReplLimits;
 use crate::retry::RetryPolicy;
@@ -129,5 +132,23 @@ impl Default for RlmConfig {
             sub_price: None,
             max_context_chars: 20_000_000,
         }
+    }
+}
+
+impl RlmConfig {
+    /// A client for `model` with this configuration's call cache and retry
+    /// policy, charging `meter` at `price` (the loop's root and sub clients, and
+    /// the heuristic strategy's composer, are all made here).
+    pub fn client(
+        &self,
+        model: Arc<dyn LanguageModel>,
+        price: Option<Price>,
+        meter: Arc<Meter>,
+    ) -> ModelClient {
+        ModelClient::new(model)
+            .with_cache(self.cache_dir.clone().map(CallCache::new))
+            .with_retry(self.retry.clone())
+            .with_price(price)
+            .with_meter(meter)
     }
 }

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use super::session::Session;
-use super::{Ending, Role, RunOutcome, Shared};
+use super::{Ending, RunOutcome, Shared};
 use crate::cache::short_hash;
 use crate::handle::ContextHandle;
 use crate::model::{ChatRequest, Message};
@@ -103,6 +103,7 @@ impl LoopHost {
     ) -> Result<String, HostError> {
         let shared = &self.shared;
         shared
+            .meter
             .take_sub_call()
             .map_err(|why| HostError::new(HostErrorKind::Runtime, why))?;
         if let Some(window) = shared.sub.model().context_window() {
@@ -128,7 +129,7 @@ impl LoopHost {
             messages: vec![Message::user(prompt)],
             sampling: shared.cfg.sub_sampling.clone(),
         };
-        let report = shared.call(Role::Sub, request).await;
+        let report = shared.sub.chat(&request).await;
         rec.latency_ms = report.latency.as_millis() as u64;
         rec.cached = report.cached;
         rec.retries = report.retries.len() as u32;
@@ -162,7 +163,7 @@ impl LoopHost {
         if self.depth + 1 > self.shared.cfg.budgets.max_depth {
             return self.sub_query("rlm_query_plain", question).await;
         }
-        if let Some(why) = self.shared.exhausted() {
+        if let Some(why) = self.shared.meter.exhausted() {
             return Err(HostError::new(
                 HostErrorKind::Runtime,
                 format!("rlm_query not started: {why}"),

@@ -28,17 +28,10 @@ pub use fences::{extract_blocks, find_placeholder};
 pub use outcome::{Ending, FallbackReason, RlmError, RunOutcome};
 pub use session::Session;
 
-use crate::cache::CallCache;
-use crate::client::{CallReport, Meter, ModelClient};
+use crate::client::{Meter, ModelClient};
 use crate::handle::ContextHandle;
-use crate::model::{ChatRequest, LanguageModel};
+use crate::model::LanguageModel;
 use crate::trajectory::{Totals, TraceHeader, TraceLine, TraceWriter};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Root,
-    Sub,
-}
 
 /// What every session and sub-run of one [`Rlm`] shares: the configuration,
 /// the two model clients and the meter they both charge.
@@ -47,27 +40,6 @@ struct Shared {
     root: ModelClient,
     sub: ModelClient,
     meter: Arc<Meter>,
-}
-
-impl Shared {
-    fn take_sub_call(&self) -> Result<(), String> {
-        self.meter.take_sub_call()
-    }
-
-    fn exhausted(&self) -> Option<String> {
-        self.meter.exhausted()
-    }
-
-    fn totals(&self) -> Totals {
-        self.meter.totals()
-    }
-
-    async fn call(&self, role: Role, request: ChatRequest) -> CallReport {
-        match role {
-            Role::Root => self.root.chat(&request).await,
-            Role::Sub => self.sub.chat(&request).await,
-        }
-    }
 }
 
 /// The recursive language model: configuration, models and corpus.
@@ -94,15 +66,10 @@ impl Rlm {
         handle: Arc<dyn ContextHandle>,
     ) -> Self {
         let meter = Meter::new(cfg.budgets.clone());
-        let client = |model: Arc<dyn LanguageModel>, price| {
-            ModelClient::new(model)
-                .with_cache(cfg.cache_dir.clone().map(CallCache::new))
-                .with_retry(cfg.retry.clone())
-                .with_price(price)
-                .with_meter(meter.clone())
-        };
-        let root = client(root, cfg.root_price);
-        let sub = client(sub, cfg.sub_price).limited(cfg.concurrency);
+        let root = cfg.client(root, cfg.root_price, meter.clone());
+        let sub = cfg
+            .client(sub, cfg.sub_price, meter.clone())
+            .limited(cfg.concurrency);
         let shared = Arc::new(Shared {
             cfg,
             root,
@@ -114,7 +81,7 @@ impl Rlm {
 
     /// Usage so far, over every session of this model.
     pub fn totals(&self) -> Totals {
-        self.shared.totals()
+        self.shared.meter.totals()
     }
 
     /// The sub-model's client: its calls share this run's cache, budgets and

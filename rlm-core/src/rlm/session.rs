@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::fences::{extract_blocks, find_placeholder, no_code_correction};
 use super::host::{HostState, LoopHost, lock, prelude, value_text};
-use super::{Ending, FallbackReason, RlmError, Role, RunOutcome, Shared};
+use super::{Ending, FallbackReason, RlmError, RunOutcome, Shared};
 use crate::cache::short_hash;
 use crate::client::CallError;
 use crate::handle::ContextHandle;
@@ -160,7 +160,7 @@ impl Session {
 
     /// Usage totals so far (shared with sub-runs).
     pub fn totals(&self) -> Totals {
-        self.shared.totals()
+        self.shared.meter.totals()
     }
 
     fn outcome(
@@ -169,7 +169,7 @@ impl Session {
         mut ending: Ending,
         stop_reason: impl Into<String>,
     ) -> RunOutcome {
-        let mut usage = self.shared.totals();
+        let mut usage = self.shared.meter.totals();
         usage.iterations = self.iteration;
         let mut stop_reason = stop_reason.into();
         let mut answer = answer;
@@ -231,7 +231,7 @@ impl Session {
     pub async fn run(&mut self) -> Result<RunOutcome, RlmError> {
         let max = self.shared.cfg.budgets.max_iterations;
         loop {
-            if let Some(why) = self.shared.exhausted() {
+            if let Some(why) = self.shared.meter.exhausted() {
                 let o = self.outcome(None, Ending::Budget, why);
                 self.last = Some(o.clone());
                 return Ok(o);
@@ -315,7 +315,7 @@ impl Session {
         // A child run's turns count against the sub-call budget, so an
         // `rlm_query` fan-out or chain cannot multiply the run's model calls.
         if self.depth > 0
-            && let Err(why) = self.shared.take_sub_call()
+            && let Err(why) = self.shared.meter.take_sub_call()
         {
             it.events.push(TraceEvent {
                 kind: "budget".into(),
@@ -328,7 +328,7 @@ impl Session {
             messages: self.messages.clone(),
             sampling: self.shared.cfg.root_sampling.clone(),
         };
-        let report = self.shared.call(Role::Root, request).await;
+        let report = self.shared.root.chat(&request).await;
         it.latency_ms = report.latency.as_millis() as u64;
         it.cached = report.cached;
         for n in &report.retries {
@@ -381,7 +381,7 @@ impl Session {
         let seen_before = self.seen_output;
         for (i, code) in blocks.iter().enumerate() {
             // The wall-time (and other) budgets hold between blocks too.
-            if let Some(why) = self.shared.exhausted() {
+            if let Some(why) = self.shared.meter.exhausted() {
                 it.events.push(TraceEvent {
                     kind: "budget".into(),
                     message: format!("{why}; {} block(s) not run", blocks.len() - i),
