@@ -267,12 +267,9 @@ const FUNCTIONS: &[Function] = &[
         params: &[req("question")],
         doc: "the built-in heuristic search: question entities, evidence sentences with ids, an extractive draft answer",
         body: |h, a| {
-            let found = heuristic::explore(
-                &h.store,
-                a.str("question")?,
-                &heuristic::ExploreOptions::default(),
-            )
-            .map_err(|e| HandleError::Failed(format!("{e:#}")))?;
+            let found = crate::ask::Heuristic::new(None)
+                .explore(&h.store, a.str("question")?)
+                .map_err(|e| HandleError::Failed(format!("{e:#}")))?;
             let found = found.restricted(|chunk| h.in_scope(chunk));
             let shown = found.evidence.iter().map(|e| e.id.clone()).collect();
             Ok(HandleReply::showing(found.to_python(), shown))

@@ -35,6 +35,7 @@
 //! ```
 
 mod ask;
+pub mod backends;
 pub mod eval;
 mod handle;
 mod heuristic;
@@ -45,7 +46,10 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-pub use ask::{Answer, AskError, AskOptions, Method, Models, Strategy, ask};
+pub use ask::{
+    Answer, AnswerStrategy, AskError, AskOptions, Heuristic, Method, Models, RlmStrategy, Run,
+    Strategy, ask,
+};
 pub use handle::StoreHandle;
 pub use heuristic::short::{AnswerType, ShortAnswer};
 pub use heuristic::{Evidence, Exploration, ExploreOptions, explore, extractive_answer};

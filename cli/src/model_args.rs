@@ -24,19 +24,19 @@
 //! `RLMKG_TRUST_STORE_CONFIG=1`. Flags, the environment and the user config file
 //! are the user's own and always count.
 //!
-//! Backend choice ([`build_backends`]): an explicit base URL and model select the
+//! Backend choice ([`build_backends`], through the library's `BackendConfig`): an explicit base URL and model select the
 //! OpenAI-compatible HTTP backend; else `--model-path` or an installed default model
 //! selects the embedded model (as the sub-model; as the root model too only with
 //! `--embedded-root`); else there is no model and the caller says so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use rlm_core::{Budgets, LanguageModel, OpenAiConfig, OpenAiModel, Profile, RlmConfig, Sampling};
+use rlm_core::{Budgets, Profile, RlmConfig, Sampling};
+use rlmkg::backends::{BackendConfig, Backends, EmbeddedChoice, HttpModel};
 
 /// The one list of settings. Each entry gives the flag (its doc is the help
 /// text), and from the same entry come the config-file and environment key
@@ -461,24 +461,6 @@ pub fn resolve_with(
     Ok(s)
 }
 
-/// The models a run uses.
-pub struct Backends {
-    /// The root model, if one is configured.
-    pub root: Option<Arc<dyn LanguageModel>>,
-    /// The sub-call model, if one is configured.
-    pub sub: Option<Arc<dyn LanguageModel>>,
-    /// What was chosen, in words (for logs and `config show`).
-    pub description: String,
-}
-
-impl std::fmt::Debug for Backends {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Backends")
-            .field("description", &self.description)
-            .finish_non_exhaustive()
-    }
-}
-
 fn sampling(t: &Typed) -> Sampling {
     Sampling {
         temperature: t.temperature,
@@ -490,93 +472,52 @@ fn sampling(t: &Typed) -> Sampling {
     }
 }
 
-/// Build the backends the settings select (see the module documentation).
-pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
+/// The typed backend configuration the settings give (see the module
+/// documentation): the binary's one mapping onto the library's [`BackendConfig`].
+pub fn backend_config(s: &Settings) -> anyhow::Result<BackendConfig> {
     let t = s.typed()?;
-    let timeout = s.duration("timeout", t.timeout)?;
-    let http = |base: &str,
-                model: &str,
-                key: Option<&str>,
-                window: Option<usize>|
-     -> anyhow::Result<Arc<dyn LanguageModel>> {
-        let mut cfg = OpenAiConfig::new(base, model);
-        cfg.api_key = key.map(str::to_string);
-        cfg.sampling = sampling(&t);
-        cfg.context_window = window;
-        if let Some(t) = timeout {
-            cfg.timeout = t;
-        }
-        let m = OpenAiModel::new(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(Arc::new(m))
-    };
-    let root_window = t.context_window;
-    let sub_window = t.sub_context_window.or(root_window);
-    if let (Some(base), Some(model)) = (t.base_url.as_deref(), t.model.as_deref()) {
-        let root = http(base, model, t.api_key.as_deref(), root_window)?;
-        let sub_base = t.sub_base_url.as_deref().unwrap_or(base);
-        let sub_model = t.sub_model.as_deref().unwrap_or(model);
-        let sub_key = t.sub_api_key.as_deref().or(t.api_key.as_deref());
-        let same = sub_base == base && sub_model == model;
-        let sub = if same && sub_window == root_window {
-            root.clone()
-        } else {
-            http(sub_base, sub_model, sub_key, sub_window)?
-        };
-        return Ok(Backends {
-            description: format!("HTTP root {}, sub {}", root.id(), sub.id()),
-            root: Some(root),
-            sub: Some(sub),
-        });
-    }
     if t.base_url.is_some() != t.model.is_some() {
         anyhow::bail!("an HTTP model needs both --base-url and --model");
     }
-    let path = t
-        .model_path
-        .clone()
-        .or_else(rlm_core::embedded::installed_default);
-    if let Some(path) = path {
-        let mut opts = rlm_core::embedded::EmbeddedOptions {
-            threads: t.threads,
-            ctx: t.ctx,
-            ..Default::default()
-        };
-        let sm = sampling(&t);
-        if let Some(t) = sm.temperature {
-            opts.temperature = t;
-        }
-        if let Some(t) = sm.top_p {
-            opts.top_p = t;
-        }
-        if let Some(t) = sm.top_k {
-            opts.top_k = t;
-        }
-        if let Some(t) = sm.max_tokens {
-            opts.max_tokens = t;
-        }
-        if let Some(t) = sm.seed {
-            opts.seed = t;
-        }
-        let m = rlm_core::embedded::EmbeddedModel::load(&path, opts)
-            .map_err(|e| anyhow::anyhow!("loading embedded model {}: {e}", path.display()))?;
-        let m: Arc<dyn LanguageModel> = Arc::new(m);
-        let root = t.embedded_root.unwrap_or(false).then(|| m.clone());
-        let description = if root.is_some() {
-            format!("embedded {} as root and sub model", path.display())
-        } else {
-            format!("embedded {} as sub-model; no root model", path.display())
-        };
-        return Ok(Backends {
-            root,
-            sub: Some(m),
-            description,
-        });
-    }
-    Ok(Backends {
-        root: None,
-        sub: None,
-        description: "no model configured".to_string(),
+    let root_window = t.context_window;
+    let http = match (t.base_url.clone(), t.model.clone()) {
+        (Some(base_url), Some(model)) => Some(HttpModel {
+            base_url,
+            model,
+            api_key: t.api_key.clone(),
+            context_window: root_window,
+        }),
+        _ => None,
+    };
+    let sub_http = http.as_ref().map(|root| HttpModel {
+        base_url: t
+            .sub_base_url
+            .clone()
+            .unwrap_or_else(|| root.base_url.clone()),
+        model: t.sub_model.clone().unwrap_or_else(|| root.model.clone()),
+        api_key: t.sub_api_key.clone().or_else(|| root.api_key.clone()),
+        context_window: t.sub_context_window.or(root_window),
+    });
+    Ok(BackendConfig {
+        http,
+        sub_http,
+        embedded: Some(EmbeddedChoice {
+            path: t.model_path.clone(),
+            options: rlm_core::embedded::EmbeddedOptions {
+                threads: t.threads,
+                ctx: t.ctx,
+                ..Default::default()
+            },
+            as_root: t.embedded_root.unwrap_or(false),
+        }),
+        sampling: sampling(&t),
+        timeout: s.duration("timeout", t.timeout)?,
     })
+}
+
+/// Build the backends the settings select.
+pub fn build_backends(s: &Settings) -> anyhow::Result<Backends> {
+    Ok(backend_config(s)?.build()?)
 }
 
 /// The run configuration the settings give, with the cache in `<store>/cache/calls`
@@ -676,7 +617,10 @@ mod tests {
         assert_eq!(cfg.root_sampling.top_k, Some(20));
         assert!(cfg.cache_dir.is_some());
         let b = build_backends(&s).unwrap();
-        assert_eq!(b.root.unwrap().id(), "openai:http://flag/v1:store-model");
+        assert_eq!(
+            b.models.root.unwrap().id(),
+            "openai:http://flag/v1:store-model"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

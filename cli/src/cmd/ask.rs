@@ -10,7 +10,7 @@ use clap::Args;
 use crate::cli::{GlobalArgs, exit};
 use crate::cmd::ExitError;
 use crate::model_args::{self, ModelArgs};
-use rlmkg::{AskError, AskOptions, Method, Models, Strategy};
+use rlmkg::{AskError, AskOptions, Method, Strategy};
 
 /// What to do about [`AskError::NoRootModel`] on the command line.
 pub(crate) const NO_ROOT_ADVICE: &str =
@@ -54,10 +54,7 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if global.verbose > 0 {
         eprintln!("models: {}", backends.description);
     }
-    let models = Models {
-        root: backends.root,
-        sub: backends.sub,
-    };
+    let models = backends.models;
     let opts = AskOptions {
         strategy: args.strategy,
         rlm,

@@ -90,7 +90,7 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
     let backends =
         model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
     let asked = args.strategy.unwrap_or_default();
-    let strategy = match (asked, &backends.root) {
+    let strategy = match (asked, &backends.models.root) {
         (Strategy::Rlm, None) => {
             return Err(ExitError::backend(format!(
                 "{}: {}",
@@ -100,7 +100,7 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
         }
         (Strategy::Auto, None) => {
             if !quiet {
-                let how = if backends.sub.is_some() {
+                let how = if backends.models.sub.is_some() {
                     "evidence composed by the sub-model"
                 } else {
                     "extractive answers, so expect low EM"
@@ -114,10 +114,7 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
         (Strategy::Auto, Some(_)) => Strategy::Rlm,
         (s, _) => s,
     };
-    let models = Models {
-        root: backends.root,
-        sub: backends.sub,
-    };
+    let models = backends.models;
     let config = RunConfig::describe(
         rlmkg::named::Named::name(asked),
         rlmkg::named::Named::name(strategy),

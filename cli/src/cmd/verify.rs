@@ -107,7 +107,7 @@ pub(crate) fn model_judge(model: &ModelArgs, store: &Path) -> anyhow::Result<Mod
     let settings = model_args::resolve(model, store)?;
     let backends =
         model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
-    let Some(lm) = backends.sub.or(backends.root) else {
+    let Some(lm) = backends.models.sub.or(backends.models.root) else {
         return Err(ExitError::backend(
             "--judge needs a model: set --base-url and --model, or install one with `rlmkg model pull`",
         ));
