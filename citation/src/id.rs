@@ -7,105 +7,73 @@
 //! `,` between ids, and doubled brackets. A bracket that starts like a citation
 //! but does not parse is kept as a *broken* citation, never an error.
 
-use std::fmt;
 use std::ops::Range;
-use std::str::FromStr;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-/// A parsed citation id: a chunk, optionally narrowed to a sentence range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct CitationId {
-    /// The chunk number (`12` in `c12`).
-    pub chunk: u64,
-    /// First and last sentence (inclusive, 1-based as written), if narrowed.
-    pub sentences: Option<(u32, u32)>,
-}
+/// A parsed citation id: a chunk, optionally narrowed to a sentence range — the
+/// store's passage id ([`rlmkg_ids`] writes it, and parses its canonical form).
+pub use rlmkg_ids::PassageId as CitationId;
+pub use rlmkg_ids::{ChunkId, ParseIdError, SentenceRange};
 
-impl CitationId {
-    /// The whole chunk `c<chunk>`.
-    pub fn chunk(chunk: u64) -> Self {
-        Self {
-            chunk,
-            sentences: None,
-        }
-    }
-
-    /// One sentence `c<chunk>.s<sentence>`.
-    pub fn sentence(chunk: u64, sentence: u32) -> Self {
-        Self {
-            chunk,
-            sentences: Some((sentence, sentence)),
-        }
+fn bad(s: &str) -> ParseIdError {
+    ParseIdError {
+        kind: "citation",
+        text: s.to_string(),
     }
 }
 
-impl fmt::Display for CitationId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.sentences {
-            None => write!(f, "c{}", self.chunk),
-            Some((a, b)) if a == b => write!(f, "c{}.s{a}", self.chunk),
-            Some((a, b)) => write!(f, "c{}.s{a}-s{b}", self.chunk),
+/// Parse one citation id as a model may write it, tolerantly (see the module
+/// docs); the canonical forms parse as [`CitationId`]'s `FromStr` does.
+pub fn parse_id(s: &str) -> Result<CitationId, ParseIdError> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    let re = RE
+        .get_or_init(|| {
+            Regex::new(
+                r"(?ix)^ \s* c \s* (\d+) \s*
+                  (?: [.:]? \s* s? \s* (\d+)
+                      (?: \s* [-\x{2010}-\x{2015}~] \s* (?: c \s* \d+ \s* [.:]? \s*)? s? \s* (\d+) )? )?
+                  \s* $",
+            )
+            .ok()
+        })
+        .as_ref()
+        .ok_or_else(|| bad(s))?;
+    let caps = re.captures(s).ok_or_else(|| bad(s))?;
+    let num = |i: usize| caps.get(i).map(|m| m.as_str().parse::<u64>());
+    let chunk = match num(1) {
+        Some(Ok(c)) => c,
+        _ => return Err(bad(s)),
+    };
+    // `c12 3` (space, no dot, no s) is too ambiguous; require a separator or an `s`.
+    if let Some(m) = caps.get(2) {
+        let between = &s[caps.get(1).map_or(0, |c| c.end())..m.start()];
+        if !between.contains(['.', ':', 's', 'S']) {
+            return Err(bad(s));
         }
     }
-}
-
-/// A string that is not a citation id.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a citation id: {0:?}")]
-pub struct ParseIdError(pub String);
-
-impl FromStr for CitationId {
-    type Err = ParseIdError;
-
-    /// Parse one id, tolerantly (see the module docs).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        static RE: OnceLock<Option<Regex>> = OnceLock::new();
-        let re = RE
-            .get_or_init(|| {
-                Regex::new(
-                    r"(?ix)^ \s* c \s* (\d+) \s*
-                      (?: [.:]? \s* s? \s* (\d+)
-                          (?: \s* [-\x{2010}-\x{2015}~] \s* (?: c \s* \d+ \s* [.:]? \s*)? s? \s* (\d+) )? )?
-                      \s* $",
-                )
-                .ok()
-            })
-            .as_ref()
-            .ok_or_else(|| ParseIdError(s.to_string()))?;
-        let caps = re.captures(s).ok_or_else(|| ParseIdError(s.to_string()))?;
-        let num = |i: usize| caps.get(i).map(|m| m.as_str().parse::<u64>());
-        let chunk = match num(1) {
-            Some(Ok(c)) => c,
-            _ => return Err(ParseIdError(s.to_string())),
-        };
-        // `c12 3` (space, no dot, no s) is too ambiguous; require a separator or an `s`.
-        if let Some(m) = caps.get(2) {
-            let between = &s[caps.get(1).map_or(0, |c| c.end())..m.start()];
-            if !between.contains(['.', ':', 's', 'S']) {
-                return Err(ParseIdError(s.to_string()));
-            }
+    let sentences = match (num(2), num(3)) {
+        (None, _) => None,
+        (Some(Ok(a)), None) => Some((a, a)),
+        (Some(Ok(a)), Some(Ok(b))) => Some((a, b)),
+        _ => return Err(bad(s)),
+    };
+    let sentences = match sentences {
+        Some((a, b)) => {
+            let range = match (u32::try_from(a), u32::try_from(b)) {
+                (Ok(a), Ok(b)) => SentenceRange::new(a, b),
+                _ => None,
+            };
+            Some(range.ok_or_else(|| bad(s))?)
         }
-        let sentences = match (num(2), num(3)) {
-            (None, _) => None,
-            (Some(Ok(a)), None) => Some((a, a)),
-            (Some(Ok(a)), Some(Ok(b))) => Some((a, b)),
-            _ => return Err(ParseIdError(s.to_string())),
-        };
-        let sentences = match sentences {
-            Some((a, b)) => {
-                let (a, b) = (u32::try_from(a), u32::try_from(b));
-                match (a, b) {
-                    (Ok(a), Ok(b)) if a <= b => Some((a, b)),
-                    _ => return Err(ParseIdError(s.to_string())),
-                }
-            }
-            None => None,
-        };
-        Ok(Self { chunk, sentences })
-    }
+        None => None,
+    };
+    Ok(CitationId {
+        chunk: ChunkId(chunk),
+        sentences,
+    })
 }
 
 /// One citation as written in the answer.
@@ -156,7 +124,7 @@ pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
             .filter(|s| !s.is_empty())
             .map(|raw| CitationRef {
                 raw: raw.to_string(),
-                id: raw.parse().ok(),
+                id: parse_id(&raw).ok(),
             })
             .collect::<Vec<_>>();
         groups.push(CitationGroup {
@@ -188,7 +156,7 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Option<String> {
-        s.parse::<CitationId>().ok().map(|c| c.to_string())
+        parse_id(s).ok().map(|c| c.to_string())
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub use check::{
     CheckOptions, CitationCheck, ClaimReport, Evidence, Footnote, JudgeNote, Reason, ReasonKind,
     Report, Totals, Verdict, check,
 };
-pub use id::{CitationId, CitationRef, ParseIdError};
+pub use id::{ChunkId, CitationId, CitationRef, ParseIdError, SentenceRange, parse_id};
 pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest, JudgeVerdict, parse_reply};
 pub use render::{mark, render_answer, render_text, to_json};
 pub use source::{

@@ -177,11 +177,11 @@ impl MemorySource {
 
 impl SpanSource for MemorySource {
     fn resolve(&self, id: &CitationId) -> Result<Option<Source>, SourceError> {
-        let Some(chunk) = self.chunks.get(&id.chunk) else {
+        let Some(chunk) = self.chunks.get(&id.chunk.0) else {
             return Ok(None);
         };
         let n = u32::try_from(chunk.sentences.len()).unwrap_or(u32::MAX);
-        let (a, b) = id.sentences.unwrap_or((1, n));
+        let (a, b) = id.sentences.map_or((1, n), |r| (r.first(), r.last()));
         if a == 0 || b > n || a > b {
             return Ok(None);
         }
@@ -190,7 +190,7 @@ impl SpanSource for MemorySource {
                 let text = chunk.sentences.get((k - 1) as usize)?;
                 let line = chunk.first_line + k - 1;
                 Some(SourceSentence {
-                    id: format!("c{}.s{k}", id.chunk),
+                    id: id.chunk.sentence(k)?.to_string(),
                     text: text.clone(),
                     line_start: line,
                     line_end: line,
@@ -207,16 +207,16 @@ impl SpanSource for MemorySource {
     }
 
     fn referents(&self, id: &CitationId) -> Result<Referents, SourceError> {
-        let Some(chunk) = self.chunks.get(&id.chunk) else {
+        let Some(chunk) = self.chunks.get(&id.chunk.0) else {
             return Ok(Referents::default());
         };
-        let Some((k, _)) = id.sentences else {
+        let Some(k) = id.sentences.map(|r| r.first()) else {
             return Ok(Referents::default());
         };
         // Earlier chunks of the same document, in order.
         let before: Vec<String> = self
             .chunks
-            .range(..id.chunk)
+            .range(..id.chunk.0)
             .filter(|(_, c)| c.path == chunk.path)
             .flat_map(|(_, c)| c.sentences.iter().cloned())
             .collect();

@@ -74,5 +74,6 @@ proptest! {
     #[test]
     fn id_parser_never_panics(text in "[cCsS0-9 .:\\-–~,;\\[\\]İẞ]{0,30}") {
         let _ = text.parse::<CitationId>();
+            let _ = rlmkg_citation::parse_id(&text);
     }
 }

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
-use rlmkg_citation::CitationId;
 use rlmkg_ingest::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -118,12 +117,10 @@ const FUNCTIONS: &[Function] = &[
         doc: "text of a chunk 'c12', sentence 'c12.s3' or range 'c12.s2-s4', each sentence prefixed by its [id]",
         body: |h, a| {
             let raw = a.str("id")?;
-            // The citation parser reads the id (tolerantly: `C12.S3`, `c12.3`);
-            // the store gets its canonical form, or the raw text to reject.
-            let parsed = raw.parse::<CitationId>().ok();
-            let id = parsed.map_or_else(|| raw.to_owned(), |c| c.to_string());
+            // Read tolerantly (`C12.S3`, `c12.3`), as citations are.
+            let parsed = rlmkg_citation::parse_id(raw).ok();
             let inside = match parsed {
-                Some(c) => h.in_scope(&CitationId::chunk(c.chunk).to_string()),
+                Some(c) => h.in_scope(&c.chunk.to_string()),
                 None => h.scope.is_none(),
             };
             if !inside {
@@ -131,10 +128,16 @@ const FUNCTIONS: &[Function] = &[
                     "{raw} is outside this scope"
                 )));
             }
-            let passage = h.store.read(&id).map_err(store_err)?;
+            // The citation parser reads the id; text that is no id goes to the
+            // store as given, which says why it is not one.
+            let passage = match parsed {
+                Some(id) => h.store.read_passage(id),
+                None => h.store.read(raw),
+            }
+            .map_err(store_err)?;
             Ok(HandleReply::showing(
                 Value::String(heuristic::mark_sentences(&passage)),
-                vec![id],
+                vec![passage.id.clone()],
             ))
         },
     },
@@ -400,8 +403,8 @@ impl ContextHandle for StoreHandle {
     fn scoped(&self, ids: &[String]) -> Result<Arc<dyn ContextHandle>, HandleError> {
         let mut chunks = HashSet::new();
         for id in ids {
-            if let Ok(c) = id.parse::<CitationId>() {
-                chunks.insert(CitationId::chunk(c.chunk).to_string());
+            if let Ok(c) = rlmkg_citation::parse_id(id) {
+                chunks.insert(c.chunk.to_string());
                 continue;
             }
             // An entity: the chunks that mention it are in scope.

@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rlmkg_citation::{CitationId, Referents, Source, SourceError, SourceSentence, SpanSource};
+use rlmkg_citation::{
+    ChunkId, CitationId, Referents, Source, SourceError, SourceSentence, SpanSource,
+};
 use rlmkg_ingest::{Store, StoreError};
 
 /// A read-only store resolving citation ids.
@@ -31,7 +33,7 @@ impl StoreSpans {
 
 impl SpanSource for StoreSpans {
     fn resolve(&self, id: &CitationId) -> Result<Option<Source>, SourceError> {
-        let passage = match self.store.read(&id.to_string()) {
+        let passage = match self.store.read_passage(*id) {
             Ok(p) => p,
             Err(StoreError::UnknownId(_) | StoreError::Invalid(_)) => return Ok(None),
             Err(e) => return Err(SourceError::new(e.to_string())),
@@ -58,10 +60,10 @@ impl SpanSource for StoreSpans {
     /// The previous sentence (from the chunk before when the sentence opens its
     /// chunk), the enclosing heading and the document title.
     fn referents(&self, id: &CitationId) -> Result<Referents, SourceError> {
-        let Some((k, _)) = id.sentences else {
+        let Some(k) = id.sentences.map(|r| r.first()) else {
             return Ok(Referents::default());
         };
-        let chunk = match self.store.read(&CitationId::chunk(id.chunk).to_string()) {
+        let chunk = match self.store.read_passage(id.chunk.passage()) {
             Ok(p) => p,
             Err(StoreError::UnknownId(_) | StoreError::Invalid(_)) => {
                 return Ok(Referents::default());
@@ -76,8 +78,9 @@ impl SpanSource for StoreSpans {
             Some(p) => chunk.sentences.get(p).map(|s| s.text.clone()),
             None => id
                 .chunk
+                .0
                 .checked_sub(1)
-                .and_then(|c| self.store.read(&CitationId::chunk(c).to_string()).ok())
+                .and_then(|c| self.store.read_passage(ChunkId(c).passage()).ok())
                 .filter(|p| p.doc.id == chunk.doc.id)
                 .and_then(|p| p.sentences.last().map(|s| s.text.clone())),
         };

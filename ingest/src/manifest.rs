@@ -115,7 +115,7 @@ impl FileEntry {
 
     /// Document ids of this file.
     pub fn doc_ids(&self) -> impl Iterator<Item = String> + '_ {
-        (self.doc_first..self.doc_first + self.doc_count).map(|n| format!("d{n}"))
+        (self.doc_first..self.doc_first + self.doc_count).map(|n| rlmkg_ids::DocId(n).to_string())
     }
 }
 

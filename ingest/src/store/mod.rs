@@ -61,8 +61,9 @@ impl std::fmt::Debug for Store {
     }
 }
 
-pub(crate) fn parse_num(id: &str, prefix: char) -> Option<u64> {
-    id.strip_prefix(prefix)?.parse().ok()
+/// The number of a document id (`d17` → 17).
+fn doc_number(id: &str) -> Option<u64> {
+    id.parse::<rlmkg_ids::DocId>().ok().map(|d| d.0)
 }
 
 /// The document ids of file entries.
@@ -92,7 +93,7 @@ impl ListedDocs {
     }
 
     fn contains(&self, doc: &str) -> bool {
-        parse_num(doc, 'd').is_some_and(|n| {
+        doc_number(doc).is_some_and(|n| {
             let i = self.ranges.partition_point(|r| r.0 <= n);
             i > 0 && n < self.ranges[i - 1].1
         })
@@ -184,7 +185,7 @@ impl Store {
                 graph.build_view(&|d| listed.contains(d))?
             } else {
                 graph.extend_view(&mut b, &|d| {
-                    listed.contains(d) && parse_num(d, 'd').is_some_and(|n| n < first)
+                    listed.contains(d) && doc_number(d).is_some_and(|n| n < first)
                 })?;
                 b.build()
             };

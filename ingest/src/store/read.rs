@@ -9,7 +9,9 @@ use std::time::Duration;
 use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
-use super::{Store, parse_num};
+use rlmkg_ids::{DocId, PassageId};
+
+use super::Store;
 use crate::error::StoreError;
 use crate::formats::DocMeta;
 use crate::text::{SegmentMode, floor_boundary, line_at, sentences};
@@ -89,34 +91,22 @@ impl Store {
         }
     }
 
-    /// Read a chunk (`c12`), a sentence (`c12.s3`) or a sentence range (`c12.s2-s4`).
+    /// Read a chunk (`c12`), a sentence (`c12.s3`) or a sentence range
+    /// (`c12.s2-s4`), given as text (parsed as a [`PassageId`]).
     pub fn read(&self, id: &str) -> Result<Passage, StoreError> {
-        let id = id.trim();
-        let (chunk_id, range) = match id.split_once('.') {
-            None => (id, None),
-            Some((c, s)) => {
-                let s = s
-                    .strip_prefix('s')
-                    .ok_or_else(|| StoreError::Invalid(format!("bad sentence id {id}")))?;
-                let (a, b) = match s.split_once('-') {
-                    Some((a, b)) => (a, b.trim_start_matches('s')),
-                    None => (s, s),
-                };
-                let a: usize = a
-                    .parse()
-                    .map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
-                let b: usize = b
-                    .parse()
-                    .map_err(|_| StoreError::Invalid(format!("bad sentence id {id}")))?;
-                if a == 0 || b < a {
-                    return Err(StoreError::Invalid(format!("bad sentence range {id}")));
-                }
-                (c, Some((a, b)))
-            }
-        };
-        if parse_num(chunk_id, 'c').is_none() {
-            return Err(StoreError::Invalid(format!("not a chunk id: {id}")));
-        }
+        let id: PassageId = id.parse().map_err(|e: rlmkg_ids::ParseIdError| {
+            StoreError::Invalid(format!("{e} (ids look like c12, c12.s3 or c12.s2-s4)"))
+        })?;
+        self.read_passage(id)
+    }
+
+    /// Read a chunk or a sentence range of it.
+    pub fn read_passage(&self, id: PassageId) -> Result<Passage, StoreError> {
+        let chunk_id = id.chunk.to_string();
+        let range = id
+            .sentences
+            .map(|r| (r.first() as usize, r.last() as usize));
+        let chunk_id = chunk_id.as_str();
         let c = self.chunk_record(chunk_id)?;
         let d = self.doc_record(&c.doc)?;
         let text = self.chunk_text(&c)?;
@@ -131,7 +121,10 @@ impl Store {
             pos = a;
             let line_end = line_at(&text, a, line, b);
             all.push(SentenceSpan {
-                id: format!("{chunk_id}.s{}", k + 1),
+                id: u32::try_from(k + 1)
+                    .ok()
+                    .and_then(|k| id.chunk.sentence(k))
+                    .map_or_else(String::new, |p| p.to_string()),
                 text: text[a..b].to_string(),
                 start: base + a,
                 end: base + b,
@@ -175,7 +168,7 @@ impl Store {
     pub fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<String>, StoreError> {
         let d = self.doc_record(doc)?;
         Ok((d.chunk_first..d.chunk_first + d.chunk_count)
-            .map(|n| format!("c{n}"))
+            .map(|n| rlmkg_ids::ChunkId(n).to_string())
             .collect())
     }
 
@@ -284,7 +277,7 @@ impl Store {
                 }
             })
             .collect();
-        out.sort_by_key(|d| parse_num(&d.id, 'd').unwrap_or(u64::MAX));
+        out.sort_by_key(|d| d.id.parse::<DocId>().map_or(u64::MAX, |d| d.0));
         Ok(out)
     }
 
