@@ -124,7 +124,7 @@ pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
             .filter(|s| !s.is_empty())
             .map(|raw| CitationRef {
                 raw: raw.to_string(),
-                id: parse_id(&raw).ok(),
+                id: parse_id(raw).ok(),
             })
             .collect::<Vec<_>>();
         groups.push(CitationGroup {
