@@ -81,6 +81,19 @@ pub struct EvalQuestion {
     pub gold_sentences: Vec<GoldSentence>,
 }
 
+impl EvalQuestion {
+    /// A question whose gold is passages only (no gold sentences).
+    fn by_passages(id: String, question: String, answers: Vec<String>, gold: Vec<GoldRef>) -> Self {
+        Self {
+            id,
+            question,
+            answers,
+            gold,
+            gold_sentences: Vec::new(),
+        }
+    }
+}
+
 /// A converted dataset.
 #[derive(Debug, Clone, Default)]
 pub struct Dataset {
@@ -389,13 +402,12 @@ pub fn from_musique(records: &[Value]) -> Result<Dataset, DatasetError> {
                 gold.push(GoldRef::Passage(idx));
             }
         }
-        questions.push(EvalQuestion {
+        questions.push(EvalQuestion::by_passages(
             id,
             question,
-            answers: answers(answer, aliases),
+            answers(answer, aliases),
             gold,
-            gold_sentences: Vec::new(),
-        });
+        ));
     }
     Ok(Dataset {
         questions,
@@ -423,13 +435,12 @@ pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
                 gold.push(g);
             }
         }
-        questions.push(EvalQuestion {
+        questions.push(EvalQuestion::by_passages(
             id,
             question,
-            answers: answers(answer, aliases),
+            answers(answer, aliases),
             gold,
-            gold_sentences: Vec::new(),
-        });
+        ));
     }
     Ok(Dataset {
         questions,
