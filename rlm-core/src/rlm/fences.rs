@@ -1,6 +1,8 @@
 //! Which fenced blocks of a root reply run as code, the correction sent when
 //! none did, and unsubstituted placeholders in an answer.
 
+use crate::HandleFunction;
+
 /// One fenced block of a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Fence {
@@ -94,8 +96,9 @@ pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
         .collect()
 }
 
-/// The one correction sent when a reply ran no code: what it wrote, and what runs.
-pub(super) fn no_code_correction(reply: &str) -> String {
+/// The one correction sent when a reply ran no code: what it wrote, and what
+/// runs, with a call of the handle's first function (`first`) as the example.
+pub(super) fn no_code_correction(reply: &str, first: Option<&HandleFunction>) -> String {
     let skipped: Vec<String> = fences(reply)
         .iter()
         .filter(|f| !runs(f))
@@ -112,9 +115,13 @@ pub(super) fn no_code_correction(reply: &str) -> String {
     } else {
         format!("your reply had {}, which is not run", skipped.join(", "))
     };
+    let call = first.map_or_else(
+        || "context".to_string(),
+        |f| format!("context.{}", f.signature),
+    );
     format!(
         "No code ran: {what}. Only code in a ```repl block runs (```python works too). \
-         Write for example:\n```repl\nhits = context.search(\"your keywords\")\nprint(hits)\n```\n\
+         Write for example (with your arguments):\n```repl\nprint({call})\n```\n\
          and end the run by calling FINAL(\"answer [c12.s3]\") inside such a block; \
          text that merely mentions FINAL does nothing."
     )
@@ -189,11 +196,18 @@ mod tests {
 
     #[test]
     fn the_correction_names_the_fences_that_did_not_run() {
-        let msg = no_code_correction("```text\nWarsaw\n```\n```\nWarsaw [c1.s1]\n```");
+        let msg = no_code_correction("```text\nWarsaw\n```\n```\nWarsaw [c1.s1]\n```", None);
         assert!(msg.contains("a ```text block"), "{msg}");
         assert!(msg.contains("bare ``` block"), "{msg}");
         assert!(msg.contains("```repl"), "{msg}");
-        assert!(no_code_correction("just prose").contains("no code block"));
+        assert!(no_code_correction("just prose", None).contains("no code block"));
+        let search = HandleFunction {
+            name: "search".into(),
+            signature: "search(query, k=10)".into(),
+            doc: String::new(),
+        };
+        let msg = no_code_correction("just prose", Some(&search));
+        assert!(msg.contains("print(context.search(query, k=10))"), "{msg}");
     }
 
     #[test]

@@ -481,7 +481,10 @@ impl Session {
                     }),
                 }
             }
-            feedback.push(no_code_correction(&resp.content));
+            feedback.push(no_code_correction(
+                &resp.content,
+                self.host.handle.functions().first(),
+            ));
         }
         if truncated {
             feedback.push(
