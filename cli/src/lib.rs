@@ -44,8 +44,6 @@ mod spans;
 
 use std::path::Path;
 
-use anyhow::Context as _;
-
 pub use ask::{
     Answer, AnswerStrategy, AskError, AskOptions, Heuristic, Method, Models, RlmStrategy, Run,
     Strategy, ask,
@@ -58,14 +56,12 @@ pub use rlmkg_citation::{CheckOptions, ClaimReport, Report, Verdict};
 pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
 pub use spans::StoreSpans;
 
-/// Open the store at `dir` for reading, with a clear error when there is none:
-/// the one way every command opens a store to read.
-pub fn open_store_read(dir: &Path) -> anyhow::Result<Store> {
+/// Open the store at `dir` for reading: the one way every command opens a
+/// store to read. A missing directory is [`StoreError::NotFound`], like a
+/// directory that holds no store.
+pub fn open_store_read(dir: &Path) -> Result<Store, StoreError> {
     if !dir.exists() {
-        anyhow::bail!(
-            "no store at {}: run `rlmkg ingest PATH…` first, or pass --store DIR",
-            dir.display()
-        );
+        return Err(StoreError::NotFound(dir.to_path_buf()));
     }
-    Store::open_read(dir).with_context(|| format!("opening the store at {}", dir.display()))
+    Store::open_read(dir)
 }

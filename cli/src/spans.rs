@@ -18,7 +18,7 @@ pub struct StoreSpans {
 
 impl StoreSpans {
     /// Open the store at `dir` for reading.
-    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
         let store = crate::open_store_read(dir)?;
         Ok(Self {
             store: Arc::new(store),

@@ -28,7 +28,7 @@ pub enum StoreError {
         holder: String,
     },
     /// No store at this path.
-    #[error("no rlmkg store at {0} (run `rlmkg ingest PATH` first)")]
+    #[error("no rlmkg store at {}", .0.display())]
     NotFound(PathBuf),
     /// The manifest cannot be parsed.
     #[error("the store manifest {path} is unreadable: {message}")]

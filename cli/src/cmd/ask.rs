@@ -42,7 +42,7 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if args.question.trim().is_empty() {
         anyhow::bail!("the question is empty");
     }
-    let store = rlmkg::open_store_read(&global.store)?;
+    let store = crate::cmd::ingest::open_read(global)?;
     let settings = model_args::resolve(&args.model, &global.store)?;
     let backends =
         model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;

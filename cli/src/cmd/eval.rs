@@ -211,8 +211,15 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         };
         return eval_wice::run(&wice_args, global);
     }
-    let (format, ds) =
-        loaded.with_context(|| format!("cannot convert {}", args.dataset.display()))?;
+    let (format, ds) = match loaded {
+        Err(e @ DatasetError::UnknownFormat(_)) => {
+            bail!(
+                "cannot convert {}: {e}; pass --format",
+                args.dataset.display()
+            )
+        }
+        r => r.with_context(|| format!("cannot convert {}", args.dataset.display()))?,
+    };
     if args.judge {
         bail!(
             "--judge scores the citation checker on a WiCE file; use --strategy and model flags for QA runs"

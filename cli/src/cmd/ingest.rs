@@ -50,9 +50,21 @@ pub struct IngestArgs {
     pub batch_bytes: u64,
 }
 
-/// Open the store for reading, with a helpful error ([`rlmkg::open_store_read`]).
+/// Open the store for reading ([`rlmkg::open_store_read`]), saying what to do
+/// when there is none.
 pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
-    rlmkg::open_store_read(&global.store)
+    open_read_at(&global.store)
+}
+
+/// [`open_read`] for a store directory given otherwise.
+pub(crate) fn open_read_at(dir: &std::path::Path) -> anyhow::Result<Store> {
+    match rlmkg::open_store_read(dir) {
+        Err(rlmkg::StoreError::NotFound(_)) => anyhow::bail!(
+            "no store at {}: run `rlmkg ingest PATH…` first, or pass --store DIR",
+            dir.display()
+        ),
+        r => anyhow::Context::with_context(r, || format!("opening the store at {}", dir.display())),
+    }
 }
 
 /// Run `rlmkg ingest`.

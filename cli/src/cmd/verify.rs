@@ -42,7 +42,7 @@ pub struct VerifyArgs {
 /// Run `rlmkg verify`.
 pub fn run(args: VerifyArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let answer = read_answer(&args.file)?;
-    let spans = rlmkg::StoreSpans::open(&global.store)?;
+    let spans = rlmkg::StoreSpans::new(std::sync::Arc::new(crate::cmd::ingest::open_read(global)?));
     let opts = CheckOptions {
         support_threshold: args.support_threshold,
         partial_threshold: args.partial_threshold,

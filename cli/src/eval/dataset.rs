@@ -142,7 +142,7 @@ pub enum DatasetError {
         message: String,
     },
     /// The format could not be recognised from the first record.
-    #[error("cannot tell the dataset format from its first record (keys: {0}); pass --format")]
+    #[error("cannot tell the dataset format from its first record (keys: {0})")]
     UnknownFormat(String),
     /// The file holds no records.
     #[error("the dataset holds no questions")]

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use rlmkg_ingest::Store;
 use serde::{Deserialize, Serialize};
 
@@ -31,11 +30,11 @@ impl AskRunner {
         models: Models,
         opts: AskOptions,
         traces: Option<PathBuf>,
-    ) -> anyhow::Result<Self> {
+    ) -> crate::eval::Result<Self> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
-            .context("starting the async runtime")?;
+            .map_err(crate::eval::EvalError::Runtime)?;
         Ok(Self {
             store,
             models,
@@ -47,7 +46,7 @@ impl AskRunner {
 }
 
 impl QuestionRunner for AskRunner {
-    fn run(&self, id: &str, question: &str) -> anyhow::Result<QuestionRun> {
+    fn run(&self, id: &str, question: &str) -> crate::eval::Result<QuestionRun> {
         let started = Instant::now();
         let mut opts = self.opts.clone();
         opts.rlm.trace_path = self

@@ -30,14 +30,18 @@ pub struct RetrievedDoc {
 /// tests can implement it over fixed rankings.
 pub trait Retrieval {
     /// Up to `k` distinct documents ranked by plain BM25 search for `question`.
-    fn bm25(&self, question: &str, k: usize) -> anyhow::Result<Vec<RetrievedDoc>>;
+    fn bm25(&self, question: &str, k: usize) -> crate::eval::Result<Vec<RetrievedDoc>>;
     /// Up to `k` distinct documents ranked by the graph (personalized PageRank from
     /// the question's entities and the query), with the seed entities used.
-    fn graph(&self, question: &str, k: usize) -> anyhow::Result<(Vec<RetrievedDoc>, Vec<String>)>;
+    fn graph(
+        &self,
+        question: &str,
+        k: usize,
+    ) -> crate::eval::Result<(Vec<RetrievedDoc>, Vec<String>)>;
     /// The document holding a chunk or sentence id (`c12`, `c12.s3`, `c12.s2-s4`).
-    fn doc_of(&self, id: &str) -> anyhow::Result<Option<RetrievedDoc>>;
+    fn doc_of(&self, id: &str) -> crate::eval::Result<Option<RetrievedDoc>>;
     /// The full normalized text of a document.
-    fn doc_text(&self, doc_id: &str) -> anyhow::Result<String>;
+    fn doc_text(&self, doc_id: &str) -> crate::eval::Result<String>;
 }
 
 /// The record of one answered question, produced by the `ask` engine and scored here.
@@ -93,7 +97,7 @@ pub struct QuestionRun {
 pub trait QuestionRunner {
     /// Answer `question` (dataset id `id`); errors are recorded in the run, not
     /// fatal to the evaluation.
-    fn run(&self, id: &str, question: &str) -> anyhow::Result<QuestionRun>;
+    fn run(&self, id: &str, question: &str) -> crate::eval::Result<QuestionRun>;
 }
 
 /// Recall at the cut-offs of [`RECALL_KS`]; `None` when the question has no gold passage.
@@ -255,7 +259,7 @@ impl<'a> GoldResolver<'a> {
         &self,
         doc: &RetrievedDoc,
         retrieval: &dyn Retrieval,
-    ) -> anyhow::Result<Option<usize>> {
+    ) -> crate::eval::Result<Option<usize>> {
         if let Some(hit) = self.cache.borrow().get(&doc.id) {
             return Ok(*hit);
         }
@@ -291,7 +295,7 @@ impl<'a> GoldResolver<'a> {
         doc: &RetrievedDoc,
         gold: &[GoldRef],
         retrieval: &dyn Retrieval,
-    ) -> anyhow::Result<Vec<usize>> {
+    ) -> crate::eval::Result<Vec<usize>> {
         let mut passage = None;
         let mut looked = false;
         let mut out = Vec::new();
@@ -318,7 +322,7 @@ impl<'a> GoldResolver<'a> {
         docs: &[RetrievedDoc],
         gold: &[GoldRef],
         retrieval: &dyn Retrieval,
-    ) -> anyhow::Result<Ranking> {
+    ) -> crate::eval::Result<Ranking> {
         let mut matches = Vec::with_capacity(docs.len());
         for d in docs {
             matches.push(self.matches(d, gold, retrieval)?);
@@ -333,10 +337,10 @@ impl<'a> GoldResolver<'a> {
     }
 }
 
-fn failed(err: &anyhow::Error, n_gold: usize) -> Ranking {
+fn failed(err: &crate::eval::EvalError, n_gold: usize) -> Ranking {
     Ranking {
         recall: RecallAtK::of(&[], n_gold),
-        error: Some(format!("{err:#}")),
+        error: Some(err.to_string()),
         ..Ranking::default()
     }
 }
@@ -359,7 +363,7 @@ pub fn evaluate_question(
     resolver: &GoldResolver<'_>,
     retrieval: &dyn Retrieval,
     runner: Option<&dyn QuestionRunner>,
-) -> anyhow::Result<QuestionRecord> {
+) -> crate::eval::Result<QuestionRecord> {
     let started = Instant::now();
     let n_gold = q.gold.len();
     let bm25 = match retrieval.bm25(&q.question, RANK_DEPTH) {
@@ -401,7 +405,7 @@ pub fn score_run(
     q: &EvalQuestion,
     resolver: &GoldResolver<'_>,
     retrieval: &dyn Retrieval,
-) -> anyhow::Result<RunScore> {
+) -> crate::eval::Result<RunScore> {
     // What users see first: the short answer; "not found" scores as no answer.
     let scored = match (&run.short_answer, run.not_found) {
         (Some(short), _) => short.as_str(),
@@ -635,19 +639,23 @@ mod tests {
     }
 
     impl Retrieval for Fixed {
-        fn bm25(&self, _: &str, k: usize) -> anyhow::Result<Vec<RetrievedDoc>> {
+        fn bm25(&self, _: &str, k: usize) -> crate::eval::Result<Vec<RetrievedDoc>> {
             Ok(self.bm25.iter().take(k).map(|(i, t)| doc(i, t)).collect())
         }
-        fn graph(&self, _: &str, k: usize) -> anyhow::Result<(Vec<RetrievedDoc>, Vec<String>)> {
+        fn graph(
+            &self,
+            _: &str,
+            k: usize,
+        ) -> crate::eval::Result<(Vec<RetrievedDoc>, Vec<String>)> {
             if self.graph.is_empty() {
-                anyhow::bail!("no graph");
+                return Err(crate::eval::EvalError::Failed("no graph".into()));
             }
             Ok((
                 self.graph.iter().take(k).map(|(i, t)| doc(i, t)).collect(),
                 vec!["Ann Lee".into()],
             ))
         }
-        fn doc_of(&self, id: &str) -> anyhow::Result<Option<RetrievedDoc>> {
+        fn doc_of(&self, id: &str) -> crate::eval::Result<Option<RetrievedDoc>> {
             let chunk = id.split('.').next().unwrap_or(id);
             Ok(self
                 .bm25
@@ -656,7 +664,7 @@ mod tests {
                 .find(|(i, _)| *i == chunk)
                 .map(|(i, t)| doc(i, t)))
         }
-        fn doc_text(&self, doc_id: &str) -> anyhow::Result<String> {
+        fn doc_text(&self, doc_id: &str) -> crate::eval::Result<String> {
             Ok(self
                 .texts
                 .get(doc_id)
@@ -676,7 +684,7 @@ mod tests {
 
     struct Answers(&'static str);
     impl QuestionRunner for Answers {
-        fn run(&self, _: &str, _: &str) -> anyhow::Result<QuestionRun> {
+        fn run(&self, _: &str, _: &str) -> crate::eval::Result<QuestionRun> {
             Ok(QuestionRun {
                 answer: self.0.into(),
                 read_ids: vec!["d3.s1".into(), "d0".into(), "d9".into()],

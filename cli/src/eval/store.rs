@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context;
 use rlmkg_ingest::{IngestOptions, Progress, Store};
 
 use super::score::{Retrieval, RetrievedDoc, distinct_docs};
 use super::seeds::candidates;
+use crate::eval::EvalError;
 
 /// A store opened for evaluation (shared with the answer runs).
 pub struct StoreRetrieval {
@@ -22,12 +22,18 @@ pub fn open_and_ingest(
     dir: &Path,
     inputs: &[PathBuf],
     progress: &dyn Progress,
-) -> anyhow::Result<StoreRetrieval> {
-    let mut store = Store::create_or_open(dir)
-        .with_context(|| format!("cannot open the store {}", dir.display()))?;
+) -> crate::eval::Result<StoreRetrieval> {
+    let at = |what| {
+        move |source| EvalError::StoreAt {
+            what,
+            path: dir.to_path_buf(),
+            source,
+        }
+    };
+    let mut store = Store::create_or_open(dir).map_err(at("open the store"))?;
     store
         .ingest(inputs, &IngestOptions::default(), progress)
-        .with_context(|| format!("cannot ingest the corpus into {}", dir.display()))?;
+        .map_err(at("ingest the corpus into"))?;
     Ok(StoreRetrieval {
         store: Arc::new(store),
     })
@@ -40,13 +46,13 @@ impl StoreRetrieval {
     }
 
     /// Documents in the store.
-    pub fn document_count(&self) -> anyhow::Result<usize> {
+    pub fn document_count(&self) -> crate::eval::Result<usize> {
         Ok(self.store.stats()?.docs as usize)
     }
 
     /// Store entity ids for the names found in `question` (the graph seeds), with
     /// their display names.
-    pub fn seeds(&self, question: &str) -> anyhow::Result<Vec<(String, String)>> {
+    pub fn seeds(&self, question: &str) -> crate::eval::Result<Vec<(String, String)>> {
         let mut out: Vec<(String, String)> = Vec::new();
         for name in candidates(question) {
             if let Some(e) = self.store.entity(&name)?
@@ -60,7 +66,7 @@ impl StoreRetrieval {
 }
 
 impl Retrieval for StoreRetrieval {
-    fn bm25(&self, question: &str, k: usize) -> anyhow::Result<Vec<RetrievedDoc>> {
+    fn bm25(&self, question: &str, k: usize) -> crate::eval::Result<Vec<RetrievedDoc>> {
         let hits = self.store.search(question, k.saturating_mul(4))?;
         let docs = hits.into_iter().map(|h| RetrievedDoc {
             id: h.doc,
@@ -70,7 +76,11 @@ impl Retrieval for StoreRetrieval {
         Ok(distinct_docs(docs).into_iter().take(k).collect())
     }
 
-    fn graph(&self, question: &str, k: usize) -> anyhow::Result<(Vec<RetrievedDoc>, Vec<String>)> {
+    fn graph(
+        &self,
+        question: &str,
+        k: usize,
+    ) -> crate::eval::Result<(Vec<RetrievedDoc>, Vec<String>)> {
         let seeds = self.seeds(question)?;
         let ids: Vec<String> = seeds.iter().map(|(id, _)| id.clone()).collect();
         let ranked = self
@@ -85,7 +95,7 @@ impl Retrieval for StoreRetrieval {
         Ok((docs, seeds.into_iter().map(|(_, name)| name).collect()))
     }
 
-    fn doc_of(&self, id: &str) -> anyhow::Result<Option<RetrievedDoc>> {
+    fn doc_of(&self, id: &str) -> crate::eval::Result<Option<RetrievedDoc>> {
         match self.store.read(id) {
             Ok(p) => Ok(Some(RetrievedDoc {
                 id: p.doc.id,
@@ -96,7 +106,7 @@ impl Retrieval for StoreRetrieval {
         }
     }
 
-    fn doc_text(&self, doc_id: &str) -> anyhow::Result<String> {
+    fn doc_text(&self, doc_id: &str) -> crate::eval::Result<String> {
         Ok(self.store.doc_text(doc_id, 0, usize::MAX)?)
     }
 }
