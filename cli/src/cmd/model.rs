@@ -49,7 +49,8 @@ fn pull(args: PullArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut stdout = crate::out::stdout();
     let source = match args.from {
         Some(path) => PullSource::File(path),
-        None => PullSource::parse(args.name.as_deref())?,
+        None => PullSource::parse(args.name.as_deref())
+            .map_err(|e| anyhow::anyhow!("{e}, or install a file with --from PATH.gguf"))?,
     };
     let bar = crate::out::bar(
         0,
@@ -67,11 +68,13 @@ fn pull(args: PullArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     bar.finish_and_clear();
     let installed = match result {
         Ok(m) => m,
-        Err(
-            e @ (PullError::Unreachable { .. }
-            | PullError::Download { .. }
-            | PullError::Checksum { .. }),
-        ) => {
+        Err(e @ PullError::Unreachable { .. }) => {
+            return Err(crate::cmd::ExitError::backend(format!(
+                "model pull failed: {e}; download the file elsewhere and install it with \
+                 `rlmkg model pull --from PATH.gguf`"
+            )));
+        }
+        Err(e @ (PullError::Download { .. } | PullError::Checksum { .. })) => {
             return Err(crate::cmd::ExitError::backend(format!(
                 "model pull failed: {e}"
             )));

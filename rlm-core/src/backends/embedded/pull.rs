@@ -101,13 +101,11 @@ pub struct InstalledModel {
 pub enum PullError {
     /// The name is neither the default model nor a Hugging Face `owner/repo/file.gguf`.
     #[error(
-        "unknown model {0:?}: use `smollm2` (the default), `hf:owner/repo/file.gguf`, or --from PATH.gguf"
+        "unknown model {0:?}: the names are `smollm2` (the default) and `hf:owner/repo/file.gguf`"
     )]
     UnknownModel(String),
     /// A host could not be reached.
-    #[error(
-        "{host} is not reachable from here ({message}); download the file elsewhere and install it with `rlmkg model pull --from PATH.gguf`"
-    )]
+    #[error("{host} is not reachable from here ({message})")]
     Unreachable {
         /// The host.
         host: String,
