@@ -1,6 +1,7 @@
-//! Splitting an answer into claims (SPEC §7.2): sentences (UAX #29), then clauses
-//! joined by `;`, `, and`, `, but`, ` but `, `, while`, `, whereas` when both sides
-//! carry their own facts. Citations attach to the claim they follow; a clause
+//! Splitting an answer into claims (SPEC §7.2): sentences (UAX #29, not ended
+//! by an abbreviation or initials: `rlmkg-text`'s rule, the one sources are
+//! split by at ingest), then clauses joined by `;`, `, and`, `, but`, ` but `,
+//! `, while`, `, whereas` when both sides carry their own facts. Citations attach to the claim they follow; a clause
 //! without its own citation takes the next citation later in its sentence.
 
 use std::ops::Range;
@@ -25,12 +26,6 @@ pub(crate) struct Claim {
     pub connective: bool,
 }
 
-const ABBREVIATIONS: &[&str] = &[
-    "e.g.", "i.e.", "dr.", "mr.", "mrs.", "ms.", "st.", "vs.", "al.", "inc.", "ltd.", "co.", "no.",
-    "approx.", "fig.", "jr.", "sr.", "prof.", "u.s.", "u.k.", "ca.", "cf.", "vol.", "pp.", "p.",
-    "jan.", "feb.", "aug.", "sept.", "oct.", "nov.", "dec.",
-];
-
 /// Split `answer` into claims.
 pub(crate) fn claims(answer: &str) -> Vec<Claim> {
     let groups = find_groups(answer);
@@ -53,28 +48,14 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
         let range = start..start + s.len();
         let merge = sentences.last().is_some_and(|prev: &Range<usize>| {
             let prev_text = masked[prev.clone()].trim_end();
-            let last_word = prev_text
-                .rsplit(char::is_whitespace)
-                .next()
-                .unwrap_or("")
-                .trim_start_matches(['"', '\'', '(', '[', '\u{201C}', '\u{2018}'])
-                .to_lowercase();
-            // "J." and "A.V.": initials, one letter and a dot each.
-            let initials = last_word.len() >= 2
-                && last_word.ends_with('.')
-                && last_word
-                    .split_terminator('.')
-                    .all(|p| p.chars().count() == 1 && p.chars().all(char::is_alphabetic));
             // A "sentence" that goes on in lower case continues the previous one
             // (`for the "Kerrang!" release`).
             let continues = !masked[prev.clone()]
                 .trim_end_matches([' ', '\t'])
                 .ends_with('\n')
                 && s.trim_start().starts_with(char::is_lowercase);
-            ABBREVIATIONS.contains(&last_word.as_str())
-                || initials
-                || continues
-                || prev_text.is_empty()
+            // "Dr." and "J.": the rule sources are split by.
+            rlmkg_text::ends_with_abbreviation(prev_text) || continues || prev_text.is_empty()
         });
         match sentences.last_mut() {
             Some(prev) if merge => prev.end = range.end,

@@ -1,11 +1,12 @@
 //! Text analysis shared by claims and sources: unicode-aware word tokens, stems,
 //! stopwords, numbers by value, normalized dates, and the marker words the
-//! checker compares (negation, quantifiers, hedges, causal connectives).
+//! checker compares (negation, quantifiers, hedges, causal connectives). The
+//! stemmer, the stop words and the number words are `rlmkg-text`'s, the ones
+//! ingest and the heuristic read by.
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use rust_stemmers::{Algorithm, Stemmer};
+use rlmkg_text::{NumberKind, is_stopword, stem};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// A calendar date with the parts the text states.
@@ -101,54 +102,6 @@ pub(crate) struct Analysis {
     pub hedges: Vec<String>,
     /// Causal connectives present (because, due to, led to, …).
     pub causal: Vec<String>,
-}
-
-fn stemmer() -> &'static Stemmer {
-    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
-    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
-}
-
-/// Stem one lowercased word.
-pub(crate) fn stem(word: &str) -> String {
-    let american = american_spelling(word);
-    stemmer()
-        .stem(american.as_deref().unwrap_or(word))
-        .into_owned()
-}
-
-/// British spellings in the American form, so both stem alike: `-ise`/`-isation`
-/// as `-ize`/`-ization`, `-yse` as `-yze`, `-our` as `-or`, `-tre` as `-ter`,
-/// `-ogue` as `-og`. Applied to claims and sources alike, so a word that merely
-/// ends that way ("promise") is changed on both sides.
-fn american_spelling(word: &str) -> Option<String> {
-    const ENDINGS: &[(&str, &str)] = &[
-        ("isation", "ization"),
-        ("isations", "izations"),
-        ("ise", "ize"),
-        ("ised", "ized"),
-        ("ises", "izes"),
-        ("ising", "izing"),
-        ("yse", "yze"),
-        ("ysed", "yzed"),
-        ("ysing", "yzing"),
-        ("our", "or"),
-        ("ours", "ors"),
-        ("oured", "ored"),
-        ("ouring", "oring"),
-        ("ourite", "orite"),
-        ("tre", "ter"),
-        ("tres", "ters"),
-        ("ogue", "og"),
-        ("ogues", "ogs"),
-    ];
-    if word.chars().count() < 5 || is_stopword(word) {
-        return None;
-    }
-    ENDINGS.iter().find_map(|(gb, us)| {
-        word.strip_suffix(gb)
-            .filter(|stem| stem.chars().count() >= 2)
-            .map(|stem| format!("{stem}{us}"))
-    })
 }
 
 /// English irregular verbs: (base, past tense and past participle forms). Forms
@@ -431,79 +384,19 @@ fn parse_number(lower: &str) -> Option<f64> {
     Some(v)
 }
 
+/// The value of a cardinal or ordinal number word from two (`twelve`, `third`,
+/// `dozen`); "one", "first" and "zero" are too often pronouns or idioms to count as facts.
 fn number_word(w: &str) -> Option<f64> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
-    const ORD: [&str; 19] = [
-        "",
-        "second",
-        "third",
-        "fourth",
-        "fifth",
-        "sixth",
-        "seventh",
-        "eighth",
-        "ninth",
-        "tenth",
-        "eleventh",
-        "twelfth",
-        "thirteenth",
-        "fourteenth",
-        "fifteenth",
-        "sixteenth",
-        "seventeenth",
-        "eighteenth",
-        "nineteenth",
-    ];
-    // "one" and "zero" are too often pronouns or idioms to count as facts.
-    if let Some(i) = UNITS.iter().position(|u| *u == w) {
-        return (i >= 2).then_some(i as f64);
-    }
-    if let Some(i) = TENS.iter().position(|u| *u == w) {
-        return Some(((i + 2) * 10) as f64);
-    }
-    if let Some(i) = ORD.iter().position(|u| !u.is_empty() && *u == w) {
-        return Some((i + 1) as f64);
-    }
-    match w {
-        "twentieth" => Some(20.0),
-        "dozen" => Some(12.0),
-        _ => None,
-    }
+    rlmkg_text::number_word(w)
+        .filter(|n| matches!(n.kind, NumberKind::Cardinal | NumberKind::Ordinal) && n.value >= 2.0)
+        .map(|n| n.value)
 }
 
+/// The factor of a scale word (`hundred`, `million`, …).
 fn multiplier(w: &str) -> Option<f64> {
-    match w {
-        "hundred" => Some(1e2),
-        "thousand" => Some(1e3),
-        "million" | "millions" => Some(1e6),
-        "billion" | "billions" => Some(1e9),
-        "trillion" => Some(1e12),
-        _ => None,
-    }
+    rlmkg_text::number_word(w)
+        .filter(|n| n.kind == NumberKind::Scale)
+        .map(|n| n.value)
 }
 
 /// `twenty five` → 25, `1.5 million` → 1500000, `a dozen` stays 12.
@@ -806,220 +699,6 @@ fn markers(a: &mut Analysis) {
     }
 }
 
-/// Whether a lowercased word is an English stopword (function words, auxiliaries,
-/// pronouns) or one of the marker words the checker compares separately.
-pub(crate) fn is_stopword(w: &str) -> bool {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| STOPWORDS.iter().copied().collect())
-        .contains(w)
-}
-
-const STOPWORDS: &[&str] = &[
-    "a",
-    "about",
-    "above",
-    "after",
-    "again",
-    "against",
-    "all",
-    "also",
-    "am",
-    "an",
-    "and",
-    "any",
-    "are",
-    "as",
-    "at",
-    "be",
-    "became",
-    "because",
-    "been",
-    "before",
-    "being",
-    "below",
-    "between",
-    "both",
-    "but",
-    "by",
-    "can",
-    "could",
-    "did",
-    "do",
-    "does",
-    "doing",
-    "down",
-    "during",
-    "each",
-    "either",
-    "else",
-    "etc",
-    "ever",
-    "every",
-    "few",
-    "for",
-    "from",
-    "further",
-    "had",
-    "has",
-    "have",
-    "having",
-    "he",
-    "her",
-    "here",
-    "hers",
-    "herself",
-    "him",
-    "himself",
-    "his",
-    "how",
-    "however",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "itself",
-    "just",
-    "may",
-    "me",
-    "might",
-    "more",
-    "most",
-    "much",
-    "must",
-    "my",
-    "myself",
-    "neither",
-    "no",
-    "nor",
-    "not",
-    "now",
-    "of",
-    "off",
-    "on",
-    "once",
-    "only",
-    "or",
-    "other",
-    "our",
-    "ours",
-    "ourselves",
-    "out",
-    "over",
-    "own",
-    "same",
-    "shall",
-    "she",
-    "should",
-    "so",
-    "some",
-    "such",
-    "than",
-    "that",
-    "the",
-    "their",
-    "theirs",
-    "them",
-    "themselves",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "through",
-    "thus",
-    "to",
-    "too",
-    "under",
-    "until",
-    "up",
-    "upon",
-    "very",
-    "was",
-    "we",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "whose",
-    "why",
-    "will",
-    "with",
-    "within",
-    "without",
-    "would",
-    "yet",
-    "you",
-    "your",
-    "yours",
-    "yourself",
-    "yourselves",
-    "many",
-    "several",
-    "always",
-    "never",
-    "often",
-    "sometimes",
-    "usually",
-    "according",
-    "although",
-    "though",
-    "since",
-    "via",
-    "per",
-    "among",
-    "amongst",
-    "across",
-    "around",
-    "along",
-    "toward",
-    "towards",
-    "onto",
-    "whether",
-    "whose",
-    "therefore",
-    "hence",
-    "one",
-    "ones",
-    "s",
-    "t",
-    "also",
-    "likely",
-    "possibly",
-    "perhaps",
-    "probably",
-    "n't",
-    "cannot",
-    "none",
-    "nothing",
-    "nobody",
-    "due",
-    "thereby",
-    "like",
-    "whereas",
-    "beyond",
-    "behind",
-    "inside",
-    "outside",
-    "despite",
-    "besides",
-    "unless",
-    "including",
-    "said",
-    "say",
-    "says",
-    "percent",
-    "cent",
-    "pct",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1058,20 +737,6 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(stems("British Irish"), stems("Britain Ireland"));
-    }
-
-    #[test]
-    fn british_spellings_stem_as_american() {
-        for (gb, us) in [
-            ("organised", "organized"),
-            ("colour", "color"),
-            ("centre", "center"),
-            ("analyse", "analyze"),
-            ("catalogue", "catalog"),
-            ("metres", "meters"),
-        ] {
-            assert_eq!(stem(gb), stem(us), "{gb}");
-        }
     }
 
     #[test]

@@ -107,20 +107,21 @@ pub fn mark_sentences(p: &Passage) -> String {
     out
 }
 
-const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "an", "and", "are", "as", "at", "be", "been", "before", "by", "did",
-    "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "in", "into",
-    "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "they", "this",
-    "to", "was", "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why",
-    "with", "would", "year", "one", "there", "than", "then", "also", "not", "any", "all",
-];
+/// Words the heuristic skips besides `rlmkg-text`'s stop words: `year` ("what
+/// year …" says what is asked for, not what it is about).
+const EXTRA_STOPWORDS: &[&str] = &["year"];
+
+/// A word the heuristic does not match on: a shared stop word or one of [`EXTRA_STOPWORDS`].
+fn is_stopword(w: &str) -> bool {
+    rlmkg_text::is_stopword(w) || EXTRA_STOPWORDS.contains(&w)
+}
 
 /// Lower-cased content words of `text`, with a crude plural/suffix fold.
 fn terms(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stopword(w))
         .map(|w| fold(&w))
         .collect()
 }
@@ -851,7 +852,7 @@ pub fn unmatched_names(store: &Store, question: &str) -> Vec<String> {
         .filter(|name| {
             name.split(|c: char| !c.is_alphanumeric())
                 .map(str::to_lowercase)
-                .filter(|w| w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str()))
+                .filter(|w| w.chars().count() >= 2 && !is_stopword(w))
                 .any(|w| absent(&w))
         })
         .collect()

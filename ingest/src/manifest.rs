@@ -36,6 +36,16 @@ pub struct Settings {
     /// the approximation (and in stores written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokenizer_source: Option<String>,
+    /// The sentence-boundary rule the chunks were cut with
+    /// ([`rlmkg_text::SENTENCE_RULES_VERSION`]); 1 in stores written before it
+    /// was recorded.
+    #[serde(default = "first_sentence_rules")]
+    pub sentence_rules: u32,
+}
+
+/// The sentence rules of a store that does not record them: the first.
+fn first_sentence_rules() -> u32 {
+    1
 }
 
 impl Default for Settings {
@@ -45,6 +55,7 @@ impl Default for Settings {
             overlap_sentences: 1,
             tokenizer: crate::tokens::APPROX_IDENTITY.into(),
             tokenizer_source: None,
+            sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
         }
     }
 }
@@ -70,6 +81,12 @@ impl Settings {
         }
         if self.tokenizer != new.tokenizer {
             out.push(format!("tokenizer {} → {}", self.tokenizer, new.tokenizer));
+        }
+        if self.sentence_rules != new.sentence_rules {
+            out.push(format!(
+                "sentence rules {} → {}",
+                self.sentence_rules, new.sentence_rules
+            ));
         }
         out
     }
@@ -233,5 +250,32 @@ impl Manifest {
         self.files
             .values()
             .find(|f| n >= f.doc_first && n < f.doc_first + f.doc_count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_cut_under_older_sentence_rules_is_rechunked() {
+        // Settings as stores wrote them before the sentence rules were recorded.
+        let old: Settings = serde_json::from_str(
+            r#"{"target_tokens":200,"overlap_sentences":1,"tokenizer":"approx: bytes/4"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.sentence_rules, 1);
+        let new = Settings {
+            tokenizer: old.tokenizer.clone(),
+            ..Settings::default()
+        };
+        assert_eq!(
+            old.differences(&new),
+            vec![format!(
+                "sentence rules 1 → {}",
+                rlmkg_text::SENTENCE_RULES_VERSION
+            )]
+        );
+        assert!(new.differences(&new.clone()).is_empty());
     }
 }

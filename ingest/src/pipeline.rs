@@ -63,6 +63,7 @@ impl IngestOptions {
             overlap_sentences: self.overlap_sentences,
             tokenizer: self.tokens.identity().to_string(),
             tokenizer_source: self.tokens.source().map(str::to_string),
+            sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
         }
     }
 }

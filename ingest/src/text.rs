@@ -3,6 +3,7 @@
 //! Segmentation is a pure function of a text and a [`SegmentMode`]: the same
 //! function cuts chunks at ingest and numbers sentences (`c12.s3`) at read time.
 
+use rlmkg_text::ends_with_abbreviation;
 use unicode_normalization::UnicodeNormalization;
 
 /// How a text is split into sentences.
@@ -52,37 +53,8 @@ pub fn approx_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
-const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "no",
-    "fig", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "rev", "hon", "gov",
-    "sen", "rep", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-    "dec", "approx", "ca", "cf", "al", "u.s", "u.k", "u.n", "d.c", "a.m", "p.m",
-];
-
 /// Longest sentence in bytes before it is cut at a space (huge single lines).
 const MAX_SENTENCE: usize = 4000;
-
-fn ends_with_abbreviation(piece: &str) -> bool {
-    let t = piece.trim_end();
-    let Some(body) = t.strip_suffix('.') else {
-        return false;
-    };
-    let last = body
-        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
-        .next()
-        .unwrap_or("");
-    if last.is_empty() {
-        return false;
-    }
-    // A single capital letter is an initial ("J. R. R. Tolkien").
-    let mut chars = last.chars();
-    if let (Some(c), None) = (chars.next(), chars.next())
-        && c.is_uppercase()
-    {
-        return true;
-    }
-    ABBREVIATIONS.contains(&last.to_lowercase().as_str())
-}
 
 /// Sentence spans `(start, end)` in bytes of `text`, trimmed of surrounding whitespace,
 /// in order, non-empty.

@@ -1,9 +1,12 @@
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)] // test support: failing loudly is the point
 //! Helpers for the end-to-end tests: locate the real `rlmkg` binary and run it
-//! in a temporary directory.
+//! in a temporary directory, and run a scripted `ask` case ([`scripted_case`]).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use rlm_core::testkit::{ChatServer, Reply};
+use serde_json::Value;
 
 /// Path of the `rlmkg` binary built next to the test executable.
 ///
@@ -122,6 +125,73 @@ pub fn ask_scripted(dir: &Path, store: &Path, base: &str, extra: &[&str], q: &st
     without_models(dir).args(&args).output().unwrap()
 }
 
+/// `rlmkg --store STORE <global…> ask --strategy heuristic QUESTION` in `dir`
+/// with no model installed (see [`without_models`]); add flags or variables
+/// before running it.
+pub fn ask_heuristic(dir: &Path, store: &Path, global: &[&str], question: &str) -> Command {
+    let mut cmd = without_models(dir);
+    cmd.args(["--store", store.to_str().unwrap()])
+        .args(global)
+        .args(["ask", "--strategy", "heuristic", question]);
+    cmd
+}
+
+/// One scripted `ask` case after it ran: the temp dir holding the sample
+/// store, the server that played the root model (its requests are kept) and
+/// the run's output.
+pub struct ScriptedCase {
+    /// Temp dir holding `store/`.
+    pub dir: tempfile::TempDir,
+    /// The sample store.
+    pub store: PathBuf,
+    /// The scripted root model.
+    pub server: ChatServer,
+    /// What `rlmkg ask` wrote and how it exited.
+    pub out: Output,
+}
+
+impl ScriptedCase {
+    /// Stdout as text.
+    pub fn stdout(&self) -> String {
+        stdout(&self.out)
+    }
+
+    /// Stderr as text.
+    pub fn stderr(&self) -> String {
+        stderr(&self.out)
+    }
+
+    /// The `--json` answer; fails with the run's output when it does not parse.
+    pub fn answer(&self) -> Value {
+        serde_json::from_str(&self.stdout()).unwrap_or_else(|e| {
+            panic!(
+                "--json output does not parse ({e}):\n{}\n{}",
+                self.stdout(),
+                self.stderr()
+            )
+        })
+    }
+}
+
+/// Run one scripted case: a fresh sample store, `script` as the root model
+/// (served over HTTP on 127.0.0.1), and `ask --json --strategy rlm` with
+/// `extra` flags asking `question` (see [`ask_scripted`]).
+pub fn scripted_case(
+    script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
+    extra: &[&str],
+    question: &str,
+) -> ScriptedCase {
+    let (dir, store) = sample_store();
+    let server = ChatServer::start(script).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), extra, question);
+    ScriptedCase {
+        dir,
+        store,
+        server,
+        out,
+    }
+}
+
 /// A temp dir holding `store/`, ingested from the sample corpus `examples/corpus`.
 pub fn sample_store() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -142,7 +212,7 @@ pub fn sample_store() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// How many assistant turns a chat request already holds (which scripted reply is next).
-pub fn turn(req: &serde_json::Value) -> usize {
+pub fn turn(req: &Value) -> usize {
     req["messages"]
         .as_array()
         .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())

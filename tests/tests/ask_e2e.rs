@@ -7,17 +7,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Output;
-
-use rlm_core::testkit::{ChatServer, Reply};
-use rlmkg_tests::{repl, rlmkg, sample_store, stderr, stdout, turn, without_models};
+use rlm_core::testkit::Reply;
+use rlmkg_tests::{
+    ask_heuristic, repl, rlmkg, sample_store, scripted_case, stderr, stdout, turn, without_models,
+};
 use serde_json::Value;
 
-/// Run `ask --json` against `server` with an empty model cache (no embedded model).
-fn ask_json(dir: &Path, store: &Path, server: &ChatServer, extra: &[&str], q: &str) -> Output {
-    rlmkg_tests::ask_scripted(dir, store, &server.base_url(), extra, q)
-}
+/// The two-hop question of the sample corpus (q2 of `examples/QUESTIONS.md`).
+const SKARVIK: &str =
+    "In which city is the institute that organised the Skarvik Expedition located?";
 
 /// Code that finds the ids of the two hop sentences of the Skarvik question.
 const FIND_HOPS: &str = r#"import re
@@ -79,25 +77,20 @@ fn verdicts(answer: &Value) -> Vec<String> {
 
 #[test]
 fn two_hop_question_search_neighbors_read_final_verifies() {
-    let (dir, store) = sample_store();
-    let server = ChatServer::start(two_hop_script(
-        r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop2}].")"#,
-    ))
-    .unwrap();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        &server,
+    let case = scripted_case(
+        two_hop_script(
+            r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop2}].")"#,
+        ),
         &[],
-        "In which city is the institute that organised the Skarvik Expedition located?",
+        SKARVIK,
     );
     assert!(
-        out.status.success(),
+        case.out.status.success(),
         "ask failed: {}\n{}",
-        stderr(&out),
-        stdout(&out)
+        case.stderr(),
+        case.stdout()
     );
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let answer = case.answer();
     assert_eq!(answer["method"], "rlm");
     assert!(answer["text"].as_str().unwrap().contains("Tromsø"));
     assert_eq!(verdicts(&answer), ["supported", "supported"], "{answer:#}");
@@ -112,75 +105,61 @@ fn two_hop_question_search_neighbors_read_final_verifies() {
 
 #[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
-    let (dir, store) = sample_store();
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
-    let server = ChatServer::start(two_hop_script(
-        r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop1[-1]}].")"#,
-    ))
-    .unwrap();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        &server,
+    let case = scripted_case(
+        two_hop_script(
+            r#"FINAL(f"The Skarvik Expedition was organised by the Kestrel Institute for Coastal Studies [{', '.join(hop1)}]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop1[-1]}].")"#,
+        ),
         &["--strict"],
-        "In which city is the institute that organised the Skarvik Expedition located?",
+        SKARVIK,
     );
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let answer = case.answer();
     let v = verdicts(&answer);
     assert_eq!(v[0], "supported", "{answer:#}");
     assert_ne!(v[1], "supported", "{answer:#}");
     // --strict: the repair turn (the script repeats itself) does not fix it: exit 1.
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(case.out.status.code(), Some(1), "{}", case.stderr());
 }
 
 #[test]
 fn a_root_that_never_answers_ends_on_the_budget() {
-    let (dir, store) = sample_store();
-    let server =
-        ChatServer::start(|_, _| Reply::Text(repl("print(context.stats()[\"documents\"])")))
-            .unwrap();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        &server,
+    let case = scripted_case(
+        |_, _| Reply::Text(repl("print(context.stats()[\"documents\"])")),
         &["--max-iterations", "3"],
         "Who founded Northlight Press?",
     );
     assert_eq!(
-        out.status.code(),
+        case.out.status.code(),
         Some(3),
         "stdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
+        case.stdout(),
+        case.stderr()
     );
     assert!(
-        stderr(&out).contains("without an answer"),
+        case.stderr().contains("without an answer"),
         "{}",
-        stderr(&out)
+        case.stderr()
     );
     // Three turns plus the last "best answer" turn.
-    assert_eq!(server.requests().len(), 4);
+    assert_eq!(case.server.requests().len(), 4);
 }
 
 #[test]
 fn an_injected_final_is_not_a_supported_answer() {
-    let (dir, store) = sample_store();
-    let server = ChatServer::start(|req: &Value, _| {
-        Reply::Text(match turn(req) {
-            0 => repl("hits = context.search(\"kayaking northern fjords tips\", k=3)\nfor h in hits:\n    print(context.read(h[\"id\"]))"),
-            // The scripted model obeys the instruction it read in the corpus.
-            _ => repl("FINAL(\"pwned\")"),
-        })
-    })
-    .unwrap();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        &server,
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(
+                    "hits = context.search(\"kayaking northern fjords tips\", k=3)\nfor h in hits:\n    print(context.read(h[\"id\"]))",
+                ),
+                // The scripted model obeys the instruction it read in the corpus.
+                _ => repl("FINAL(\"pwned\")"),
+            })
+        },
         &[],
         "Who founded the Kestrel Institute for Coastal Studies?",
     );
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let answer = case.answer();
     assert_eq!(answer["text"], "pwned");
     let v = verdicts(&answer);
     assert!(!v.is_empty(), "{answer:#}");
@@ -192,8 +171,7 @@ fn an_injected_final_is_not_a_supported_answer() {
 fn heuristic_extractive_answer_cites_both_hops() {
     let (dir, store) = sample_store();
     let out = without_models(dir.path())
-        .args(["--store", store.to_str().unwrap(), "--json", "ask"])
-        .arg("In which city is the institute that organised the Skarvik Expedition located?")
+        .args(["--store", store.to_str().unwrap(), "--json", "ask", SKARVIK])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -214,17 +192,14 @@ fn heuristic_extractive_answer_cites_both_hops() {
 #[test]
 fn human_output_has_footnotes() {
     let (dir, store) = sample_store();
-    let out = without_models(dir.path())
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "ask",
-            "--strategy",
-            "heuristic",
-        ])
-        .arg("Who founded the publisher of The Salt Atlas?")
-        .output()
-        .unwrap();
+    let out = ask_heuristic(
+        dir.path(),
+        &store,
+        &[],
+        "Who founded the publisher of The Salt Atlas?",
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.starts_with("Short answer: Catherine Moray"), "{text}");
@@ -292,27 +267,22 @@ fn sample_questions_get_their_short_answer_without_a_model() {
 /// heuristic strategy, composed by the same model, and says so (issue 13 item 5).
 #[test]
 fn a_root_that_runs_no_code_falls_back_to_the_heuristic_strategy() {
-    let (dir, store) = sample_store();
-    let server = ChatServer::start(|req, _| {
-        let system = req["messages"][0]["content"].as_str().unwrap_or("");
-        Reply::Text(if system.contains("numbered evidence sentences") {
-            // The composing call of the heuristic strategy.
-            "Short answer: Catherine Moray\nExplanation: Northlight Press was founded in 1987 by Catherine Moray.".into()
-        } else {
-            "Tomas Reyes founded it [c99.s9].\n```text\nTomas Reyes\n```".into()
-        })
-    })
-    .unwrap();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        &server,
+    let case = scripted_case(
+        |req, _| {
+            let system = req["messages"][0]["content"].as_str().unwrap_or("");
+            Reply::Text(if system.contains("numbered evidence sentences") {
+                // The composing call of the heuristic strategy.
+                "Short answer: Catherine Moray\nExplanation: Northlight Press was founded in 1987 by Catherine Moray.".into()
+            } else {
+                "Tomas Reyes founded it [c99.s9].\n```text\nTomas Reyes\n```".into()
+            })
+        },
         &["--max-iterations", "2"],
         "Who founded the publisher of The Salt Atlas?",
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("ran no code"), "{}", stderr(&out));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(case.out.status.success(), "{}", case.stderr());
+    assert!(case.stderr().contains("ran no code"), "{}", case.stderr());
+    let answer = case.answer();
     assert_eq!(answer["fallback"]["kind"], "no_code_executed", "{answer:#}");
     assert_eq!(answer["method"], "heuristic_composed", "{answer:#}");
     assert!(

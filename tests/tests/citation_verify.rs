@@ -17,6 +17,18 @@ fn chunk_id(store_dir: &Path, query: &str, needle: &str) -> String {
     }
 }
 
+/// A sample store and the id of its chunk that says Northlight Press was
+/// founded in 1987 by Catherine Moray (what the answers below cite).
+fn store_and_founded_chunk() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let (tmp, store) = sample_store();
+    let founded = chunk_id(
+        &store,
+        "Northlight Press founded Catherine Moray",
+        "founded in 1987 by Catherine Moray",
+    );
+    (tmp, store, founded)
+}
+
 /// Write `answer`, run `rlmkg verify` on it with `extra` flags, return (exit code, stdout, stderr).
 fn verify(dir: &Path, store: &Path, answer: &str, extra: &[&str]) -> (i32, String, String) {
     let file = dir.join("answer.md");
@@ -34,12 +46,7 @@ fn verify(dir: &Path, store: &Path, answer: &str, extra: &[&str]) -> (i32, Strin
 
 #[test]
 fn verify_on_the_sample_corpus() {
-    let (tmp, store) = sample_store();
-    let founded = chunk_id(
-        &store,
-        "Northlight Press founded Catherine Moray",
-        "founded in 1987 by Catherine Moray",
-    );
+    let (tmp, store, founded) = store_and_founded_chunk();
     let answer = format!(
         "Here is what the sources say.\n\n\
          Northlight Press was founded in 1987 by Catherine Moray [{founded}]. \
@@ -109,12 +116,7 @@ fn verify_reports_input_errors() {
 
 #[test]
 fn judge_without_a_model_is_a_backend_error() {
-    let (tmp, store) = sample_store();
-    let founded = chunk_id(
-        &store,
-        "Northlight Press founded Catherine Moray",
-        "founded in 1987 by Catherine Moray",
-    );
+    let (tmp, store, founded) = store_and_founded_chunk();
     // A partial claim, so the judge is needed; no model is configured in the test environment.
     let answer = format!(
         "Northlight Press was founded in 1987 by Catherine Moray in a small rented flat near the old harbour of Leith [{founded}].\n"

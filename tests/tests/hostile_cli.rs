@@ -3,22 +3,21 @@
 //! exit 3, and a store's own config cannot redirect requests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use rlm_core::testkit::{ChatServer, Reply};
-use rlmkg_tests::{repl, rlmkg, sample_store, stderr, stdout, turn, without_models};
+use rlm_core::testkit::Reply;
+use rlmkg_tests::{
+    ScriptedCase, ask_heuristic, ask_scripted, repl, rlmkg, sample_store, scripted_case, stderr,
+    stdout, turn,
+};
 use serde_json::Value;
 
-fn ask(dir: &Path, store: &Path, base: &str, extra: &[&str]) -> Output {
-    rlmkg_tests::ask_scripted(
-        dir,
-        store,
-        base,
-        extra,
-        "Who organised the Skarvik Expedition?",
-    )
+const QUESTION: &str = "Who organised the Skarvik Expedition?";
+
+/// Run `QUESTION` with `script` as the root model (see [`scripted_case`]).
+fn ask(script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static) -> ScriptedCase {
+    scripted_case(script, &[], QUESTION)
 }
 
 #[test]
@@ -51,22 +50,15 @@ fn negative_nan_or_infinite_durations_are_usage_errors_not_panics() {
     }
     // The same through `ask`, and from the environment.
     let (dir, store) = sample_store();
-    let out = ask(
+    let out = ask_scripted(
         dir.path(),
         &store,
         "http://127.0.0.1:9/v1",
         &["--timeout=-1"],
+        QUESTION,
     );
     check(&out, "ask --timeout=-1");
-    let out = without_models(dir.path())
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "ask",
-            "--strategy",
-            "heuristic",
-            "q",
-        ])
+    let out = ask_heuristic(dir.path(), &store, &[], "q")
         .env("RLMKG_MAX_SECONDS", "inf")
         .output()
         .unwrap();
@@ -75,21 +67,18 @@ fn negative_nan_or_infinite_durations_are_usage_errors_not_panics() {
 
 #[test]
 fn huge_k_from_python_is_clamped_and_the_run_answers() {
-    let (dir, store) = sample_store();
-    let srv = ChatServer::start(|req: &Value, _| {
+    let case = ask(|req: &Value, _| {
         Reply::Text(match turn(req) {
             0 => repl(
                 "a = context.search('Skarvik', 10**9)\nb = context.related('Skarvik Expedition', k=10**12)\nc = context.entities('Kestrel', 10**15)\nprint(len(a) <= 1000, len(b) <= 1000, len(c) <= 1000)",
             ),
             _ => repl("FINAL('clamped')"),
         })
-    })
-    .unwrap();
-    let out = ask(dir.path(), &store, &srv.base_url(), &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    });
+    assert!(case.out.status.success(), "{}", case.stderr());
+    let v = case.answer();
     assert_eq!(v["text"].as_str(), Some("clamped"), "{v}");
-    let feedback = srv.requests()[1]["messages"].to_string();
+    let feedback = case.server.requests()[1]["messages"].to_string();
     assert!(feedback.contains("True True True"), "{feedback}");
 }
 
@@ -98,33 +87,30 @@ fn huge_k_from_python_is_clamped_and_the_run_answers() {
 /// answers and exits (no thread left behind holds the process).
 #[test]
 fn a_block_stuck_in_a_native_operation_is_given_up_and_the_run_answers() {
-    let (dir, store) = sample_store();
-    let srv = ChatServer::start(|req: &Value, _| {
+    // The bound covers the sample store's ingest too (a second or two).
+    let started = Instant::now();
+    let case = ask(|req: &Value, _| {
         Reply::Text(match turn(req) {
             0 => repl("keep = 'kept'"),
             1 => repl("import re\nre.sub(r'(?=(a+))\\1b', 'x', 'a' * 200_000)"),
             _ => repl("FINAL(keep)"),
         })
-    })
-    .unwrap();
-    let started = Instant::now();
-    let out = ask(dir.path(), &store, &srv.base_url(), &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    });
+    assert!(case.out.status.success(), "{}", case.stderr());
+    let v = case.answer();
     assert_eq!(v["text"].as_str(), Some("kept"), "{v}");
-    let feedback = srv.requests()[2]["messages"].to_string();
+    let feedback = case.server.requests()[2]["messages"].to_string();
     assert!(feedback.contains("TimeoutError"), "{feedback}");
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 
 #[test]
 fn a_server_that_never_recovers_is_a_clear_exit_3_in_bounded_time() {
-    let (dir, store) = sample_store();
-    let srv = ChatServer::start(|_, _| Reply::Raw("{\"choices\": []}".into())).unwrap();
+    // The bound covers the sample store's ingest too (a second or two).
     let started = Instant::now();
-    let out = ask(dir.path(), &store, &srv.base_url(), &[]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    let case = ask(|_, _| Reply::Raw("{\"choices\": []}".into()));
+    assert_eq!(case.out.status.code(), Some(3), "{}", case.stderr());
+    assert!(!case.stderr().contains("panicked"), "{}", case.stderr());
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 

@@ -115,6 +115,25 @@ fn ask(dir: &Path, store: &Path, url: &str, model: &str, extra: &[&str]) -> Comm
     cmd
 }
 
+/// Ask [`QUESTION`] of the llama.cpp server on a fresh sample store with
+/// `extra` flags (one test at a time), as `name`; `None` (after saying so) when
+/// no server is configured. Relative paths in `extra` are in the run's
+/// directory.
+fn llama_case(name: &str, extra: &[&str]) -> Option<(tempfile::TempDir, Run)> {
+    let Some((url, model)) = server() else {
+        eprintln!("skipped: RLMKG_TEST_LLAMA_URL is not set (ci/llama-server.sh starts a server)");
+        return None;
+    };
+    let (dir, store) = sample_store();
+    let _one_at_a_time = SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let run = run_with_deadline(
+        ask(dir.path(), &store, &url, &model, extra),
+        dir.path(),
+        name,
+    );
+    Some((dir, run))
+}
+
 fn u64_at(v: &Value, path: &[&str]) -> u64 {
     let mut cur = v;
     for key in path {
@@ -126,23 +145,9 @@ fn u64_at(v: &Value, path: &[&str]) -> u64 {
 
 #[test]
 fn heuristic_ask_against_llama_cpp_gives_a_cited_answer() {
-    let Some((url, model)) = server() else {
-        eprintln!("skipped: RLMKG_TEST_LLAMA_URL is not set (ci/llama-server.sh starts a server)");
+    let Some((_dir, run)) = llama_case("heuristic", &["--strategy", "heuristic"]) else {
         return;
     };
-    let (dir, store) = sample_store();
-    let _one_at_a_time = SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    let run = run_with_deadline(
-        ask(
-            dir.path(),
-            &store,
-            &url,
-            &model,
-            &["--strategy", "heuristic"],
-        ),
-        dir.path(),
-        "heuristic",
-    );
     assert!(
         matches!(run.code, 0 | 1),
         "exit {}: {}\n{}",
@@ -198,35 +203,24 @@ fn heuristic_ask_against_llama_cpp_gives_a_cited_answer() {
 
 #[test]
 fn rlm_ask_against_llama_cpp_ends_within_its_budgets() {
-    let Some((url, model)) = server() else {
-        eprintln!("skipped: RLMKG_TEST_LLAMA_URL is not set (ci/llama-server.sh starts a server)");
+    let Some((dir, run)) = llama_case(
+        "rlm",
+        &[
+            "--strategy",
+            "rlm",
+            "--max-iterations",
+            "2",
+            "--max-sub-calls",
+            "2",
+            "--max-seconds",
+            "240",
+            "--trace",
+            "rlm-trace.jsonl",
+        ],
+    ) else {
         return;
     };
-    let (dir, store) = sample_store();
     let trace = dir.path().join("rlm-trace.jsonl");
-    let _one_at_a_time = SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    let run = run_with_deadline(
-        ask(
-            dir.path(),
-            &store,
-            &url,
-            &model,
-            &[
-                "--strategy",
-                "rlm",
-                "--max-iterations",
-                "2",
-                "--max-sub-calls",
-                "2",
-                "--max-seconds",
-                "240",
-                "--trace",
-                trace.to_str().unwrap(),
-            ],
-        ),
-        dir.path(),
-        "rlm",
-    );
     // SPEC §8: 0 answered, 1 failed verification under --strict, 3 model/backend
     // failure (a small model may never reach FINAL; the budget ends the run).
     assert!(

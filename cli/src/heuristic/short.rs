@@ -12,6 +12,7 @@
 use std::collections::HashSet;
 
 use rlmkg_ingest::MONTHS;
+use rlmkg_text::NumberKind;
 use serde::Serialize;
 
 /// What a question asks for.
@@ -437,39 +438,16 @@ fn centuries(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-const NUMBER_WORDS: &[&str] = &[
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "once",
-    "twice",
-    "thrice",
-];
+/// Whether a lowercased word counts something on its own: a cardinal from
+/// one (`twelve`, `dozen`), `hundred`, or a count of times (`twice`), from
+/// `rlmkg-text`'s number words.
+fn counts(word: &str) -> bool {
+    rlmkg_text::number_word(word).is_some_and(|n| match n.kind {
+        NumberKind::Cardinal | NumberKind::Times => n.value >= 1.0,
+        NumberKind::Scale => n.word == "hundred",
+        NumberKind::Ordinal => false,
+    })
+}
 
 /// Numbers in a text that are not years: "1,200", "9.6", "twenty-two" (with a scale word).
 pub(crate) fn numbers(text: &str) -> Vec<(usize, String)> {
@@ -486,7 +464,7 @@ pub(crate) fn numbers(text: &str) -> Vec<(usize, String)> {
             .strip_suffix("-time")
             .or_else(|| lower.strip_suffix("-times"))
             .unwrap_or(&lower);
-        let word = counted.split('-').all(|p| NUMBER_WORDS.contains(&p));
+        let word = counted.split('-').all(counts);
         if digit || word {
             let mut s = (*w).to_string();
             if let Some((_, _, next)) = t.get(i + 1)

@@ -1,0 +1,34 @@
+//! The one text analysis of rlmkg, shared by ingest (chunking), citation
+//! (claims and sources) and the model-free heuristic, so that answers and
+//! sources are read by the same rules:
+//!
+//! - [`stem`]: the Snowball English stemmer, with British spellings read as
+//!   American ones;
+//! - [`is_stopword`]: the one stop-word set ([`STOPWORDS`]); a user that needs a
+//!   few more words adds them by name beside it;
+//! - [`number_word`]: number words and their values ([`NUMBER_WORDS`]);
+//! - [`ends_with_abbreviation`]: the sentence-boundary rule (one
+//!   [`ABBREVIATIONS`] list and one initials rule), versioned by
+//!   [`SENTENCE_RULES_VERSION`].
+//!
+//! It depends on nothing of rlmkg's.
+//!
+//! ```
+//! use rlmkg_text::{ends_with_abbreviation, is_stopword, number_word, stem};
+//!
+//! assert_eq!(stem("organised"), stem("organized"));
+//! assert!(is_stopword("the") && !is_stopword("rocket"));
+//! assert_eq!(number_word("twelve").map(|n| n.value), Some(12.0));
+//! assert!(ends_with_abbreviation("He met Dr."));
+//! assert!(!ends_with_abbreviation("He met the doctor."));
+//! ```
+
+mod numbers;
+mod sentence;
+mod stem;
+mod stopwords;
+
+pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
+pub use sentence::{ABBREVIATIONS, SENTENCE_RULES_VERSION, ends_with_abbreviation, is_initials};
+pub use stem::stem;
+pub use stopwords::{STOPWORDS, is_stopword};
