@@ -274,7 +274,7 @@ fn changed_settings_rechunk_and_unchanged_reruns_do_not() {
     assert_eq!(counts(&summary(&out)), (3, 0));
     assert_eq!(
         settings(&store),
-        serde_json::json!({"target_tokens": 200, "overlap_sentences": 1, "tokenizer": "approx: bytes/4"})
+        serde_json::json!({"target_tokens": 200, "overlap_sentences": 1, "tokenizer": "approx: bytes/4", "sentence_rules": 2})
     );
     let out = run(&["a", "b"]);
     assert_eq!((counts(&summary(&out)), warned(&out)), ((0, 3), 0));
@@ -325,7 +325,7 @@ fn changed_settings_rechunk_and_unchanged_reruns_do_not() {
     assert_eq!((counts(&summary(&out)), warned(&out)), ((3, 0), 1));
     assert_eq!(
         settings(&store),
-        serde_json::json!({"target_tokens": 30, "overlap_sentences": 0, "tokenizer": "approx: bytes/4"})
+        serde_json::json!({"target_tokens": 30, "overlap_sentences": 0, "tokenizer": "approx: bytes/4", "sentence_rules": 2})
     );
 
     let r = Store::open_read(&store)
