@@ -476,6 +476,13 @@ fn is_cap(w: &str) -> bool {
 }
 
 fn is_acronym(w: &str) -> bool {
+    if w.is_ascii() {
+        let b = w.as_bytes();
+        return (2..=6).contains(&b.len())
+            && b.iter()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && b.iter().filter(|c| c.is_ascii_uppercase()).count() >= 2;
+    }
     let n = w.chars().count();
     (2..=6).contains(&n)
         && w.chars().all(|c| c.is_uppercase() || c.is_ascii_digit())
