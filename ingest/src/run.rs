@@ -1,6 +1,7 @@
-//! The ingest pipeline's driver: walk the inputs, batch them, prepare each
-//! batch in parallel while the previous one is written, and hand the results
-//! to the store through its writer API ([`crate::store::write`]).
+//! The ingest pipeline's driver: walk the inputs, cut them in parts, prepare
+//! the parts in parallel ahead of the writer (up to `LOOKAHEAD` parts), and
+//! hand the results to the store through its writer API
+//! ([`crate::store::write`]).
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -90,9 +91,9 @@ impl Store {
             .num_threads(threads(opts.threads))
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        // Parts of about `batch_bytes / PARTS_PER_BATCH`: each part is
-        // prepared (in parallel) while the one before it is written, and the
-        // written files are committed once about `batch_bytes` wait.
+        // Parts of about `batch_bytes / PARTS_PER_BATCH`: parts are prepared
+        // (in parallel) ahead of the one being written, and the written files
+        // are committed once about `batch_bytes` wait.
         let part_bytes = (opts.batch_bytes / PARTS_PER_BATCH).max(1);
         let mut parts: Vec<Vec<WalkedFile>> = Vec::new();
         let mut part_size = 0u64;
