@@ -476,6 +476,13 @@ fn is_cap(w: &str) -> bool {
 }
 
 fn is_acronym(w: &str) -> bool {
+    if w.is_ascii() {
+        let b = w.as_bytes();
+        return (2..=6).contains(&b.len())
+            && b.iter()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && b.iter().filter(|c| c.is_ascii_uppercase()).count() >= 2;
+    }
     let n = w.chars().count();
     (2..=6).contains(&n)
         && w.chars().all(|c| c.is_uppercase() || c.is_ascii_digit())
@@ -635,26 +642,28 @@ fn candidates(s: &str) -> Vec<Cand> {
     out
 }
 
+/// Words before a name that make it a place ("in Paris").
+const PLACE_PREPOSITIONS: &[&str] = &[
+    "in", "at", "near", "from", "to", "across", "outside", "inside",
+];
+
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
-    let words: Vec<String> = run.iter().map(|(_, w)| lower(w)).collect();
-    if words.iter().any(|w| ORG_WORDS.contains(&w.as_str())) {
+    // Lower-case comparisons without allocating (one candidate per name).
+    if run.iter().any(|(_, w)| lower_in(w, ORG_WORDS)) {
         return "organization";
     }
-    if words.iter().any(|w| PLACE_WORDS.contains(&w.as_str())) {
+    if run.iter().any(|(_, w)| lower_in(w, PLACE_WORDS)) {
         return "place";
     }
-    let before: Vec<&str> = s[..start].split_whitespace().rev().take(2).collect();
-    let prev = before
-        .first()
-        .map(|w| lower(w.trim_matches(|c: char| !c.is_alphanumeric())))
-        .unwrap_or_default();
-    if PERSON_TITLES.contains(&prev.as_str()) || PERSON_TITLES.contains(&words[0].as_str()) {
+    let prev = s
+        .get(..start)
+        .and_then(|b| b.split_whitespace().next_back())
+        .map_or("", |w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    if lower_in(prev, PERSON_TITLES) || run.first().is_some_and(|(_, w)| lower_in(w, PERSON_TITLES))
+    {
         return "person";
     }
-    if matches!(
-        prev.as_str(),
-        "in" | "at" | "near" | "from" | "to" | "across" | "outside" | "inside"
-    ) {
+    if lower_in(prev, PLACE_PREPOSITIONS) {
         return "place";
     }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
@@ -843,7 +852,10 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         per_sentence[*si].push((key, c.start, c.end));
     }
     // 5. Relations.
-    let mut rels: BTreeMap<(String, String, String), (f64, Vec<LocalEvidence>)> = BTreeMap::new();
+    // Keyed by borrowed keys and a label that allocates only when it is a
+    // verb phrase (the same order as owned strings).
+    type RelKey<'a> = (&'a str, &'a str, std::borrow::Cow<'static, str>);
+    let mut rels: BTreeMap<RelKey<'_>, (f64, Vec<LocalEvidence>)> = BTreeMap::new();
     for (si, ms) in per_sentence.iter().enumerate() {
         let sr = sentences[si];
         let ev = LocalEvidence {
@@ -857,10 +869,8 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
                 distinct.push(k);
             }
         }
-        let mut add = |a: &String, b: &String, label: String| {
-            let entry = rels
-                .entry((a.clone(), b.clone(), label))
-                .or_insert((0.0, Vec::new()));
+        let mut add = |a, b, label: std::borrow::Cow<'static, str>| {
+            let entry = rels.entry((a, b, label)).or_insert((0.0, Vec::new()));
             entry.0 += 1.0;
             if entry.1.len() < 3 && !entry.1.contains(&ev) {
                 entry.1.push(ev.clone());
@@ -873,7 +883,11 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
                 } else {
                     (distinct[j], distinct[i])
                 };
-                add(a, b, "co-occurs".to_string());
+                add(
+                    a.as_str(),
+                    b.as_str(),
+                    std::borrow::Cow::Borrowed("co-occurs"),
+                );
             }
         }
         for w in ms.windows(2) {
@@ -894,15 +908,19 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             if words.iter().any(|w| VERB_HINTS.contains(w))
                 || words.iter().any(|w| w.ends_with("ed") && w.len() > 3)
             {
-                add(a, b, words.join(" ").to_lowercase());
+                add(
+                    a.as_str(),
+                    b.as_str(),
+                    std::borrow::Cow::Owned(words.join(" ").to_lowercase()),
+                );
             }
         }
     }
     for ((s, o, label), (weight, evidence)) in rels {
         ex.relations.push(LocalRelation {
-            subject: s,
-            object: o,
-            label,
+            subject: s.to_string(),
+            object: o.to_string(),
+            label: label.into_owned(),
             weight,
             evidence,
         });

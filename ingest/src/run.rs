@@ -1,6 +1,7 @@
-//! The ingest pipeline's driver: walk the inputs, batch them, prepare each
-//! batch in parallel while the previous one is written, and hand the results
-//! to the store through its writer API ([`crate::store::write`]).
+//! The ingest pipeline's driver: walk the inputs, cut them in parts, prepare
+//! the parts in parallel ahead of the writer (up to `LOOKAHEAD` parts), and
+//! hand the results to the store through its writer API
+//! ([`crate::store::write`]).
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -19,6 +20,10 @@ use crate::types::*;
 /// Parts a commit batch is prepared in, so preparing one part overlaps
 /// writing the one before it.
 const PARTS_PER_BATCH: u64 = 16;
+
+/// Parts prepared ahead of the writer at most (half a batch): enough to keep
+/// the pool busy through a commit, and memory stays within about two batches.
+const LOOKAHEAD: usize = (PARTS_PER_BATCH / 2) as usize;
 
 fn threads(n: usize) -> usize {
     if n == 0 {
@@ -86,9 +91,9 @@ impl Store {
             .num_threads(threads(opts.threads))
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        // Parts of about `batch_bytes / PARTS_PER_BATCH`: each part is
-        // prepared (in parallel) while the one before it is written, and the
-        // written files are committed once about `batch_bytes` wait.
+        // Parts of about `batch_bytes / PARTS_PER_BATCH`: parts are prepared
+        // (in parallel) ahead of the one being written, and the written files
+        // are committed once about `batch_bytes` wait.
         let part_bytes = (opts.batch_bytes / PARTS_PER_BATCH).max(1);
         let mut parts: Vec<Vec<WalkedFile>> = Vec::new();
         let mut part_size = 0u64;
@@ -102,52 +107,45 @@ impl Store {
                 b.push(f);
             }
         }
-        pool.install(|| -> Result<(), StoreError> {
-            let mut parts = parts.into_iter();
-            let mut uncommitted = 0u64;
-            let mut ready = parts.next().map(|b| {
-                let known = self.known_hashes(&b);
-                let (p, secs) = prepare_batch(b, known, opts);
-                summary.stages.prepare += secs;
-                p
+        // Known hashes are read before preparing starts: the manifest lists a
+        // walked file under its own key only, which no earlier part changes.
+        let known: Vec<Vec<Option<String>>> = parts.iter().map(|p| self.known_hashes(p)).collect();
+        let n_parts = parts.len();
+        std::thread::scope(|scope| -> Result<(), StoreError> {
+            // The pool prepares parts in order, up to `LOOKAHEAD` ahead of the
+            // writer (this thread), so it keeps working while the writer
+            // waits on a commit; the writer hands chunks to tantivy's own
+            // indexing thread.
+            let (tx, rx) = std::sync::mpsc::sync_channel(LOOKAHEAD);
+            let pool = &pool;
+            scope.spawn(move || {
+                for (part, known) in parts.into_iter().zip(known) {
+                    let out = pool.install(|| prepare_batch(part, known, opts));
+                    if tx.send(out).is_err() {
+                        // The writer stopped (an error): prepare no more.
+                        break;
+                    }
+                }
             });
-            while let Some(current) = ready.take() {
+            let mut uncommitted = 0u64;
+            for (i, (current, secs)) in rx.into_iter().enumerate() {
+                summary.stages.prepare += secs;
                 uncommitted += current.iter().map(|(f, _)| f.size).sum::<u64>();
-                let next = parts.next();
-                // A batch's commit runs while the next part is prepared. The
-                // last one is left to `finish`, whose index commit runs beside
-                // the view build.
-                let commit = next.is_some() && uncommitted >= opts.batch_bytes;
+                // The last part's commit is left to `finish`, whose index
+                // commit runs beside the view build.
+                let commit = i + 1 < n_parts && uncommitted >= opts.batch_bytes;
+                // The writer's own parallel work shares the pool.
+                dirty |= pool.install(|| self.apply(current, progress, &mut summary))?;
                 if commit {
                     uncommitted = 0;
+                    self.commit_written(&mut summary)?;
                 }
-                let write = |store: &mut Store, summary: &mut IngestSummary| {
-                    let applied = store.apply(current, progress, summary)?;
-                    if commit {
-                        store.commit_written(summary)?;
-                    }
-                    Ok::<bool, StoreError>(applied)
-                };
-                let applied = match next {
-                    None => write(self, &mut summary)?,
-                    Some(next) => {
-                        let known = self.known_hashes(&next);
-                        let ((p, secs), applied) = rayon::join(
-                            || prepare_batch(next, known, opts),
-                            || write(self, &mut summary),
-                        );
-                        summary.stages.prepare += secs;
-                        ready = Some(p);
-                        applied?
-                    }
-                };
-                dirty |= applied;
             }
             Ok(())
         })?;
         if dirty {
             let t = Instant::now();
-            self.finish()?;
+            pool.install(|| self.finish())?;
             summary.stages.view = t.elapsed().as_secs_f64();
         }
         summary.seconds = t0.elapsed().as_secs_f64();
