@@ -5,25 +5,32 @@
 
 use rlmkg_citation::{CheckOptions, MemorySource, check, render_text};
 
+/// One case of a case file: `== name`, `expect: verdict, …`, an optional
+/// `reason: kind` (the first claim's reason), then the answer text.
 struct Case {
     name: String,
     expect: Vec<String>,
+    reason: Option<String>,
     answer: String,
 }
 
-fn cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(rlmkg_tests::fixture("citation/cases.txt")).unwrap();
+/// The cases of `tests/fixtures/citation/<file>`.
+fn cases(file: &str) -> Vec<Case> {
+    let text = std::fs::read_to_string(rlmkg_tests::fixture(&format!("citation/{file}"))).unwrap();
     let mut out: Vec<Case> = Vec::new();
     for line in text.lines() {
         if let Some(name) = line.strip_prefix("== ") {
             out.push(Case {
                 name: name.trim().to_string(),
                 expect: Vec::new(),
+                reason: None,
                 answer: String::new(),
             });
         } else if let Some(last) = out.last_mut() {
             if let Some(list) = line.strip_prefix("expect:") {
                 last.expect = list.split(',').map(|s| s.trim().to_string()).collect();
+            } else if let Some(r) = line.strip_prefix("reason:") {
+                last.reason = Some(r.trim().to_string());
             } else {
                 last.answer.push_str(line);
                 last.answer.push('\n');
@@ -34,6 +41,20 @@ fn cases() -> Vec<Case> {
         c.answer = c.answer.trim().to_string();
     }
     out
+}
+
+/// Run every case of `file` (at least `min` of them) with `run`, reporting all failures at once.
+fn run_all(file: &str, min: usize, run: impl Fn(&Case) -> Result<(), String>) {
+    let all = cases(file);
+    assert!(all.len() >= min, "the fixture {file} lost cases");
+    let failures: Vec<String> = all.iter().filter_map(|c| run(c).err()).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n\n")
+    );
 }
 
 fn sources() -> MemorySource {
@@ -65,19 +86,17 @@ fn run_case(case: &Case, source: &MemorySource) -> Result<(), String> {
 #[test]
 fn planted_cases() {
     let source = sources();
-    let all = cases();
-    assert!(all.len() >= 20, "the fixture lost cases");
-    let failures: Vec<String> = all
-        .iter()
-        .filter_map(|c| run_case(c, &source).err())
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n\n{}",
-        failures.len(),
-        all.len(),
-        failures.join("\n\n")
-    );
+    run_all("cases.txt", 20, |c| run_case(c, &source));
+}
+
+/// Issue 13 cases (`roles.txt`): swapped names, places and dates come out
+/// `overreach` (naming the reason), stronger quantifiers and certainty too, and
+/// claims naming what a cited pronoun refers to are `supported`.
+#[test]
+fn role_cases() {
+    let text = std::fs::read_to_string(rlmkg_tests::fixture("citation/roles.json")).unwrap();
+    let source: MemorySource = serde_json::from_str(&text).unwrap();
+    run_all("roles.txt", 14, |c| run_role_case(c, &source));
 }
 
 #[test]
@@ -116,4 +135,52 @@ fn wice_agreement_when_data_present() {
     assert_eq!(report.claims, 349);
     // Far above the 1/3 of a constant guess; the figure itself is reported, not asserted.
     assert!(report.macro_f1 > 0.4, "macro-F1 {}", report.macro_f1);
+}
+
+/// Check one role case: verdicts as expected, and the first claim's reason kind when given.
+fn run_role_case(case: &Case, source: &MemorySource) -> Result<(), String> {
+    let report = check(&case.answer, source, &CheckOptions::default()).unwrap();
+    let got: Vec<&str> = report.claims.iter().map(|c| c.verdict.as_str()).collect();
+    let detail = || {
+        report
+            .claims
+            .iter()
+            .map(|c| {
+                let why: Vec<String> = c.reasons.iter().map(|r| r.detail.clone()).collect();
+                format!(
+                    "  [{}] {:.2} {} | {}",
+                    c.verdict.as_str(),
+                    c.score,
+                    c.text,
+                    why.join("; ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if got != case.expect {
+        return Err(format!(
+            "{}: expected {:?}, got {:?}\n{}",
+            case.name,
+            case.expect,
+            got,
+            detail()
+        ));
+    }
+    if let Some(want) = &case.reason {
+        let kinds = serde_json::to_value(&report.claims[0].reasons).unwrap();
+        let has = kinds
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["kind"] == want.as_str());
+        if !has {
+            return Err(format!(
+                "{}: no reason of kind {want}\n{}",
+                case.name,
+                detail()
+            ));
+        }
+    }
+    Ok(())
 }
