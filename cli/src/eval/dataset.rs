@@ -417,9 +417,8 @@ pub fn from_musique(records: &[Value]) -> Result<Dataset, DatasetError> {
 
 /// Convert plain JSONL records `{id?, question, answer, answer_aliases?, gold_titles}`.
 pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
-    let mut questions = Vec::with_capacity(records.len());
     let mut seen = BTreeSet::new();
-    for (n, r) in records.iter().enumerate() {
+    let mut one = |n: usize, r: &Value| -> Result<EvalQuestion, DatasetError> {
         let record = n + 1;
         let mut id = field_str(r, &["id", "_id"]).unwrap_or_else(|| record.to_string());
         if !seen.insert(id.clone()) {
@@ -435,13 +434,15 @@ pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
                 gold.push(g);
             }
         }
-        questions.push(EvalQuestion::by_passages(
-            id,
-            question,
-            answers(answer, aliases),
-            gold,
-        ));
-    }
+        let answers = answers(answer, aliases);
+        Ok(EvalQuestion::by_passages(id, question, answers, gold))
+    };
+    let questions = records
+        .iter()
+        .enumerate()
+        .map(|(n, r)| one(n, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Plain JSONL carries no passages: the corpus comes with `--corpus`.
     Ok(Dataset {
         questions,
         passages: Vec::new(),
