@@ -14,6 +14,8 @@ use tantivy::{
     TantivyDocument, Term,
 };
 
+use rlmkg_ids::ChunkId;
+
 use crate::records::{ChunkRecord, DocRecord};
 
 /// Errors of the index.
@@ -32,6 +34,9 @@ pub enum IndexError {
     /// The schema on disk is not the one this version writes.
     #[error("the index schema does not match this version of rlmkg: {0}")]
     Schema(String),
+    /// A stored record holds an id that does not parse (the index is damaged).
+    #[error("the index holds a damaged record: {0}")]
+    Damaged(#[from] rlmkg_ids::ParseIdError),
 }
 
 /// One search result.
@@ -188,9 +193,9 @@ impl ChunkIndex {
         let f = &self.f;
         let mut d = TantivyDocument::default();
         d.add_text(f.kind, "chunk");
-        d.add_text(f.id, &c.id);
+        d.add_text(f.id, c.id.to_string());
         d.add_text(f.file, &c.file);
-        d.add_text(f.doc, &c.doc);
+        d.add_text(f.doc, c.doc.to_string());
         d.add_text(f.title, &c.title);
         d.add_text(f.text, text);
         d.add_u64(f.start, c.start);
@@ -206,9 +211,9 @@ impl ChunkIndex {
         let f = &self.f;
         let mut d = TantivyDocument::default();
         d.add_text(f.kind, "doc");
-        d.add_text(f.id, &r.id);
+        d.add_text(f.id, r.id.to_string());
         d.add_text(f.file, &r.file);
-        d.add_text(f.doc, &r.id);
+        d.add_text(f.doc, r.id.to_string());
         d.add_text(f.path, &r.path);
         d.add_text(f.format, &r.format);
         d.add_text(f.meta, &r.meta);
@@ -279,7 +284,7 @@ impl ChunkIndex {
             let mut out = Vec::with_capacity(k);
             for (score, addr) in top {
                 let d: TantivyDocument = searcher.doc(addr)?;
-                let chunk = self.to_chunk(&d);
+                let chunk = self.to_chunk(&d)?;
                 if keep(&chunk) {
                     out.push(SearchResult { score, chunk });
                     if out.len() == k {
@@ -315,13 +320,17 @@ impl ChunkIndex {
     }
 
     /// The chunk with id `id`.
-    pub fn chunk(&self, id: &str) -> Result<Option<ChunkRecord>, IndexError> {
-        Ok(self.by_id(id)?.map(|d| self.to_chunk(&d)))
+    pub fn chunk(&self, id: ChunkId) -> Result<Option<ChunkRecord>, IndexError> {
+        self.by_id(&id.to_string())?
+            .map(|d| self.to_chunk(&d))
+            .transpose()
     }
 
     /// The document with id `id`.
-    pub fn doc(&self, id: &str) -> Result<Option<DocRecord>, IndexError> {
-        Ok(self.by_id(id)?.map(|d| self.to_doc(&d)))
+    pub fn doc(&self, id: rlmkg_ids::DocId) -> Result<Option<DocRecord>, IndexError> {
+        self.by_id(&id.to_string())?
+            .map(|d| self.to_doc(&d))
+            .transpose()
     }
 
     /// Every document record.
@@ -331,7 +340,7 @@ impl ChunkIndex {
         let mut out = Vec::with_capacity(set.len());
         for addr in set {
             let d: TantivyDocument = searcher.doc(addr)?;
-            out.push(self.to_doc(&d));
+            out.push(self.to_doc(&d)?);
         }
         Ok(out)
     }
@@ -343,7 +352,7 @@ impl ChunkIndex {
         let mut out = Vec::with_capacity(set.len());
         for addr in set {
             let d: TantivyDocument = searcher.doc(addr)?;
-            out.push(self.to_chunk(&d));
+            out.push(self.to_chunk(&d)?);
         }
         Ok(out)
     }
@@ -391,24 +400,24 @@ impl ChunkIndex {
         d.get_first(f).and_then(|v| v.as_u64()).unwrap_or_default()
     }
 
-    fn to_chunk(&self, d: &TantivyDocument) -> ChunkRecord {
+    fn to_chunk(&self, d: &TantivyDocument) -> Result<ChunkRecord, IndexError> {
         let f = &self.f;
-        ChunkRecord {
-            id: Self::str_of(d, f.id),
+        Ok(ChunkRecord {
+            id: Self::str_of(d, f.id).parse()?,
             file: Self::str_of(d, f.file),
-            doc: Self::str_of(d, f.doc),
+            doc: Self::str_of(d, f.doc).parse()?,
             title: Self::str_of(d, f.title),
             start: Self::u64_of(d, f.start),
             end: Self::u64_of(d, f.end),
             line_start: Self::u64_of(d, f.line_start),
             blob_offset: Self::u64_of(d, f.blob_offset),
-        }
+        })
     }
 
-    fn to_doc(&self, d: &TantivyDocument) -> DocRecord {
+    fn to_doc(&self, d: &TantivyDocument) -> Result<DocRecord, IndexError> {
         let f = &self.f;
-        DocRecord {
-            id: Self::str_of(d, f.id),
+        Ok(DocRecord {
+            id: Self::str_of(d, f.id).parse()?,
             file: Self::str_of(d, f.file),
             path: Self::str_of(d, f.path),
             title: Self::str_of(d, f.doc_title),
@@ -418,7 +427,7 @@ impl ChunkIndex {
             chunk_first: Self::u64_of(d, f.chunk_first),
             chunk_count: Self::u64_of(d, f.chunk_count),
             meta: Self::str_of(d, f.meta),
-        }
+        })
     }
 
     /// The underlying tantivy index.
@@ -548,9 +557,9 @@ mod tests {
 
     fn chunk(id: &str, file: &str, text: &str) -> ChunkRecord {
         ChunkRecord {
-            id: id.into(),
+            id: id.parse().unwrap(),
             file: file.into(),
-            doc: "d1".into(),
+            doc: rlmkg_ids::DocId(1),
             title: "t".into(),
             start: 0,
             end: text.len() as u64,
@@ -679,7 +688,7 @@ mod tests {
             .unwrap();
         ix.commit().unwrap();
         let ids = |hits: Vec<SearchResult>| -> Vec<String> {
-            hits.into_iter().map(|h| h.chunk.id).collect()
+            hits.into_iter().map(|h| h.chunk.id.to_string()).collect()
         };
         assert_eq!(ids(ix.search("harbour", 2).unwrap()), ["c1", "c2"]);
         let not_f1 = |c: &ChunkRecord| c.file != "f1";

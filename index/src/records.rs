@@ -1,5 +1,6 @@
 //! The plain records stored in the index.
 
+use rlmkg_ids::{ChunkId, DocId};
 use serde::{Deserialize, Serialize};
 
 /// One chunk as stored in the index. Its text is indexed but not stored: the
@@ -7,12 +8,12 @@ use serde::{Deserialize, Serialize};
 /// for `end - start` bytes (exactly `doc.text[start..end]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkRecord {
-    /// Chunk id, `c<number>`.
-    pub id: String,
+    /// Chunk id.
+    pub id: ChunkId,
     /// Id of the ingested file (`f<number>`) the chunk came from.
     pub file: String,
-    /// Document id, `d<number>`.
-    pub doc: String,
+    /// Document id.
+    pub doc: DocId,
     /// Title of the document.
     pub title: String,
     /// Byte start in the document's normalized text.
@@ -41,8 +42,8 @@ impl ChunkRecord {
 /// One document as stored in the index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocRecord {
-    /// Document id, `d<number>`.
-    pub id: String,
+    /// Document id.
+    pub id: DocId,
     /// Id of the ingested file.
     pub file: String,
     /// Path of the source file.

@@ -2,6 +2,7 @@
 //! records, their RDF and the view snapshot describe the same documents and
 //! chunks, and every span lies where it says.
 
+use rlmkg_ids::DocId;
 use std::collections::{BTreeSet, HashMap};
 
 use super::Store;
@@ -40,7 +41,7 @@ impl Store {
             .values()
             .flat_map(|f| f.doc_ids().collect::<Vec<_>>())
             .collect();
-        let index_docs: BTreeSet<String> = docs.iter().map(|d| d.id.clone()).collect();
+        let index_docs: BTreeSet<String> = docs.iter().map(|d| d.id.to_string()).collect();
         if listed_docs != index_docs {
             v(format!(
                 "manifest and index disagree on documents: {} listed, {} indexed",
@@ -75,24 +76,24 @@ impl Store {
             ));
         }
         let mut chunk_span: HashMap<String, (String, u64, u64)> = HashMap::new();
-        let mut texts: HashMap<String, String> = HashMap::new();
+        let mut texts: HashMap<DocId, String> = HashMap::new();
         for d in &docs {
             match self.read_blob(d) {
                 Ok(t) => {
-                    texts.insert(d.id.clone(), t);
+                    texts.insert(d.id, t);
                 }
                 Err(e) => v(format!("document {}: text unreadable: {e}", d.id)),
             }
         }
-        let by_id: HashMap<&str, &rlmkg_index::DocRecord> =
-            docs.iter().map(|d| (d.id.as_str(), d)).collect();
-        let mut per_doc: HashMap<&str, u64> = HashMap::new();
+        let by_id: HashMap<DocId, &rlmkg_index::DocRecord> =
+            docs.iter().map(|d| (d.id, d)).collect();
+        let mut per_doc: HashMap<DocId, u64> = HashMap::new();
         for c in &chunks {
-            *per_doc.entry(c.doc.as_str()).or_default() += 1;
+            *per_doc.entry(c.doc).or_default() += 1;
             // A chunk's text is read from its file's blob at `blob_offset`:
             // it is `doc.text[start..end]` when that is where the document's
             // bytes `start..end` lie, on character boundaries.
-            let ok = by_id.get(c.doc.as_str()).is_some_and(|d| {
+            let ok = by_id.get(&c.doc).is_some_and(|d| {
                 d.file == c.file
                     && c.blob_offset == d.blob_offset + c.start
                     && texts
@@ -105,21 +106,22 @@ impl Store {
                     c.id, c.doc, c.start, c.end
                 ));
             }
-            chunk_span.insert(c.id.clone(), (c.doc.clone(), c.start, c.end));
+            chunk_span.insert(c.id.to_string(), (c.doc.to_string(), c.start, c.end));
         }
         for d in &docs {
-            if per_doc.get(d.id.as_str()).copied().unwrap_or(0) != d.chunk_count {
+            if per_doc.get(&d.id).copied().unwrap_or(0) != d.chunk_count {
                 v(format!(
                     "document {}: {} chunks indexed, {} expected",
                     d.id,
-                    per_doc.get(d.id.as_str()).copied().unwrap_or(0),
+                    per_doc.get(&d.id).copied().unwrap_or(0),
                     d.chunk_count
                 ));
             }
         }
         let graph_chunks = rdf.chunk_ids()?;
         let gset: BTreeSet<&str> = graph_chunks.iter().map(|(c, _)| c.as_str()).collect();
-        let iset: BTreeSet<&str> = chunks.iter().map(|c| c.id.as_str()).collect();
+        let chunk_names: Vec<String> = chunks.iter().map(|c| c.id.to_string()).collect();
+        let iset: BTreeSet<&str> = chunk_names.iter().map(String::as_str).collect();
         if gset != iset {
             let extra: Vec<_> = gset.symmetric_difference(&iset).take(5).collect();
             v(format!(

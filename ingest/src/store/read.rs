@@ -9,7 +9,7 @@ use std::time::Duration;
 use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
-use rlmkg_ids::{DocId, PassageId};
+use rlmkg_ids::{ChunkId, DocId, PassageId};
 
 use super::Store;
 use crate::error::StoreError;
@@ -44,8 +44,8 @@ impl Store {
                 Ok(SearchHit {
                     text: self.chunk_text(&h.chunk)?,
                     path: self.path_of(&h.chunk.file),
-                    id: h.chunk.id,
-                    doc: h.chunk.doc,
+                    id: h.chunk.id.to_string(),
+                    doc: h.chunk.doc.to_string(),
                     title: h.chunk.title,
                     score: h.score,
                 })
@@ -77,18 +77,24 @@ impl Store {
         })
     }
 
-    fn chunk_record(&self, id: &str) -> Result<ChunkRecord, StoreError> {
+    fn chunk_record(&self, id: ChunkId) -> Result<ChunkRecord, StoreError> {
         match self.index.chunk(id)? {
             Some(c) if self.is_committed(&c.file) => Ok(c),
             _ => Err(StoreError::UnknownId(format!("chunk {id}"))),
         }
     }
 
-    fn doc_record(&self, id: &str) -> Result<DocRecord, StoreError> {
+    fn doc_record(&self, id: DocId) -> Result<DocRecord, StoreError> {
         match self.index.doc(id)? {
             Some(d) if self.is_committed(&d.file) => Ok(d),
             _ => Err(StoreError::UnknownId(format!("document {id}"))),
         }
+    }
+
+    /// A document id given as text: not one is an unknown document.
+    fn doc_id(doc: &str) -> Result<DocId, StoreError> {
+        doc.parse()
+            .map_err(|_| StoreError::UnknownId(format!("document {}", doc.trim())))
     }
 
     /// Read a chunk (`c12`), a sentence (`c12.s3`) or a sentence range
@@ -107,8 +113,8 @@ impl Store {
             .sentences
             .map(|r| (r.first() as usize, r.last() as usize));
         let chunk_id = chunk_id.as_str();
-        let c = self.chunk_record(chunk_id)?;
-        let d = self.doc_record(&c.doc)?;
+        let c = self.chunk_record(id.chunk)?;
+        let d = self.doc_record(c.doc)?;
         let text = self.chunk_text(&c)?;
         let meta: DocMeta = serde_json::from_str(&d.meta).unwrap_or_default();
         let mode = SegmentMode::for_format(&d.format);
@@ -152,7 +158,7 @@ impl Store {
             id: id.to_string(),
             chunk: chunk_id.to_string(),
             doc: DocRef {
-                id: d.id,
+                id: d.id.to_string(),
                 path: d.path,
                 title: d.title,
                 format: d.format,
@@ -166,7 +172,7 @@ impl Store {
 
     /// Chunk ids of a document, in order.
     pub fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<String>, StoreError> {
-        let d = self.doc_record(doc)?;
+        let d = self.doc_record(Self::doc_id(doc)?)?;
         Ok((d.chunk_first..d.chunk_first + d.chunk_count)
             .map(|n| rlmkg_ids::ChunkId(n).to_string())
             .collect())
@@ -235,14 +241,18 @@ impl Store {
             if out.len() >= k {
                 break;
             }
-            let Ok(c) = self.chunk_record(&id) else {
+            let Some(c) = id
+                .parse::<ChunkId>()
+                .ok()
+                .and_then(|cid| self.chunk_record(cid).ok())
+            else {
                 continue;
             };
             out.push(RankedChunk {
                 text: self.chunk_text(&c)?,
                 path: self.path_of(&c.file),
                 id,
-                doc: c.doc,
+                doc: c.doc.to_string(),
                 title: c.title,
                 score,
             });
@@ -267,7 +277,7 @@ impl Store {
             .map(|d| {
                 let meta: DocMeta = serde_json::from_str(&d.meta).unwrap_or_default();
                 DocInfo {
-                    id: d.id,
+                    id: d.id.to_string(),
                     path: d.path,
                     title: d.title,
                     chunks: d.chunk_count,
@@ -277,14 +287,14 @@ impl Store {
                 }
             })
             .collect();
-        out.sort_by_key(|d| d.id.parse::<DocId>().map_or(u64::MAX, |d| d.0));
+        out.sort_by_key(|d| Self::doc_id(&d.id).map_or(u64::MAX, |d| d.0));
         Ok(out)
     }
 
     /// Normalized text of a document between byte offsets (clamped to the text and
     /// to char boundaries).
     pub fn doc_text(&self, doc: &str, start: usize, end: usize) -> Result<String, StoreError> {
-        let d = self.doc_record(doc)?;
+        let d = self.doc_record(Self::doc_id(doc)?)?;
         let full = self.read_blob(&d)?;
         let s = floor_boundary(&full, start);
         let e = floor_boundary(&full, end.max(s));

@@ -229,11 +229,11 @@ impl Store {
         let mut chunk_first = entry.chunk_first;
         let mut group = Vec::with_capacity(docs.len());
         for (dn, d) in (entry.doc_first..).zip(docs) {
-            let doc_id = format!("d{dn}");
+            let doc_id = rlmkg_ids::DocId(dn);
             blob.write_all(d.text.as_bytes())
                 .map_err(StoreError::io(&blob_path))?;
             self.index.add_doc(&DocRecord {
-                id: doc_id.clone(),
+                id: doc_id,
                 file: entry.id.clone(),
                 path: display.to_string(),
                 title: d.title.clone(),
@@ -248,7 +248,7 @@ impl Store {
             offset += d.text.len() as u64;
             let first = chunk_first;
             chunk_first += d.chunks.len() as u64;
-            let chunk_id = |k: usize| format!("c{}", first + k as u64);
+            let chunk_id = |k: usize| rlmkg_ids::ChunkId(first + k as u64);
             let mut chunks = Vec::with_capacity(d.chunks.len());
             for (k, c) in d.chunks.iter().enumerate() {
                 let Some(text) = d.text.get(c.start..c.end) else {
@@ -259,9 +259,9 @@ impl Store {
                 let id = chunk_id(k);
                 self.index.add_chunk(
                     &ChunkRecord {
-                        id: id.clone(),
+                        id,
                         file: entry.id.clone(),
-                        doc: doc_id.clone(),
+                        doc: doc_id,
                         title: d.title.clone(),
                         start: c.start as u64,
                         end: c.end as u64,
@@ -271,7 +271,7 @@ impl Store {
                     text,
                 )?;
                 chunks.push(ChunkSpan {
-                    id,
+                    id: id.to_string(),
                     start: c.start as u64,
                     end: c.end as u64,
                 });
@@ -283,7 +283,7 @@ impl Store {
                 .into_iter()
                 .map(|m| rlmkg_graph::MentionDecl {
                     entity: m.entity,
-                    chunk: chunk_id(m.chunk),
+                    chunk: chunk_id(m.chunk).to_string(),
                     start: m.start,
                     end: m.end,
                 })
@@ -300,7 +300,7 @@ impl Store {
                         .evidence
                         .into_iter()
                         .map(|e| rlmkg_graph::EvidenceSpan {
-                            chunk: chunk_id(e.chunk),
+                            chunk: chunk_id(e.chunk).to_string(),
                             start: e.start,
                             end: e.end,
                         })
@@ -308,7 +308,7 @@ impl Store {
                 })
                 .collect();
             group.push(DocGraph {
-                doc: doc_id,
+                doc: doc_id.to_string(),
                 path: display.to_string(),
                 title: d.title,
                 format: d.format.to_string(),
