@@ -115,13 +115,15 @@ pub(super) fn no_code_correction(reply: &str, first: Option<&HandleFunction>) ->
     } else {
         format!("your reply had {}, which is not run", skipped.join(", "))
     };
+    // A call small models copy as it is: the handle's first function with a
+    // string argument (for the store's handle, `context.search("your keywords")`).
     let call = first.map_or_else(
         || "context".to_string(),
-        |f| format!("context.{}", f.signature),
+        |f| format!("context.{}(\"your keywords\")", f.name),
     );
     format!(
         "No code ran: {what}. Only code in a ```repl block runs (```python works too). \
-         Write for example (with your arguments):\n```repl\nprint({call})\n```\n\
+         Write for example:\n```repl\nhits = {call}\nprint(hits)\n```\n\
          and end the run by calling FINAL(\"answer [c12.s3]\") inside such a block; \
          text that merely mentions FINAL does nothing."
     )
@@ -207,7 +209,10 @@ mod tests {
             doc: String::new(),
         };
         let msg = no_code_correction("just prose", Some(&search));
-        assert!(msg.contains("print(context.search(query, k=10))"), "{msg}");
+        assert!(
+            msg.contains("hits = context.search(\"your keywords\")"),
+            "{msg}"
+        );
     }
 
     #[test]
