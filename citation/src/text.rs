@@ -427,25 +427,7 @@ fn combine_number_words(tokens: &mut Vec<Token>) {
     }
 }
 
-/// Month number of a month name or abbreviation.
-pub(crate) fn month_number(lower: &str) -> Option<u8> {
-    let m = match lower {
-        "january" | "jan" => 1,
-        "february" | "feb" => 2,
-        "march" | "mar" => 3,
-        "april" | "apr" => 4,
-        "may" => 5,
-        "june" | "jun" => 6,
-        "july" | "jul" => 7,
-        "august" | "aug" => 8,
-        "september" | "sep" | "sept" => 9,
-        "october" | "oct" => 10,
-        "november" | "nov" => 11,
-        "december" | "dec" => 12,
-        _ => return None,
-    };
-    Some(m)
-}
+pub(crate) use rlmkg_text::month_number;
 
 fn as_int(t: &Token) -> Option<i64> {
     match t.kind {

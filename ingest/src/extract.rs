@@ -359,21 +359,7 @@ const PERSON_TITLES: &[&str] = &[
     "dean",
 ];
 
-/// English month names, lower case (a capitalized month is a date, not a name).
-pub const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+pub use rlmkg_text::MONTHS;
 
 const VERB_HINTS: &[&str] = &[
     "is",

@@ -7,6 +7,7 @@
 //! - [`is_stopword`]: the one stop-word set ([`STOPWORDS`]); a user that needs a
 //!   few more words adds them by name beside it;
 //! - [`number_word`]: number words and their values ([`NUMBER_WORDS`]);
+//! - [`MONTHS`] and [`month_number`]: month names and their written forms;
 //! - [`ends_with_abbreviation`]: the sentence-boundary rule (one
 //!   [`ABBREVIATIONS`] list and one initials rule), versioned by
 //!   [`SENTENCE_RULES_VERSION`].
@@ -23,11 +24,13 @@
 //! assert!(!ends_with_abbreviation("He met the doctor."));
 //! ```
 
+mod months;
 mod numbers;
 mod sentence;
 mod stem;
 mod stopwords;
 
+pub use months::{MONTHS, month_number};
 pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
 pub use sentence::{ABBREVIATIONS, SENTENCE_RULES_VERSION, ends_with_abbreviation, is_initials};
 pub use stem::stem;
