@@ -48,12 +48,13 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
         let range = start..start + s.len();
         let merge = sentences.last().is_some_and(|prev: &Range<usize>| {
             let prev_text = masked[prev.clone()].trim_end();
-            // A "sentence" that goes on in lower case continues the previous one
-            // (`for the "Kerrang!" release`).
+            // A "sentence" that goes on in lower case (or a digit) continues the
+            // previous one (`for the "Kerrang!" release`), as in sources; a line
+            // break ends it (answers are not cut into paragraphs first).
             let continues = !masked[prev.clone()]
                 .trim_end_matches([' ', '\t'])
                 .ends_with('\n')
-                && s.trim_start().starts_with(char::is_lowercase);
+                && rlmkg_text::continues_sentence(prev_text, s);
             // "Dr." and "J.": the rule sources are split by.
             rlmkg_text::ends_with_abbreviation(prev_text) || continues || prev_text.is_empty()
         });

@@ -3,7 +3,7 @@
 //! Segmentation is a pure function of a text and a [`SegmentMode`]: the same
 //! function cuts chunks at ingest and numbers sentences (`c12.s3`) at read time.
 
-use rlmkg_text::ends_with_abbreviation;
+use rlmkg_text::{continues_sentence, ends_with_abbreviation};
 use unicode_normalization::UnicodeNormalization;
 
 /// How a text is split into sentences.
@@ -146,12 +146,7 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Segmentation) {
         let merge = match pieces.last() {
             Some(&(ps, pe)) => {
                 let prev = &flat[ps..pe];
-                let next_lower = s
-                    .trim_start()
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_lowercase() || c.is_ascii_digit());
-                ends_with_abbreviation(prev) || next_lower && !prev.trim_end().ends_with(['?', '!'])
+                ends_with_abbreviation(prev) || continues_sentence(prev, s)
             }
             None => false,
         };

@@ -32,6 +32,8 @@ mod stopwords;
 
 pub use months::{MONTHS, month_number};
 pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
-pub use sentence::{ABBREVIATIONS, SENTENCE_RULES_VERSION, ends_with_abbreviation, is_initials};
+pub use sentence::{
+    ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
+};
 pub use stem::stem;
 pub use stopwords::{STOPWORDS, is_stopword};

@@ -52,9 +52,31 @@ pub fn ends_with_abbreviation(piece: &str) -> bool {
     is_initials(word) || ABBREVIATIONS.contains(&word.to_lowercase().as_str())
 }
 
+/// Whether a sentence piece `next` that follows `prev` across a boundary
+/// carries `prev`'s sentence on: it opens with a lower-case letter or a digit
+/// ("… the Kerrang! release", "… cost $3. 5 of them"), and `prev` does not end
+/// with `?` or `!`. Part of the sentence-boundary rule (with
+/// [`ends_with_abbreviation`]).
+pub fn continues_sentence(prev: &str, next: &str) -> bool {
+    next.trim_start()
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
+        && !prev.trim_end().ends_with(['?', '!'])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lower_case_or_digits_carry_the_sentence_on() {
+        assert!(continues_sentence("It sold 3.", "5 million copies."));
+        assert!(continues_sentence("for the \"Kerrang!\"", " release"));
+        assert!(!continues_sentence("Really?", "yes, it did."));
+        assert!(!continues_sentence("It ended.", "Then it began."));
+        assert!(!continues_sentence("It ended.", ""));
+    }
 
     #[test]
     fn abbreviations_and_initials_hold_the_sentence() {
