@@ -169,6 +169,49 @@ const ENTITY_SHARE: f64 = 0.7;
 /// (total weight, evidence chunk slots, subject) of an aggregated relation.
 type RelationAgg = (f64, Vec<u32>, usize);
 /// Steps walked back from a target: (from, to, edge).
+/// One end of a two-sided breadth-first search ([`GraphView::paths`]).
+struct Side {
+    /// Steps from this end, of every node reached.
+    dist: HashMap<usize, usize>,
+    /// The nodes reached at the last level.
+    frontier: Vec<usize>,
+    /// Levels expanded.
+    level: usize,
+}
+
+impl Side {
+    fn new(start: usize) -> Self {
+        Self {
+            dist: HashMap::from([(start, 0)]),
+            frontier: vec![start],
+            level: 0,
+        }
+    }
+
+    /// Expand one level; the length of the shortest paths when this side
+    /// meets `other`.
+    fn expand(&mut self, view: &GraphView, other: &Side) -> Option<usize> {
+        self.level += 1;
+        let mut next = Vec::new();
+        let mut met: Option<usize> = None;
+        for &u in &self.frontier {
+            for (v, _) in view.relation_neighbors(u) {
+                if self.dist.contains_key(&v) {
+                    continue;
+                }
+                self.dist.insert(v, self.level);
+                next.push(v);
+                if let Some(&o) = other.dist.get(&v) {
+                    let l = self.level + o;
+                    met = Some(met.map_or(l, |m| m.min(l)));
+                }
+            }
+        }
+        self.frontier = next;
+        met
+    }
+}
+
 type PathSoFar<'a> = Vec<(usize, usize, &'a Edge)>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -859,31 +902,51 @@ impl GraphView {
                 steps: Vec::new(),
             }];
         }
-        // BFS keeping every shortest-path predecessor.
-        let mut dist: HashMap<usize, usize> = HashMap::from([(s, 0)]);
+        // Breadth-first from both ends, a whole level of the smaller frontier
+        // at a time, until they meet: the length of the shortest paths.
+        let mut from_s = Side::new(s);
+        let mut from_t = Side::new(t);
+        let mut len = None;
+        while len.is_none()
+            && from_s.level + from_t.level < max_hops
+            && !from_s.frontier.is_empty()
+            && !from_t.frontier.is_empty()
+        {
+            len = if from_s.frontier.len() <= from_t.frontier.len() {
+                from_s.expand(self, &from_t)
+            } else {
+                from_t.expand(self, &from_s)
+            };
+        }
+        let Some(len) = len else {
+            return Vec::new();
+        };
+        // A node at `p` steps from `s` on a shortest path has `dist_s = p` (known
+        // on s's side, p <= its level) and `dist_t = len - p` (known on t's side
+        // otherwise): the predecessors of a node are read off those.
+        let at = |v: usize, p: usize| -> bool {
+            if p <= from_s.level {
+                from_s.dist.get(&v) == Some(&p)
+            } else {
+                from_t.dist.get(&v) == Some(&(len - p))
+            }
+        };
         let mut preds: HashMap<usize, Vec<(usize, &Edge)>> = HashMap::new();
-        let mut frontier = vec![s];
-        let mut depth = 0;
-        while !frontier.is_empty() && depth < max_hops && !dist.contains_key(&t) {
-            depth += 1;
+        let mut seen: HashSet<usize> = HashSet::from([t]);
+        let mut layer = vec![t];
+        for p in (1..=len).rev() {
             let mut next = Vec::new();
-            for &u in &frontier {
-                for (v, edge) in self.relation_neighbors(u) {
-                    match dist.get(&v) {
-                        None => {
-                            dist.insert(v, depth);
-                            preds.entry(v).or_default().push((u, edge));
-                            next.push(v);
+            for &v in &layer {
+                for (u, edge) in self.relation_neighbors(v) {
+                    if at(u, p - 1) {
+                        preds.entry(v).or_default().push((u, edge));
+                        if seen.insert(u) {
+                            next.push(u);
                         }
-                        Some(&dv) if dv == depth => preds.entry(v).or_default().push((u, edge)),
-                        _ => {}
                     }
                 }
             }
-            frontier = next;
-        }
-        if !dist.contains_key(&t) {
-            return Vec::new();
+            layer = next;
         }
         let mut out = Vec::new();
         let mut stack: Vec<(usize, PathSoFar<'_>)> = vec![(t, Vec::new())];
@@ -1124,5 +1187,94 @@ mod key_tests {
         for c in &cases {
             assert_eq!(ascii_entity_key(c), unicode_entity_key(c), "{c:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+    use crate::model::{ChunkSpan, DocGraph, EntityDecl, EvidenceSpan, RelationDecl};
+
+    /// One document whose chunk `c1` relates each pair of `edges`.
+    fn view_of(edges: &[(&str, &str)]) -> GraphView {
+        let mut names: Vec<&str> = edges.iter().flat_map(|(a, b)| [*a, *b]).collect();
+        names.sort_unstable();
+        names.dedup();
+        let doc = DocGraph {
+            doc: "d1".into(),
+            path: "/d1.txt".into(),
+            title: "d1".into(),
+            format: "txt".into(),
+            chunks: vec![ChunkSpan {
+                id: "c1".into(),
+                start: 0,
+                end: 10,
+            }],
+            entities: names
+                .iter()
+                .map(|n| EntityDecl {
+                    key: (*n).into(),
+                    name: (*n).into(),
+                    kind: "other".into(),
+                    aliases: Vec::new(),
+                })
+                .collect(),
+            mentions: Vec::new(),
+            relations: edges
+                .iter()
+                .map(|(a, b)| RelationDecl {
+                    subject: (*a).into(),
+                    object: (*b).into(),
+                    label: "co-occurs".into(),
+                    weight: 1.0,
+                    evidence: vec![EvidenceSpan {
+                        chunk: "c1".into(),
+                        start: 0,
+                        end: 10,
+                    }],
+                })
+                .collect(),
+            about: None,
+        };
+        let mut b = ViewBuilder::default();
+        b.add_doc(&doc);
+        b.build()
+    }
+
+    fn routes(v: &GraphView, a: &str, b: &str, hops: usize) -> Vec<String> {
+        let mut out: Vec<String> = v
+            .paths(a, b, hops, 10)
+            .iter()
+            .map(|p| p.entities.join("-"))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Every shortest path, whichever end the search grows from, and none
+    /// longer than the hop limit.
+    #[test]
+    fn two_sided_search_finds_every_shortest_path() {
+        let v = view_of(&[
+            ("a", "b"),
+            ("b", "d"),
+            ("a", "c"),
+            ("c", "d"),
+            ("d", "e"),
+            ("a", "x1"),
+            ("x1", "x2"),
+            ("x2", "x3"),
+            ("x3", "e"),
+            ("e", "f1"),
+            ("e", "f2"),
+            ("e", "f3"),
+        ]);
+        assert_eq!(routes(&v, "a", "e", 3), ["a-b-d-e", "a-c-d-e"]);
+        assert_eq!(routes(&v, "e", "a", 4), ["e-d-b-a", "e-d-c-a"]);
+        assert!(routes(&v, "a", "e", 2).is_empty());
+        assert_eq!(routes(&v, "a", "b", 1), ["a-b"]);
+        assert_eq!(routes(&v, "x2", "f1", 4), ["x2-x3-e-f1"]);
+        assert_eq!(routes(&v, "a", "a", 3), ["a"]);
+        assert!(routes(&v, "a", "nobody", 3).is_empty());
     }
 }
