@@ -102,13 +102,7 @@ const FUNCTIONS: &[Function] = &[
                 .store
                 .search(a.str("query")?, h.fetch_k(k))
                 .map_err(store_err)?;
-            let hits: Vec<_> = hits
-                .into_iter()
-                .filter(|hit| h.in_scope(&hit.id))
-                .take(k)
-                .collect();
-            let shown = hits.iter().map(|hit| hit.id.clone()).collect();
-            Ok(HandleReply::showing(to_value(&hits)?, shown))
+            h.first_in_scope(hits, k, |hit| &hit.id)
         },
     },
     Function {
@@ -207,13 +201,7 @@ const FUNCTIONS: &[Function] = &[
                 _ => return Err(bad()),
             }
             .map_err(store_err)?;
-            let got: Vec<_> = got
-                .into_iter()
-                .filter(|c| h.in_scope(&c.id))
-                .take(k)
-                .collect();
-            let shown = got.iter().map(|c| c.id.clone()).collect();
-            Ok(HandleReply::showing(to_value(&got)?, shown))
+            h.first_in_scope(got, k, |c| &c.id)
         },
     },
     Function {
@@ -315,6 +303,23 @@ impl StoreHandle {
 
     fn in_scope(&self, chunk: &str) -> bool {
         self.scope.as_ref().is_none_or(|s| s.contains(chunk))
+    }
+
+    /// The first `k` of `items` whose chunk (`id`) is in scope, as the reply
+    /// that shows those chunks.
+    fn first_in_scope<T: Serialize>(
+        &self,
+        items: Vec<T>,
+        k: usize,
+        id: impl Fn(&T) -> &String,
+    ) -> Result<HandleReply, HandleError> {
+        let kept: Vec<T> = items
+            .into_iter()
+            .filter(|item| self.in_scope(id(item)))
+            .take(k)
+            .collect();
+        let shown = kept.iter().map(|item| id(item).clone()).collect();
+        Ok(HandleReply::showing(to_value(&kept)?, shown))
     }
 
     /// Ask the store for more than `k` when a scope will filter results (at most
