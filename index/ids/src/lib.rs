@@ -39,29 +39,50 @@ fn number(s: &str, prefix: char) -> Option<u64> {
     digits.parse().ok()
 }
 
-/// A document (`d17`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DocId(pub u64);
+/// An id written as a letter and a number: the type, its letter, and the
+/// kind named in its parse error.
+macro_rules! numbered_id {
+    ($(#[$meta:meta])* $name:ident, $prefix:literal, $kind:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u64);
 
-impl fmt::Display for DocId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "d{}", self.0)
-    }
+        impl $name {
+            /// The letter the id is written with.
+            pub const PREFIX: char = $prefix;
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}{}", Self::PREFIX, self.0)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ParseIdError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                number(s.trim(), Self::PREFIX)
+                    .map(Self)
+                    .ok_or_else(|| bad($kind, s))
+            }
+        }
+    };
 }
 
-impl FromStr for DocId {
-    type Err = ParseIdError;
+numbered_id!(
+    /// A document (`d17`).
+    DocId,
+    'd',
+    "document"
+);
 
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        number(s.trim(), 'd')
-            .map(Self)
-            .ok_or_else(|| bad("document", s))
-    }
-}
-
-/// A chunk (`c12`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ChunkId(pub u64);
+numbered_id!(
+    /// A chunk (`c12`).
+    ChunkId,
+    'c',
+    "chunk"
+);
 
 impl ChunkId {
     /// The whole chunk as a passage.
@@ -78,22 +99,6 @@ impl ChunkId {
             chunk: self,
             sentences: Some(SentenceRange::new(k, k)?),
         })
-    }
-}
-
-impl fmt::Display for ChunkId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "c{}", self.0)
-    }
-}
-
-impl FromStr for ChunkId {
-    type Err = ParseIdError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        number(s.trim(), 'c')
-            .map(Self)
-            .ok_or_else(|| bad("chunk", s))
     }
 }
 
@@ -151,7 +156,7 @@ impl FromStr for PassageId {
             None => (t, None),
             Some((c, r)) => (c, Some(r)),
         };
-        let chunk = ChunkId(number(chunk, 'c').ok_or_else(err)?);
+        let chunk = ChunkId(number(chunk, ChunkId::PREFIX).ok_or_else(err)?);
         let sentences = match range {
             None => None,
             Some(r) => {
