@@ -3,7 +3,6 @@
 //! claims against. An id the store does not know resolves to nothing (a broken
 //! citation); any other store failure is an error.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use rlmkg_citation::{
@@ -17,15 +16,7 @@ pub struct StoreSpans {
 }
 
 impl StoreSpans {
-    /// Open the store at `dir` for reading.
-    pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        let store = crate::open_store_read(dir)?;
-        Ok(Self {
-            store: Arc::new(store),
-        })
-    }
-
-    /// Share an already open store (`ask` checks its answers in-process).
+    /// Resolve ids against an open store.
     pub fn new(store: Arc<Store>) -> Self {
         Self { store }
     }

@@ -53,11 +53,7 @@ pub struct IngestArgs {
 /// Open the store for reading ([`rlmkg::open_store_read`]), saying what to do
 /// when there is none.
 pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
-    open_read_at(&global.store)
-}
-
-/// [`open_read`] for a store directory given otherwise.
-pub(crate) fn open_read_at(dir: &std::path::Path) -> anyhow::Result<Store> {
+    let dir = &global.store;
     match rlmkg::open_store_read(dir) {
         Err(rlmkg::StoreError::NotFound(_)) => anyhow::bail!(
             "no store at {}: run `rlmkg ingest PATH…` first, or pass --store DIR",
