@@ -62,7 +62,7 @@ impl std::fmt::Debug for Store {
 }
 
 /// The number of a document id (`d17` → 17).
-fn doc_number(id: &str) -> Option<u64> {
+pub(super) fn doc_number(id: &str) -> Option<u64> {
     id.parse::<rlmkg_ids::DocId>().ok().map(|d| d.0)
 }
 

@@ -11,7 +11,7 @@ use rlmkg_index::{ChunkRecord, DocRecord};
 
 use rlmkg_ids::{ChunkId, DocId, PassageId};
 
-use super::Store;
+use super::{Store, doc_number};
 use crate::error::StoreError;
 use crate::formats::DocMeta;
 use crate::text::{SegmentMode, floor_boundary, line_at, sentences};
@@ -287,7 +287,7 @@ impl Store {
                 }
             })
             .collect();
-        out.sort_by_key(|d| Self::doc_id(&d.id).map_or(u64::MAX, |d| d.0));
+        out.sort_by_key(|d| doc_number(&d.id).unwrap_or(u64::MAX));
         Ok(out)
     }
 
