@@ -3,7 +3,9 @@
 //! sources are read by the same rules:
 //!
 //! - [`stem`]: the Snowball English stemmer, with British spellings read as
-//!   American ones;
+//!   American ones, and [`match_key`], the stem under which the heuristic
+//!   matches a question's words to a sentence's (agent nouns meet their verbs,
+//!   nouns in `-ity` stay apart from their base);
 //! - [`is_stopword`]: the one stop-word set ([`STOPWORDS`]); a user that needs a
 //!   few more words adds them by name beside it;
 //! - [`number_word`]: number words and their values ([`NUMBER_WORDS`]);
@@ -35,5 +37,5 @@ pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
 pub use sentence::{
     ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
 };
-pub use stem::stem;
+pub use stem::{match_key, stem};
 pub use stopwords::{STOPWORDS, is_stopword};
