@@ -17,9 +17,11 @@
 //! It depends on nothing of rlmkg's.
 //!
 //! ```
-//! use rlmkg_text::{ends_with_abbreviation, is_stopword, number_word, stem};
+//! use rlmkg_text::{ends_with_abbreviation, is_stopword, match_key, number_word, stem};
 //!
 //! assert_eq!(stem("organised"), stem("organized"));
+//! assert_eq!(match_key("founder"), match_key("founded"));
+//! assert_ne!(match_key("authority"), match_key("author"));
 //! assert!(is_stopword("the") && !is_stopword("rocket"));
 //! assert_eq!(number_word("twelve").map(|n| n.value), Some(12.0));
 //! assert!(ends_with_abbreviation("He met Dr."));
