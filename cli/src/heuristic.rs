@@ -116,31 +116,14 @@ fn is_stopword(w: &str) -> bool {
     rlmkg_text::is_stopword(w) || EXTRA_STOPWORDS.contains(&w)
 }
 
-/// Lower-cased content words of `text`, with a crude plural/suffix fold.
+/// Lower-cased content words of `text`, each as its [`rlmkg_text::match_key`].
 fn terms(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .filter(|w| !is_stopword(w))
-        .map(|w| fold(&w))
+        .map(|w| rlmkg_text::match_key(&w))
         .collect()
-}
-
-fn fold(w: &str) -> String {
-    // "founder"/"founded", "writer"/"wrote" partly: agent nouns meet their verbs.
-    if w.len() >= 7
-        && let Some(stem) = w.strip_suffix("er")
-    {
-        return stem.to_owned();
-    }
-    for suffix in ["ing", "ed", "es", "s"] {
-        if w.len() > suffix.len() + 3
-            && let Some(stem) = w.strip_suffix(suffix)
-        {
-            return stem.to_owned();
-        }
-    }
-    w.to_owned()
 }
 
 /// Candidate sentence with what it mentions.
@@ -396,7 +379,7 @@ pub fn explore(
             .collect();
         // Next hop: about a bridge (the better it fits the question, the better),
         // covers what the question still asks, names an answer of the asked type.
-        let answer_noun = hop.answer_noun().map(fold);
+        let answer_noun = hop.answer_noun().map(rlmkg_text::match_key);
         let next = best(&candidates, |c| {
             let Some(fit) = new_bridges
                 .iter()

@@ -32,8 +32,8 @@ pub struct Hops {
 }
 
 impl Hops {
-    /// Read `question`; `name_terms` are the folded words of the entities it
-    /// names (not relation words).
+    /// Read `question`; `name_terms` are the words of the entities it names
+    /// (not relation words), as [`super::terms`] keys them.
     pub fn of(question: &str, name_terms: &HashSet<String>) -> Self {
         let w = words(question);
         let wh = w.iter().position(|t| {
@@ -55,7 +55,7 @@ impl Hops {
         for (i, t) in w.iter().enumerate() {
             if t.len() < 3
                 || NOT_RELATIONS.contains(&t.as_str())
-                || name_terms.contains(&super::fold(t))
+                || name_terms.contains(&rlmkg_text::match_key(t))
                 || t.chars().all(|c| c.is_ascii_digit())
             {
                 continue;
@@ -166,9 +166,8 @@ mod tests {
 
     #[test]
     fn relation_words_and_bridge_fit() {
-        let names: HashSet<String> = ["skarvik", "expedition"]
-            .iter()
-            .map(|s| s.to_string())
+        let names: HashSet<String> = super::super::terms("Skarvik Expedition")
+            .into_iter()
             .collect();
         let mut h = Hops::of(
             "In what year was the founder of the institute that organised the Skarvik Expedition born?",

@@ -3,7 +3,9 @@
 //! sources are read by the same rules:
 //!
 //! - [`stem`]: the Snowball English stemmer, with British spellings read as
-//!   American ones;
+//!   American ones, and [`match_key`], the stem under which the heuristic
+//!   matches a question's words to a sentence's (agent nouns meet their verbs,
+//!   nouns in `-ity` stay apart from their base);
 //! - [`is_stopword`]: the one stop-word set ([`STOPWORDS`]); a user that needs a
 //!   few more words adds them by name beside it;
 //! - [`number_word`]: number words and their values ([`NUMBER_WORDS`]);
@@ -15,9 +17,11 @@
 //! It depends on nothing of rlmkg's.
 //!
 //! ```
-//! use rlmkg_text::{ends_with_abbreviation, is_stopword, number_word, stem};
+//! use rlmkg_text::{ends_with_abbreviation, is_stopword, match_key, number_word, stem};
 //!
 //! assert_eq!(stem("organised"), stem("organized"));
+//! assert_eq!(match_key("founder"), match_key("founded"));
+//! assert_ne!(match_key("authority"), match_key("author"));
 //! assert!(is_stopword("the") && !is_stopword("rocket"));
 //! assert_eq!(number_word("twelve").map(|n| n.value), Some(12.0));
 //! assert!(ends_with_abbreviation("He met Dr."));
@@ -35,5 +39,5 @@ pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
 pub use sentence::{
     ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
 };
-pub use stem::stem;
+pub use stem::{match_key, stem};
 pub use stopwords::{STOPWORDS, is_stopword};

@@ -20,6 +20,38 @@ pub fn stem(word: &str) -> String {
         .into_owned()
 }
 
+/// The key under which two lowercased words count as the same word when a
+/// question's words are matched against a sentence's (the model-free
+/// heuristic): the [`stem`], with two changes for what Snowball does to
+/// derived nouns.
+///
+/// - An agent noun meets its verb: a stem ending in `-er` with at least five
+///   letters before it keys as the stem of those letters, so `founder`,
+///   `founders` and `founded` all key as `found` and `publisher` as
+///   `publish` (`former`, `leader` are too short and keep their stem).
+/// - A noun in `-ity` stays apart from its base: Snowball takes `authority`
+///   to `author`, `university` to `univers` (as `universe`) and `majority` to
+///   `major`; here such a noun keys as its stem followed by `iti`, which it
+///   shares with its plural (`authorities`) and not with its base.
+///
+/// Everything else is as [`stem`] has it, so the heuristic reads words by the
+/// same rules as the index and the citation checker.
+pub fn match_key(word: &str) -> String {
+    let stem = stem(word);
+    if stem.ends_with("iti") {
+        return stem;
+    }
+    let american = american_spelling(word);
+    let spelled = american.as_deref().unwrap_or(word);
+    if spelled.ends_with("ity") || spelled.ends_with("ities") {
+        return format!("{stem}iti");
+    }
+    match stem.strip_suffix("er") {
+        Some(base) if base.chars().count() >= 5 => self::stem(base),
+        _ => stem,
+    }
+}
+
 /// British spellings in the American form, so both stem alike: `-ise`/`-isation`
 /// as `-ize`/`-ization`, `-yse` as `-yze`, `-our` as `-or`, `-tre` as `-ter`,
 /// `-ogue` as `-og`. Applied to every word that is stemmed, so a word that merely
@@ -80,10 +112,56 @@ mod tests {
         assert_eq!(stem("tour"), "tour");
     }
 
+    #[test]
+    fn agent_nouns_meet_their_verbs() {
+        for (noun, verb) in [
+            ("founder", "founded"),
+            ("founders", "founding"),
+            ("publisher", "published"),
+            ("designer", "designs"),
+            ("manager", "managed"),
+        ] {
+            assert_eq!(match_key(noun), match_key(verb), "{noun}");
+        }
+        // Too short to be read as verb + "-er".
+        assert_ne!(match_key("former"), match_key("formed"));
+    }
+
+    #[test]
+    fn nouns_in_ity_stay_apart_from_their_base() {
+        for (noun, base) in [
+            ("authority", "author"),
+            ("university", "universe"),
+            ("majority", "major"),
+            ("personality", "person"),
+        ] {
+            assert_eq!(stem(noun), stem(base), "Snowball conflates {noun}");
+            assert_ne!(match_key(noun), match_key(base), "{noun}");
+        }
+        assert_eq!(match_key("authorities"), match_key("authority"));
+        assert_eq!(match_key("cities"), match_key("city"));
+    }
+
+    #[test]
+    fn other_words_key_as_their_stem() {
+        for w in [
+            "organised",
+            "organization",
+            "studies",
+            "born",
+            "institute",
+            "joined",
+        ] {
+            assert_eq!(match_key(w), stem(w), "{w}");
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn never_panics(word in "\\PC{0,24}") {
-            let _ = stem(&word.to_lowercase());
+            let word = word.to_lowercase();
+            let _ = stem(&word);
+            let _ = match_key(&word);
         }
     }
 }
