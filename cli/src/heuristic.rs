@@ -238,7 +238,7 @@ pub fn explore(
             for path in store.path(a, b, 3).unwrap_or_default().iter().take(3) {
                 for step in &path.steps {
                     for chunk in &step.evidence {
-                        add(chunk, 0.5, &mut order);
+                        add(&chunk.to_string(), 0.5, &mut order);
                     }
                 }
             }

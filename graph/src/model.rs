@@ -1,12 +1,13 @@
 //! The plain data one document contributes to the graph.
 
+use rlmkg_ids::{ChunkId, DocId};
 use serde::{Deserialize, Serialize};
 
 /// A chunk's byte span in its document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkSpan {
-    /// Chunk id, `c<number>`.
-    pub id: String,
+    /// Chunk id (`c<number>` in a record).
+    pub id: ChunkId,
     /// Byte start in the document text.
     pub start: u64,
     /// Byte end (exclusive).
@@ -31,8 +32,8 @@ pub struct EntityDecl {
 pub struct MentionDecl {
     /// Entity key.
     pub entity: String,
-    /// Chunk id holding the mention.
-    pub chunk: String,
+    /// Chunk holding the mention.
+    pub chunk: ChunkId,
     /// Byte start in the document text.
     pub start: u64,
     /// Byte end (exclusive).
@@ -42,8 +43,8 @@ pub struct MentionDecl {
 /// An evidence span of a relation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceSpan {
-    /// Chunk id.
-    pub chunk: String,
+    /// Chunk holding the evidence.
+    pub chunk: ChunkId,
     /// Byte start in the document text.
     pub start: u64,
     /// Byte end (exclusive).
@@ -66,10 +67,10 @@ pub struct RelationDecl {
 }
 
 /// Everything one document contributes to the graph.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocGraph {
-    /// Document id, `d<number>`.
-    pub doc: String,
+    /// Document id (`d<number>` in a record).
+    pub doc: DocId,
     /// Source path.
     pub path: String,
     /// Title.

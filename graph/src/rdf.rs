@@ -15,6 +15,8 @@ use oxigraph::store::Store;
 use serde::Serialize;
 
 use crate::error::GraphError;
+use rlmkg_ids::{ChunkId, DocId};
+
 use crate::model::DocGraph;
 use crate::vocab::{self, term};
 
@@ -22,7 +24,7 @@ use crate::vocab::{self, term};
 #[derive(Debug, Clone, Copy)]
 enum Node<'a> {
     Doc,
-    Chunk(&'a str),
+    Chunk(ChunkId),
     Entity(&'a str),
     /// The n-th relation of the document (1-based).
     Relation(usize),
@@ -65,10 +67,10 @@ fn shape<'a>(doc: &'a DocGraph, out: &mut impl Sink<'a>) {
         out.fact(Doc, t(term::ABOUT), Obj::Node(Entity(about)));
     }
     for c in &doc.chunks {
-        out.fact(Chunk(&c.id), Pred::Type, Obj::Class(term::CHUNK));
-        out.fact(Chunk(&c.id), t(term::IN_DOCUMENT), Obj::Node(Doc));
-        out.fact(Chunk(&c.id), t(term::START), Obj::Int(c.start));
-        out.fact(Chunk(&c.id), t(term::END), Obj::Int(c.end));
+        out.fact(Chunk(c.id), Pred::Type, Obj::Class(term::CHUNK));
+        out.fact(Chunk(c.id), t(term::IN_DOCUMENT), Obj::Node(Doc));
+        out.fact(Chunk(c.id), t(term::START), Obj::Int(c.start));
+        out.fact(Chunk(c.id), t(term::END), Obj::Int(c.end));
     }
     for e in &doc.entities {
         let en = Entity(&e.key);
@@ -81,11 +83,11 @@ fn shape<'a>(doc: &'a DocGraph, out: &mut impl Sink<'a>) {
     }
     // One `rk:mentions` fact per (chunk, entity); the mentions' exact spans
     // stay in the document's record.
-    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    let mut seen: HashSet<(ChunkId, &str)> = HashSet::new();
     for m in &doc.mentions {
-        if seen.insert((m.chunk.as_str(), m.entity.as_str())) {
+        if seen.insert((m.chunk, m.entity.as_str())) {
             out.fact(
-                Chunk(&m.chunk),
+                Chunk(m.chunk),
                 t(term::MENTIONS),
                 Obj::Node(Entity(&m.entity)),
             );
@@ -104,7 +106,7 @@ fn shape<'a>(doc: &'a DocGraph, out: &mut impl Sink<'a>) {
             let evn = Evidence(ev.start, ev.end);
             out.fact(rn, t(term::EVIDENCE), Obj::Node(evn));
             if evidence_seen.insert((ev.start, ev.end)) {
-                out.fact(evn, t(term::IN_CHUNK), Obj::Node(Chunk(&ev.chunk)));
+                out.fact(evn, t(term::IN_CHUNK), Obj::Node(Chunk(ev.chunk)));
                 out.fact(evn, t(term::START), Obj::Int(ev.start));
                 out.fact(evn, t(term::END), Obj::Int(ev.end));
             }
@@ -162,40 +164,21 @@ struct Quads<'a> {
     doc: &'a DocGraph,
     graph: GraphName,
     doc_node: NamedNode,
-    /// Whether every id of the document is plain ASCII (`d12`, `c345`): such
-    /// ids need no IRI validation; any other id is checked.
-    plain: bool,
     preds: HashMap<Pred, NamedNode>,
     classes: HashMap<&'static str, NamedNode>,
     entities: HashMap<&'a str, NamedNode>,
-    chunks: HashMap<&'a str, NamedNode>,
+    chunks: HashMap<ChunkId, NamedNode>,
     out: Vec<Quad>,
     error: Option<GraphError>,
 }
 
 impl<'a> Quads<'a> {
     fn new(doc: &'a DocGraph) -> Result<Self, GraphError> {
-        let plain = doc
-            .chunks
-            .iter()
-            .map(|c| c.id.as_str())
-            .chain(doc.mentions.iter().map(|m| m.chunk.as_str()))
-            .chain(
-                doc.relations
-                    .iter()
-                    .flat_map(|r| r.evidence.iter().map(|e| e.chunk.as_str())),
-            )
-            .chain([doc.doc.as_str()])
-            .all(|id| {
-                id.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            });
         let doc_node = nn(format!("{}{}", vocab::DOC, doc.doc))?;
         Ok(Self {
             doc,
             graph: GraphName::NamedNode(doc_node.clone()),
             doc_node,
-            plain,
             preds: HashMap::new(),
             classes: HashMap::new(),
             entities: HashMap::new(),
@@ -205,22 +188,21 @@ impl<'a> Quads<'a> {
         })
     }
 
-    fn own(&self, iri: String) -> Result<NamedNode, GraphError> {
-        if self.plain {
-            Ok(NamedNode::new_unchecked(iri))
-        } else {
-            nn(iri)
-        }
+    /// A node of the document's own (document, chunk, relation, evidence):
+    /// its IRI is a namespace and numbered ids (`d12`, `c345`, `12-40`),
+    /// which need no validation.
+    fn own(iri: String) -> NamedNode {
+        NamedNode::new_unchecked(iri)
     }
 
     fn node(&mut self, n: Node<'a>) -> Result<NamedNode, GraphError> {
         Ok(match n {
             Node::Doc => self.doc_node.clone(),
             Node::Chunk(id) => {
-                if let Some(c) = self.chunks.get(id) {
+                if let Some(c) = self.chunks.get(&id) {
                     return Ok(c.clone());
                 }
-                let c = self.own(format!("{}{id}", vocab::CHUNK))?;
+                let c = Self::own(format!("{}{id}", vocab::CHUNK));
                 self.chunks.insert(id, c.clone());
                 c
             }
@@ -233,9 +215,9 @@ impl<'a> Quads<'a> {
                 self.entities.insert(key, e.clone());
                 e
             }
-            Node::Relation(i) => self.own(format!("{}{}:{i}", vocab::RELATION, self.doc.doc))?,
+            Node::Relation(i) => Self::own(format!("{}{}:{i}", vocab::RELATION, self.doc.doc)),
             Node::Evidence(s, e) => {
-                self.own(format!("{}{}:{s}-{e}", vocab::EVIDENCE, self.doc.doc))?
+                Self::own(format!("{}{}:{s}-{e}", vocab::EVIDENCE, self.doc.doc))
             }
         })
     }
@@ -496,13 +478,13 @@ impl RdfGraph {
     }
 
     /// The document ids that have a named graph.
-    pub fn doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
+    pub fn doc_ids(&self) -> Result<BTreeSet<DocId>, GraphError> {
         let mut out = BTreeSet::new();
         for g in self.store.named_graphs() {
             if let NamedOrBlankNode::NamedNode(n) = g?
-                && let Some(id) = n.as_str().strip_prefix(vocab::DOC)
+                && let Some(Ok(id)) = n.as_str().strip_prefix(vocab::DOC).map(str::parse)
             {
-                out.insert(id.to_string());
+                out.insert(id);
             }
         }
         Ok(out)
@@ -535,10 +517,12 @@ impl RdfGraph {
     /// without the other: for invariant checks.
     pub fn spans(&self, records: &[DocGraph]) -> Result<SpanReport, GraphError> {
         let mut report = SpanReport::default();
-        let mut checked: HashSet<&str> = HashSet::new();
+        let mut checked: HashSet<String> = HashSet::new();
         for record in records {
-            if checked.insert(record.doc.as_str()) {
-                self.check_doc(&record.doc, Some(record), &mut report)?;
+            let doc = record.doc.to_string();
+            if !checked.contains(&doc) {
+                self.check_doc(&doc, Some(record), &mut report)?;
+                checked.insert(doc);
             }
         }
         for g in self.store.named_graphs() {
@@ -645,11 +629,11 @@ impl RdfGraph {
             report.spans.push(SpanCheck {
                 doc: doc.to_string(),
                 node: format!("mention {} of {} in {doc}", i + 1, m.entity),
-                chunk: m.chunk.clone(),
+                chunk: m.chunk.to_string(),
                 start: Some(m.start),
                 end: Some(m.end),
             });
-            from_record.insert((m.chunk.clone(), entity_iri(&m.entity)));
+            from_record.insert((m.chunk.to_string(), entity_iri(&m.entity)));
         }
         report.mentions += record.mentions.len();
         if from_record != mentions {
@@ -674,8 +658,32 @@ fn lit_u64(t: &Term) -> Option<u64> {
 pub(crate) mod tests {
     use super::*;
     use crate::model::{ChunkSpan, EntityDecl, EvidenceSpan, MentionDecl, RelationDecl};
-    use crate::records::percent_decode;
     use crate::view::entity_key;
+
+    /// Decode `%XX` escapes (invalid escapes stay as they are).
+    fn percent_decode(s: &str) -> String {
+        fn hex(b: u8) -> Option<u8> {
+            (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+        }
+        let bytes = s.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%'
+                && let (Some(h), Some(l)) = (
+                    bytes.get(i + 1).copied().and_then(hex),
+                    bytes.get(i + 2).copied().and_then(hex),
+                )
+            {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+            out.push(bytes[i]);
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
 
     /// Entity key of an entity IRI.
     fn entity_of_iri(iri: &str) -> Option<String> {
@@ -691,26 +699,27 @@ pub(crate) mod tests {
         assert_eq!(entity_key("Barack Obama"), "barack_obama");
     }
 
-    pub(crate) fn doc(id: &str, entity: &str) -> DocGraph {
-        let chunk = format!("c{}", id.trim_start_matches('d'));
+    /// Document `d<n>` with one chunk `c<n>` naming `entity`, related to two places.
+    pub(crate) fn doc(n: u64, entity: &str) -> DocGraph {
+        let (id, chunk) = (rlmkg_ids::DocId(n), ChunkId(n));
         let relation = |object: &str| RelationDecl {
             subject: entity.to_string(),
             object: object.into(),
             label: "co-occurs".into(),
             weight: 1.0,
             evidence: vec![EvidenceSpan {
-                chunk: chunk.clone(),
+                chunk,
                 start: 0,
                 end: 20,
             }],
         };
         DocGraph {
-            doc: id.to_string(),
+            doc: id,
             path: format!("/{id}.txt"),
             title: id.to_string(),
             format: "txt".into(),
             chunks: vec![ChunkSpan {
-                id: chunk.clone(),
+                id: chunk,
                 start: 0,
                 end: 40,
             }],
@@ -722,7 +731,7 @@ pub(crate) mod tests {
             }],
             mentions: vec![MentionDecl {
                 entity: entity.to_string(),
-                chunk: chunk.clone(),
+                chunk,
                 start: 0,
                 end: 5,
             }],
@@ -732,31 +741,16 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn ids_that_are_not_plain_are_validated_as_iris() {
-        let ok = doc("d1", "ada");
-        assert!(quads_of(&ok).is_ok());
-        let mut bad = ok.clone();
-        bad.doc = "d 1".into();
-        assert!(matches!(quads_of(&bad), Err(GraphError::Iri(_))));
-        let mut bad = ok;
-        bad.chunks[0].id = "c<1>".into();
-        assert!(matches!(quads_of(&bad), Err(GraphError::Iri(_))));
-    }
-
-    #[test]
     fn quad_count_matches_the_quads() {
-        let d = doc("d1", "ada");
+        let d = doc(1, "ada");
         assert_eq!(quad_count(&d), quads_of(&d).unwrap().len());
     }
 
     #[test]
     fn rdf_of_records_checks_spans_and_answers_sparql() {
-        let docs = [doc("d1", "ada"), doc("d2", "bob")];
+        let docs = [doc(1, "ada"), doc(2, "bob")];
         let rdf = RdfGraph::from_records(&docs).unwrap();
-        assert_eq!(
-            rdf.doc_ids().unwrap(),
-            BTreeSet::from(["d1".to_string(), "d2".to_string()])
-        );
+        assert_eq!(rdf.doc_ids().unwrap(), BTreeSet::from([DocId(1), DocId(2)]));
         assert_eq!(rdf.len().unwrap(), 2 * quad_count(&docs[0]));
         // Two relations from one sentence share one evidence node.
         let report = rdf.spans(&docs[..1]).unwrap();

@@ -10,6 +10,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use rlmkg_ids::DocId;
+
 use crate::error::{GraphError, file_err};
 use crate::model::DocGraph;
 
@@ -22,92 +24,38 @@ pub(crate) struct Records {
     dir: PathBuf,
 }
 
-/// A document id for a file name: ASCII letters, digits, `-` and `_` as they
-/// are, every other byte percent-encoded (so `+` never appears).
-fn file_safe(id: &str) -> String {
-    let mut name = String::with_capacity(id.len());
-    for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
-            name.push(char::from(b));
-        } else {
-            name.push_str(&format!("%{b:02X}"));
-        }
-    }
-    name
-}
-
-/// `d17` → `("d", 17)`.
-fn split_numbered(id: &str) -> Option<(&str, u64)> {
-    let digits = id.len() - id.bytes().rev().take_while(u8::is_ascii_digit).count();
-    let (prefix, n) = id.split_at(digits);
-    if n.is_empty() || (n.len() > 1 && n.starts_with('0')) {
-        return None;
-    }
-    Some((prefix, n.parse().ok()?))
-}
-
 /// The file stem of a record holding `ids`: the id itself for one document,
 /// `d17+3` for the run d17, d18, d19 (how ingest numbers the documents of one
-/// input file), and otherwise every id followed by `+` (`a+b+`).
-pub(crate) fn record_stem(ids: &[&str]) -> String {
-    let run = ids.len() > 1
-        && ids.iter().zip(ids.iter().skip(1)).all(|(a, b)| {
-            matches!((split_numbered(a), split_numbered(b)), (Some((pa, na)), Some((pb, nb))) if pa == pb && nb == na + 1)
-        });
+/// input file), and otherwise every id followed by `+` (`d1+d5+`).
+pub(crate) fn record_stem(ids: &[DocId]) -> String {
+    let run = ids.len() > 1 && ids.windows(2).all(|w| w[1].0 == w[0].0.wrapping_add(1));
     match ids {
-        [one] => file_safe(one),
-        [first, ..] if run => format!("{}+{}", file_safe(first), ids.len()),
+        [one] => one.to_string(),
+        [first, ..] if run => format!("{first}+{}", ids.len()),
         // Not a numbered run (never from ingest): list every id.
-        _ => {
-            ids.iter()
-                .map(|d| file_safe(d))
-                .collect::<Vec<_>>()
-                .join("+")
-                + "+"
-        }
+        _ => ids.iter().map(|d| format!("{d}+")).collect(),
     }
 }
 
-/// The document ids a record file name holds (inverse of [`record_stem`]).
-pub(crate) fn record_ids(stem: &str) -> Vec<String> {
+/// The document ids a record file name holds (inverse of [`record_stem`]);
+/// none for a name that is not one.
+pub(crate) fn record_ids(stem: &str) -> Vec<DocId> {
     if let Some(list) = stem.strip_suffix('+') {
-        return list.split('+').map(percent_decode).collect();
+        return list
+            .split('+')
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .unwrap_or_default();
     }
     if let Some((first, count)) = stem.rsplit_once('+') {
-        let first = percent_decode(first);
-        let (Some((prefix, n)), Ok(count)) = (split_numbered(&first), count.parse::<u64>()) else {
+        let (Ok(first), Ok(count)) = (first.parse::<DocId>(), count.parse::<u64>()) else {
             return Vec::new();
         };
-        return (n..n.saturating_add(count))
-            .map(|k| format!("{prefix}{k}"))
+        return (first.0..first.0.saturating_add(count))
+            .map(DocId)
             .collect();
     }
-    vec![percent_decode(stem)]
-}
-
-/// Decode `%XX` escapes (invalid escapes stay as they are).
-pub(crate) fn percent_decode(s: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    stem.parse().map(|d| vec![d]).unwrap_or_default()
 }
 
 impl Records {
@@ -123,13 +71,13 @@ impl Records {
 
     /// The record files and the document ids each holds (from its name), sorted
     /// by name.
-    pub(crate) fn list(&self) -> Result<Vec<(PathBuf, Vec<String>)>, GraphError> {
+    pub(crate) fn list(&self) -> Result<Vec<(PathBuf, Vec<DocId>)>, GraphError> {
         let rd = match std::fs::read_dir(&self.dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(file_err(&self.dir, &e)),
         };
-        let mut files: Vec<(PathBuf, Vec<String>)> = rd
+        let mut files: Vec<(PathBuf, Vec<DocId>)> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == RECORD_EXT))
             .filter_map(|p| {
@@ -142,12 +90,12 @@ impl Records {
     }
 
     /// The document ids that have a record.
-    pub(crate) fn doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
+    pub(crate) fn doc_ids(&self) -> Result<BTreeSet<DocId>, GraphError> {
         Ok(self.list()?.into_iter().flat_map(|(_, ids)| ids).collect())
     }
 
     /// The record file of a group of documents (those of one input file).
-    fn path_of(&self, ids: &[&str]) -> PathBuf {
+    fn path_of(&self, ids: &[DocId]) -> PathBuf {
         self.dir.join(format!("{}.{RECORD_EXT}", record_stem(ids)))
     }
 
@@ -157,7 +105,7 @@ impl Records {
     /// half-written one is never read, and the next writer removes it before
     /// it gives those ids again.
     pub(crate) fn write(&self, docs: &[DocGraph]) -> Result<PathBuf, GraphError> {
-        let ids: Vec<&str> = docs.iter().map(|d| d.doc.as_str()).collect();
+        let ids: Vec<DocId> = docs.iter().map(|d| d.doc).collect();
         let path = self.path_of(&ids);
         let mut bytes = Vec::new();
         for d in docs {
@@ -206,12 +154,12 @@ impl Records {
     }
 
     /// Delete the record files holding any of `docs` (already gone is fine).
-    pub(crate) fn remove(&self, docs: &BTreeSet<&str>) -> Result<(), GraphError> {
+    pub(crate) fn remove(&self, docs: &BTreeSet<DocId>) -> Result<(), GraphError> {
         if docs.is_empty() {
             return Ok(());
         }
         for (f, ids) in self.list()? {
-            if !ids.iter().any(|d| docs.contains(d.as_str())) {
+            if !ids.iter().any(|d| docs.contains(d)) {
                 continue;
             }
             match std::fs::remove_file(&f) {
@@ -230,21 +178,17 @@ mod tests {
 
     #[test]
     fn record_names_round_trip() {
-        let cases: &[&[&str]] = &[
-            &["d7"],
-            &["d17", "d18", "d19"],
-            &["d9", "d10"],
-            &["a b", "x+y"],
-            &["d1", "d3"],
-            &["d01", "d02"],
-            &["d+1"],
-        ];
+        let cases: &[&[u64]] = &[&[7], &[17, 18, 19], &[9, 10], &[1, 3], &[5, 4]];
         for ids in cases {
-            let stem = record_stem(ids);
+            let ids: Vec<DocId> = ids.iter().copied().map(DocId).collect();
+            let stem = record_stem(&ids);
             assert!(!stem.contains(['/', ' ']), "{stem}");
-            assert_eq!(record_ids(&stem), *ids, "{stem}");
+            assert_eq!(record_ids(&stem), ids, "{stem}");
         }
-        assert_eq!(record_stem(&["d17", "d18", "d19"]), "d17+3");
-        assert!(record_ids("junk+x").is_empty());
+        assert_eq!(record_stem(&[DocId(17), DocId(18), DocId(19)]), "d17+3");
+        assert_eq!(record_stem(&[DocId(1), DocId(3)]), "d1+d3+");
+        for junk in ["junk+x", "x", "d1+d2x+", "d+1"] {
+            assert!(record_ids(junk).is_empty(), "{junk}");
+        }
     }
 }

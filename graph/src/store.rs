@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use rlmkg_ids::DocId;
 
 use crate::error::{GraphError, file_err};
 use crate::model::DocGraph;
@@ -68,13 +69,13 @@ impl GraphStore {
 
     /// Delete the records of documents (call only once the manifest no longer
     /// lists them, so a reader never misses a record its manifest names).
-    pub fn remove_docs(&self, docs: &[String]) -> Result<(), GraphError> {
-        let gone: BTreeSet<&str> = docs.iter().map(String::as_str).collect();
+    pub fn remove_docs(&self, docs: &[DocId]) -> Result<(), GraphError> {
+        let gone: BTreeSet<DocId> = docs.iter().copied().collect();
         self.records.remove(&gone)
     }
 
     /// The document ids that have a record.
-    pub fn file_doc_ids(&self) -> Result<BTreeSet<String>, GraphError> {
+    pub fn file_doc_ids(&self) -> Result<BTreeSet<DocId>, GraphError> {
         self.records.doc_ids()
     }
 
@@ -83,25 +84,30 @@ impl GraphStore {
     /// committed and removed it) is [`GraphError::RecordGone`].
     fn for_records(
         &self,
-        keep: &(dyn Fn(&str) -> bool + Sync),
+        keep: &(dyn Fn(DocId) -> bool + Sync),
         each: &mut dyn FnMut(DocGraph),
     ) -> Result<(), GraphError> {
-        let files: Vec<(PathBuf, Vec<String>)> = self
+        let files: Vec<(PathBuf, Vec<DocId>)> = self
             .records
             .list()?
             .into_iter()
-            .filter(|(_, ids)| ids.iter().any(|d| keep(d)))
+            .filter(|(_, ids)| ids.iter().any(|&d| keep(d)))
             .collect();
         for slice in files.chunks(READ_SLICE) {
             let parsed: Vec<Vec<DocGraph>> = slice
                 .par_iter()
                 .map(|(f, ids)| match Records::read(f)? {
                     Some(docs) => Ok(docs),
-                    None => Err(GraphError::RecordGone(ids.join(","))),
+                    None => Err(GraphError::RecordGone(
+                        ids.iter()
+                            .map(DocId::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )),
                 })
                 .collect::<Result<_, _>>()?;
             for d in parsed.into_iter().flatten() {
-                if keep(&d.doc) {
+                if keep(d.doc) {
                     each(d);
                 }
             }
@@ -112,7 +118,7 @@ impl GraphStore {
     /// The records of the documents `keep` accepts.
     pub fn records(
         &self,
-        keep: &(dyn Fn(&str) -> bool + Sync),
+        keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<Vec<DocGraph>, GraphError> {
         let mut out = Vec::new();
         self.for_records(keep, &mut |d| out.push(d))?;
@@ -123,7 +129,7 @@ impl GraphStore {
     /// accepts (readers pass the committed ones).
     pub fn build_view(
         &self,
-        keep: &(dyn Fn(&str) -> bool + Sync),
+        keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<GraphView, GraphError> {
         let mut b = ViewBuilder::default();
         self.extend_view(&mut b, keep)?;
@@ -135,7 +141,7 @@ impl GraphStore {
     pub fn extend_view(
         &self,
         b: &mut ViewBuilder,
-        keep: &(dyn Fn(&str) -> bool + Sync),
+        keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<(), GraphError> {
         self.for_records(keep, &mut |d| b.add_doc(&d))
     }
@@ -144,7 +150,7 @@ impl GraphStore {
     /// records it was built from.
     pub fn rdf(
         &self,
-        keep: &(dyn Fn(&str) -> bool + Sync),
+        keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<(RdfGraph, Vec<DocGraph>), GraphError> {
         let records = self.records(keep)?;
         Ok((RdfGraph::from_records(&records)?, records))
@@ -217,16 +223,19 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("graph");
         let g = GraphStore::open(&dir, true).unwrap();
-        let written = [doc("d1", "ada"), doc("d2", "bob")].map(|d| g.write_group(&[d]).unwrap());
+        let written = [doc(1, "ada"), doc(2, "bob")].map(|d| g.write_group(&[d]).unwrap());
         g.sync(&written).unwrap();
         assert_eq!(
             g.file_doc_ids().unwrap(),
-            BTreeSet::from(["d1".to_string(), "d2".to_string()])
+            BTreeSet::from([DocId(1), DocId(2)])
         );
         // The view is built from the records, filtered by the caller.
-        let view = g.build_view(&|d| d == "d2").unwrap();
+        let view = g.build_view(&|d| d == DocId(2)).unwrap();
         assert!(view.entity("bob").is_some() && view.entity("ada").is_none());
-        assert_eq!(view.entities_of_chunk("c2"), vec!["bob".to_string()]);
+        assert_eq!(
+            view.entities_of_chunk(rlmkg_ids::ChunkId(2)),
+            vec!["bob".to_string()]
+        );
         // A snapshot reads back as the same view.
         let name = GraphStore::snapshot_name(1);
         g.write_snapshot(&name, &view).unwrap();
@@ -240,12 +249,12 @@ mod tests {
         g.prune_snapshots(&[]).unwrap();
         assert!(g.read_snapshot(&name).unwrap().is_none());
         // Removing a record: a reader that still lists it learns it is gone.
-        let listed = |d: &str| d == "d1" || d == "d2";
-        g.remove_docs(&["d1".to_string()]).unwrap();
+        let listed = |d: DocId| d == DocId(1) || d == DocId(2);
+        g.remove_docs(&[DocId(1)]).unwrap();
         assert_eq!(g.records(&listed).unwrap().len(), 1);
         let (rdf, records) = g.rdf(&listed).unwrap();
         assert_eq!(records.len(), 1);
-        assert_eq!(rdf.doc_ids().unwrap(), BTreeSet::from(["d2".to_string()]));
+        assert_eq!(rdf.doc_ids().unwrap(), BTreeSet::from([DocId(2)]));
     }
 
     #[test]

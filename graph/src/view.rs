@@ -1,12 +1,15 @@
 //! The in-memory petgraph view: entities, chunks, relation and mention edges,
 //! and the algorithms over them.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
 use petgraph::graph::{EdgeIndex, NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
+use rlmkg_ids::{ChunkId, DocId};
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
@@ -124,7 +127,7 @@ pub struct Neighbor {
     /// Weight.
     pub weight: f64,
     /// Chunk ids of the evidence.
-    pub evidence: Vec<String>,
+    pub evidence: Vec<ChunkId>,
 }
 
 /// One step of a path.
@@ -137,7 +140,7 @@ pub struct PathStep {
     /// Relation label.
     pub relation: String,
     /// Evidence chunk ids.
-    pub evidence: Vec<String>,
+    pub evidence: Vec<ChunkId>,
 }
 
 /// A path between two entities.
@@ -262,32 +265,45 @@ struct EntityAcc {
     mentions: u64,
 }
 
-/// Strings numbered in the order first seen.
-#[derive(Default)]
-struct Interner {
-    names: Vec<String>,
-    slots: FxHashMap<String, u32>,
+/// Keys (entity keys, chunk ids, labels) numbered in the order first seen.
+struct Interner<K> {
+    names: Vec<K>,
+    slots: FxHashMap<K, u32>,
 }
 
-impl Interner {
-    fn slot(&mut self, s: &str) -> u32 {
+impl<K> Default for Interner<K> {
+    fn default() -> Self {
+        Self {
+            names: Vec::new(),
+            slots: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq + Ord + Clone> Interner<K> {
+    fn slot<Q>(&mut self, s: &Q) -> u32
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
         if let Some(&i) = self.slots.get(s) {
             return i;
         }
         let i = self.names.len() as u32;
-        self.names.push(s.to_string());
-        self.slots.insert(s.to_string(), i);
+        let key = s.to_owned();
+        self.names.push(key.clone());
+        self.slots.insert(key, i);
         i
     }
 
-    fn name(&self, slot: u32) -> &str {
-        self.names.get(slot as usize).map_or("", String::as_str)
+    fn get(&self, slot: u32) -> Option<&K> {
+        self.names.get(slot as usize)
     }
 
-    /// Each slot's place in name order.
+    /// Each slot's place in key order.
     fn ranks(&self) -> Vec<u32> {
         let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)));
+        order.sort_unstable_by(|&a, &b| self.get(a).cmp(&self.get(b)));
         let mut ranks = vec![0u32; order.len()];
         for (r, slot) in order.into_iter().enumerate() {
             ranks[slot as usize] = r as u32;
@@ -296,19 +312,25 @@ impl Interner {
     }
 }
 
+impl Interner<String> {
+    fn name(&self, slot: u32) -> &str {
+        self.get(slot).map_or("", String::as_str)
+    }
+}
+
 /// Collects the view from documents' records, one at a time.
 #[derive(Default)]
 pub struct ViewBuilder {
-    keys: Interner,
+    keys: Interner<String>,
     accs: Vec<EntityAcc>,
-    chunks: Interner,
-    labels: Interner,
+    chunks: Interner<ChunkId>,
+    labels: Interner<String>,
     /// Mentions per (chunk, entity), counted once per document.
     chunk_mentions: FxHashMap<(u32, u32), u32>,
     /// (chunk, entity) of each chunk and its document's subject.
     chunk_about: Vec<(u32, u32)>,
     relations: Vec<RawRelation>,
-    docs: Vec<String>,
+    docs: Vec<DocId>,
     quads: u64,
 }
 
@@ -346,7 +368,7 @@ impl ViewBuilder {
     /// Add everything one document contributes (the same facts its named graph
     /// holds as RDF).
     pub fn add_doc(&mut self, d: &crate::model::DocGraph) {
-        self.docs.push(d.doc.clone());
+        self.docs.push(d.doc);
         self.quads += crate::rdf::quad_count(d) as u64;
         for e in &d.entities {
             self.name(&e.key, &e.name);
@@ -392,8 +414,8 @@ impl ViewBuilder {
     }
 
     /// Whether `listed` accepts every document added.
-    pub fn all_listed(&self, listed: &dyn Fn(&str) -> bool) -> bool {
-        self.docs.iter().all(|d| listed(d))
+    pub fn all_listed(&self, listed: &dyn Fn(DocId) -> bool) -> bool {
+        self.docs.iter().all(|&d| listed(d))
     }
 
     /// The view of every document added.
@@ -477,7 +499,10 @@ impl ViewBuilder {
             let Some(ei) = entity(e) else {
                 continue;
             };
-            let ci = v.chunk(chunks.name(chunk));
+            let Some(&id) = chunks.get(chunk) else {
+                continue;
+            };
+            let ci = v.chunk(id);
             v.graph.add_edge(
                 v.entity_node[ei],
                 v.chunk_node[ci],
@@ -517,7 +542,7 @@ impl ViewBuilder {
             let evidence: Vec<u32> = evidence
                 .iter()
                 .take(32)
-                .map(|&c| v.chunk(chunks.name(c)) as u32)
+                .filter_map(|&c| chunks.get(c).map(|&id| v.chunk(id) as u32))
                 .collect();
             let e = v.graph.add_edge(
                 v.entity_node[a],
@@ -576,8 +601,8 @@ pub struct GraphView {
     entity_idx: HashMap<String, usize>,
     alias_idx: HashMap<String, Vec<usize>>,
     entity_node: Vec<NodeIndex>,
-    chunks: Vec<String>,
-    chunk_idx: HashMap<String, usize>,
+    chunks: Vec<ChunkId>,
+    chunk_idx: FxHashMap<ChunkId, usize>,
     chunk_node: Vec<NodeIndex>,
     labels: Vec<String>,
     label_idx: HashMap<String, u32>,
@@ -659,13 +684,13 @@ impl GraphView {
             })
     }
 
-    fn chunk(&mut self, id: &str) -> usize {
-        if let Some(&i) = self.chunk_idx.get(id) {
+    fn chunk(&mut self, id: ChunkId) -> usize {
+        if let Some(&i) = self.chunk_idx.get(&id) {
             return i;
         }
         let i = self.chunks.len();
-        self.chunks.push(id.to_string());
-        self.chunk_idx.insert(id.to_string(), i);
+        self.chunks.push(id);
+        self.chunk_idx.insert(id, i);
         let n = self.graph.add_node(Node::Chunk(i as u32));
         self.chunk_node.push(n);
         i
@@ -802,7 +827,7 @@ impl GraphView {
         }
     }
 
-    fn evidence_of(&self, edge: &Edge) -> Vec<String> {
+    fn evidence_of(&self, edge: &Edge) -> Vec<ChunkId> {
         match edge {
             Edge::Relation { evidence, .. } => evidence
                 .iter()
@@ -989,11 +1014,11 @@ impl GraphView {
     }
 
     /// Chunk ids mentioning an entity.
-    pub fn chunks_of_entity(&self, entity: &str) -> Vec<String> {
+    pub fn chunks_of_entity(&self, entity: &str) -> Vec<ChunkId> {
         let Some(ei) = self.resolve(entity) else {
             return Vec::new();
         };
-        let mut out: Vec<String> = self
+        let mut out: Vec<ChunkId> = self
             .graph
             .edges(self.entity_node[ei])
             .filter_map(|e| {
@@ -1013,8 +1038,8 @@ impl GraphView {
     }
 
     /// Entity ids mentioned in a chunk.
-    pub fn entities_of_chunk(&self, chunk: &str) -> Vec<String> {
-        let Some(&ci) = self.chunk_idx.get(chunk) else {
+    pub fn entities_of_chunk(&self, chunk: ChunkId) -> Vec<String> {
+        let Some(&ci) = self.chunk_idx.get(&chunk) else {
             return Vec::new();
         };
         let n = self.chunk_node[ci];
@@ -1047,9 +1072,9 @@ impl GraphView {
     pub fn rank_chunks(
         &self,
         seed_entities: &[(String, f64)],
-        seed_chunks: &[(String, f64)],
+        seed_chunks: &[(ChunkId, f64)],
         k: usize,
-    ) -> Vec<(String, f64)> {
+    ) -> Vec<(ChunkId, f64)> {
         let n_chunks = self.chunks.len().max(1) as f64;
         let mut ent_seeds: HashMap<NodeIndex, f64> = HashMap::new();
         for (e, w) in seed_entities {
@@ -1127,10 +1152,10 @@ impl GraphView {
                 }
             }
         }
-        let mut out: Vec<(String, f64)> = p
+        let mut out: Vec<(ChunkId, f64)> = p
             .into_iter()
             .filter_map(|(n, s)| match self.graph[n] {
-                Node::Chunk(c) => self.chunks.get(c as usize).map(|id| (id.clone(), s)),
+                Node::Chunk(c) => self.chunks.get(c as usize).map(|&id| (id, s)),
                 Node::Entity(_) => None,
             })
             .collect();
@@ -1201,12 +1226,12 @@ mod path_tests {
         names.sort_unstable();
         names.dedup();
         let doc = DocGraph {
-            doc: "d1".into(),
+            doc: DocId(1),
             path: "/d1.txt".into(),
             title: "d1".into(),
             format: "txt".into(),
             chunks: vec![ChunkSpan {
-                id: "c1".into(),
+                id: ChunkId(1),
                 start: 0,
                 end: 10,
             }],
@@ -1228,7 +1253,7 @@ mod path_tests {
                     label: "co-occurs".into(),
                     weight: 1.0,
                     evidence: vec![EvidenceSpan {
-                        chunk: "c1".into(),
+                        chunk: ChunkId(1),
                         start: 0,
                         end: 10,
                     }],

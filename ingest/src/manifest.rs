@@ -131,8 +131,8 @@ impl FileEntry {
     }
 
     /// Document ids of this file.
-    pub fn doc_ids(&self) -> impl Iterator<Item = String> + '_ {
-        (self.doc_first..self.doc_first + self.doc_count).map(|n| rlmkg_ids::DocId(n).to_string())
+    pub fn doc_ids(&self) -> impl Iterator<Item = rlmkg_ids::DocId> + '_ {
+        (self.doc_first..self.doc_first + self.doc_count).map(rlmkg_ids::DocId)
     }
 }
 

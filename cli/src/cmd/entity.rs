@@ -68,7 +68,11 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             n.relation,
             format!("{} [{}]", n.name, n.kind),
             n.weight,
-            n.evidence.join(" ")
+            n.evidence
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
         )?;
     }
     Ok(0)

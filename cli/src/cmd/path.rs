@@ -49,7 +49,11 @@ pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
                 s.from,
                 s.relation,
                 s.to,
-                s.evidence.join(" ")
+                s.evidence
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )?;
         }
     }

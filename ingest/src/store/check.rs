@@ -35,13 +35,13 @@ impl Store {
                 r.violations.push(msg);
             }
         };
-        let listed_docs: BTreeSet<String> = self
+        let listed_docs: BTreeSet<rlmkg_ids::DocId> = self
             .manifest
             .files
             .values()
             .flat_map(|f| f.doc_ids().collect::<Vec<_>>())
             .collect();
-        let index_docs: BTreeSet<String> = docs.iter().map(|d| d.id.to_string()).collect();
+        let index_docs: BTreeSet<rlmkg_ids::DocId> = docs.iter().map(|d| d.id).collect();
         if listed_docs != index_docs {
             v(format!(
                 "manifest and index disagree on documents: {} listed, {} indexed",

@@ -67,7 +67,7 @@ pub(super) fn doc_number(id: &str) -> Option<u64> {
 }
 
 /// The document ids of file entries.
-fn doc_ids_of(entries: &[FileEntry]) -> Vec<String> {
+fn doc_ids_of(entries: &[FileEntry]) -> Vec<rlmkg_ids::DocId> {
     entries.iter().flat_map(FileEntry::doc_ids).collect()
 }
 
@@ -92,11 +92,10 @@ impl ListedDocs {
         Self { ranges, count }
     }
 
-    fn contains(&self, doc: &str) -> bool {
-        doc_number(doc).is_some_and(|n| {
-            let i = self.ranges.partition_point(|r| r.0 <= n);
-            i > 0 && n < self.ranges[i - 1].1
-        })
+    fn contains(&self, doc: rlmkg_ids::DocId) -> bool {
+        let n = doc.0;
+        let i = self.ranges.partition_point(|r| r.0 <= n);
+        i > 0 && n < self.ranges[i - 1].1
     }
 }
 
@@ -184,9 +183,7 @@ impl Store {
             let view = if b.docs() > 0 && !b.all_listed(&|d| listed.contains(d)) {
                 graph.build_view(&|d| listed.contains(d))?
             } else {
-                graph.extend_view(&mut b, &|d| {
-                    listed.contains(d) && doc_number(d).is_some_and(|n| n < first)
-                })?;
+                graph.extend_view(&mut b, &|d| listed.contains(d) && d.0 < first)?;
                 b.build()
             };
             graph.write_snapshot(&name, &view)?;
@@ -257,10 +254,10 @@ impl Store {
             index_dirty = true;
         }
         let file_docs = self.graph.file_doc_ids()?;
-        let residue: Vec<String> = file_docs
+        let residue: Vec<rlmkg_ids::DocId> = file_docs
             .iter()
-            .filter(|d| !self.listed.contains(d))
-            .cloned()
+            .copied()
+            .filter(|&d| !self.listed.contains(d))
             .collect();
         let mut changed = !residue.is_empty();
         self.graph.remove_docs(&residue)?;

@@ -205,6 +205,9 @@ impl Store {
 
     /// Entities a chunk mentions (or is about, through its document's title).
     pub fn entities_of_chunk(&self, chunk: &str) -> Result<Vec<EntityInfo>, StoreError> {
+        let Ok(chunk) = chunk.parse::<ChunkId>() else {
+            return Ok(Vec::new());
+        };
         let view = self.view()?;
         Ok(view
             .entities_of_chunk(chunk)
@@ -213,9 +216,14 @@ impl Store {
             .collect())
     }
 
-    /// Chunk ids mentioning an entity.
+    /// Chunk ids mentioning an entity, in id order.
     pub fn chunks_of_entity(&self, entity: &str) -> Result<Vec<String>, StoreError> {
-        Ok(self.view()?.chunks_of_entity(entity))
+        Ok(self
+            .view()?
+            .chunks_of_entity(entity)
+            .iter()
+            .map(ChunkId::to_string)
+            .collect())
     }
 
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
@@ -232,7 +240,9 @@ impl Store {
         let mut seed_chunks = Vec::new();
         if let Some(q) = query.filter(|q| !q.trim().is_empty()) {
             for h in self.search(q, 10)? {
-                seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
+                if let Ok(id) = h.id.parse::<ChunkId>() {
+                    seed_chunks.push((id, f64::from(h.score.max(0.0))));
+                }
             }
         }
         let ranked = view.rank_chunks(&seed_entities, &seed_chunks, k * 2 + 4);
@@ -241,17 +251,13 @@ impl Store {
             if out.len() >= k {
                 break;
             }
-            let Some(c) = id
-                .parse::<ChunkId>()
-                .ok()
-                .and_then(|cid| self.chunk_record(cid).ok())
-            else {
+            let Ok(c) = self.chunk_record(id) else {
                 continue;
             };
             out.push(RankedChunk {
                 text: self.chunk_text(&c)?,
                 path: self.path_of(&c.file),
-                id,
+                id: id.to_string(),
                 doc: c.doc.to_string(),
                 title: c.title,
                 score,

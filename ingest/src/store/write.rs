@@ -271,7 +271,7 @@ impl Store {
                     text,
                 )?;
                 chunks.push(ChunkSpan {
-                    id: id.to_string(),
+                    id,
                     start: c.start as u64,
                     end: c.end as u64,
                 });
@@ -283,7 +283,7 @@ impl Store {
                 .into_iter()
                 .map(|m| rlmkg_graph::MentionDecl {
                     entity: m.entity,
-                    chunk: chunk_id(m.chunk).to_string(),
+                    chunk: chunk_id(m.chunk),
                     start: m.start,
                     end: m.end,
                 })
@@ -300,7 +300,7 @@ impl Store {
                         .evidence
                         .into_iter()
                         .map(|e| rlmkg_graph::EvidenceSpan {
-                            chunk: chunk_id(e.chunk).to_string(),
+                            chunk: chunk_id(e.chunk),
                             start: e.start,
                             end: e.end,
                         })
@@ -308,7 +308,7 @@ impl Store {
                 })
                 .collect();
             group.push(DocGraph {
-                doc: doc_id.to_string(),
+                doc: doc_id,
                 path: display.to_string(),
                 title: d.title,
                 format: d.format.to_string(),
