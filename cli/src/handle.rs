@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
+use rlmkg_ids::ChunkId;
 use rlmkg_ingest::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -102,7 +103,7 @@ const FUNCTIONS: &[Function] = &[
                 .store
                 .search(a.str("query")?, h.fetch_k(k))
                 .map_err(store_err)?;
-            h.first_in_scope(hits, k, |hit| &hit.id)
+            h.first_in_scope(hits, k, |hit| hit.id)
         },
     },
     Function {
@@ -114,7 +115,7 @@ const FUNCTIONS: &[Function] = &[
             // Read tolerantly (`C12.S3`, `c12.3`), as citations are.
             let parsed = rlmkg_citation::parse_id(raw).ok();
             let inside = match parsed {
-                Some(c) => h.in_scope(&c.chunk.to_string()),
+                Some(c) => h.in_scope(c.chunk),
                 None => h.scope.is_none(),
             };
             if !inside {
@@ -201,7 +202,7 @@ const FUNCTIONS: &[Function] = &[
                 _ => return Err(bad()),
             }
             .map_err(store_err)?;
-            h.first_in_scope(got, k, |c| &c.id)
+            h.first_in_scope(got, k, |c| c.id)
         },
     },
     Function {
@@ -261,7 +262,8 @@ const FUNCTIONS: &[Function] = &[
             let found = crate::ask::Heuristic::new(None)
                 .explore(&h.store, a.str("question")?)
                 .map_err(|e| HandleError::Failed(format!("{e:#}")))?;
-            let found = found.restricted(|chunk| h.in_scope(chunk));
+            let found =
+                found.restricted(|chunk| chunk.parse().is_ok_and(|c: ChunkId| h.in_scope(c)));
             let shown = found.evidence.iter().map(|e| e.id.clone()).collect();
             Ok(HandleReply::showing(found.to_python(), shown))
         },
@@ -292,7 +294,7 @@ FINAL(\"Ines Varga [c31.s1]. The Pellan Bridge crosses the Oran River [c7.s2] an
 pub struct StoreHandle {
     store: Arc<Store>,
     /// Chunk ids the handle may show; `None` means the whole corpus.
-    scope: Option<Arc<HashSet<String>>>,
+    scope: Option<Arc<HashSet<ChunkId>>>,
 }
 
 impl StoreHandle {
@@ -301,8 +303,8 @@ impl StoreHandle {
         Self { store, scope: None }
     }
 
-    fn in_scope(&self, chunk: &str) -> bool {
-        self.scope.as_ref().is_none_or(|s| s.contains(chunk))
+    fn in_scope(&self, chunk: ChunkId) -> bool {
+        self.scope.as_ref().is_none_or(|s| s.contains(&chunk))
     }
 
     /// The first `k` of `items` whose chunk (`id`) is in scope, as the reply
@@ -311,14 +313,14 @@ impl StoreHandle {
         &self,
         items: Vec<T>,
         k: usize,
-        id: impl Fn(&T) -> &String,
+        id: impl Fn(&T) -> ChunkId,
     ) -> Result<HandleReply, HandleError> {
         let kept: Vec<T> = items
             .into_iter()
             .filter(|item| self.in_scope(id(item)))
             .take(k)
             .collect();
-        let shown = kept.iter().map(|item| id(item).clone()).collect();
+        let shown = kept.iter().map(|item| id(item).to_string()).collect();
         Ok(HandleReply::showing(to_value(&kept)?, shown))
     }
 
@@ -409,7 +411,7 @@ impl ContextHandle for StoreHandle {
         let mut chunks = HashSet::new();
         for id in ids {
             if let Ok(c) = rlmkg_citation::parse_id(id) {
-                chunks.insert(c.chunk.to_string());
+                chunks.insert(c.chunk);
                 continue;
             }
             // An entity: the chunks that mention it are in scope.

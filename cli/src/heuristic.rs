@@ -223,7 +223,7 @@ pub fn explore(
         *e = e.max(prior);
     };
     for (rank, hit) in store.search(question, opts.search_k)?.iter().enumerate() {
-        add(&hit.id, 1.0 / (1.0 + rank as f64), &mut order);
+        add(&hit.id.to_string(), 1.0 / (1.0 + rank as f64), &mut order);
     }
     let seeds: Vec<String> = q_entities.iter().map(|(id, _, _)| id.clone()).collect();
     for (rank, c) in store
@@ -231,7 +231,7 @@ pub fn explore(
         .iter()
         .enumerate()
     {
-        add(&c.id, 0.8 / (1.0 + rank as f64), &mut order);
+        add(&c.id.to_string(), 0.8 / (1.0 + rank as f64), &mut order);
     }
     for (i, a) in seeds.iter().enumerate() {
         for b in seeds.iter().skip(i + 1) {
@@ -359,15 +359,17 @@ pub fn explore(
         let mut more: Vec<String> = Vec::new();
         for b in &new_bridges {
             for chunk in store.chunks_of_entity(&b.id)?.into_iter().take(40) {
+                let chunk = chunk.to_string();
                 if !chunk_prior.contains_key(&chunk) {
                     chunk_prior.insert(chunk.clone(), 0.3);
                     more.push(chunk);
                 }
             }
             for hit in store.search(&b.names[0], 5)? {
-                if !chunk_prior.contains_key(&hit.id) {
-                    chunk_prior.insert(hit.id.clone(), 0.3);
-                    more.push(hit.id);
+                let id = hit.id.to_string();
+                if !chunk_prior.contains_key(&id) {
+                    chunk_prior.insert(id.clone(), 0.3);
+                    more.push(id);
                 }
             }
         }
@@ -501,6 +503,9 @@ fn mentioned(
     text: &str,
 ) -> Result<Vec<rlmkg_ingest::EntityInfo>, rlmkg_ingest::StoreError> {
     let lower = text.to_lowercase();
+    let Ok(chunk) = chunk.parse() else {
+        return Ok(Vec::new());
+    };
     let mut out: Vec<rlmkg_ingest::EntityInfo> = store
         .entities_of_chunk(chunk)?
         .into_iter()
@@ -584,7 +589,7 @@ fn collect_sentences(
         // Only the document's first chunk has its lead sentence.
         let mut first = store
             .chunk_ids_of_doc(&p.doc.id)
-            .is_ok_and(|ids| ids.first() == Some(&p.chunk));
+            .is_ok_and(|ids| ids.first().is_some_and(|c| c.to_string() == p.chunk));
         for s in &p.sentences {
             let text = s.text.trim();
             let own: HashSet<String> = terms(text).into_iter().collect();
@@ -644,8 +649,9 @@ pub fn short_answer(
     let mut by_chunk: BTreeMap<&str, Vec<short::Mention>> = BTreeMap::new();
     for e in &x.evidence {
         by_chunk.entry(e.chunk.as_str()).or_insert_with(|| {
-            store
-                .entities_of_chunk(&e.chunk)
+            e.chunk
+                .parse()
+                .map_or_else(|_| Ok(Vec::new()), |c| store.entities_of_chunk(c))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|info| short::Mention {

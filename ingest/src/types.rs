@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use rlmkg_ids::{ChunkId, DocId};
 use serde::Serialize;
 
 pub use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, PathStep, SparqlOutput};
@@ -11,9 +12,9 @@ pub use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, PathStep, SparqlOutput};
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SearchHit {
     /// Chunk id.
-    pub id: String,
+    pub id: ChunkId,
     /// Document id.
-    pub doc: String,
+    pub doc: DocId,
     /// Document title.
     pub title: String,
     /// Source path.
@@ -81,9 +82,9 @@ pub struct Passage {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RankedChunk {
     /// Chunk id.
-    pub id: String,
+    pub id: ChunkId,
     /// Document id.
-    pub doc: String,
+    pub doc: DocId,
     /// Document title.
     pub title: String,
     /// Source path.

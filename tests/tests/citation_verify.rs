@@ -12,7 +12,7 @@ fn chunk_id(store_dir: &Path, query: &str, needle: &str) -> String {
     let store = Store::open_read(store_dir).unwrap();
     let hits = store.search(query, 10).unwrap();
     match hits.iter().find(|h| h.text.contains(needle)) {
-        Some(hit) => hit.id.clone(),
+        Some(hit) => hit.id.to_string(),
         None => panic!("no chunk with {needle:?} in the sample store"),
     }
 }

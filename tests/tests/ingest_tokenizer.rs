@@ -111,7 +111,7 @@ fn chunks_respect_target_tokens_counted_by_the_tokenizer() {
     let (mut chunks, mut over_by_bytes) = (0, 0);
     for d in store.docs().unwrap() {
         for c in store.chunk_ids_of_doc(&d.id).unwrap() {
-            let p = store.read(&c).unwrap();
+            let p = store.read_passage(c.passage()).unwrap();
             let tokens: usize = p.sentences.iter().map(|s| word_tokens(&s.text)).sum();
             // Exceeds the target only when one sentence alone does.
             assert!(

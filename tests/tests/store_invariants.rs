@@ -33,7 +33,7 @@ fn every_format_ingests_with_exact_spans() {
     // Every chunk reads back; sentences are exact document bytes with lines.
     for d in &docs {
         for c in store.chunk_ids_of_doc(&d.id).unwrap() {
-            let p = store.read(&c).unwrap();
+            let p = store.read_passage(c.passage()).unwrap();
             assert_eq!(p.doc.title, d.title);
             for s in &p.sentences {
                 assert_eq!(store.doc_text(&d.id, s.start, s.end).unwrap(), s.text);
@@ -58,7 +58,7 @@ fn every_format_ingests_with_exact_spans() {
     let html = docs.iter().find(|d| d.format == "html").unwrap();
     assert_eq!(html.title, "Forum for Fjord Kayaking");
     let c = &store.chunk_ids_of_doc(&html.id).unwrap()[0];
-    let p = store.read(c).unwrap();
+    let p = store.read_passage(c.passage()).unwrap();
     assert!(!p.text.contains("Not Text"));
     assert!(
         p.sentences
@@ -114,8 +114,7 @@ fn incremental_change_add_delete_keep_invariants() {
         .unwrap()
         .search("Bergen coast", 1)
         .unwrap()[0]
-        .id
-        .clone();
+        .id;
     std::fs::write(
         src.join("a.txt"),
         "Anna Berg sold Fjordline to Northwind in Tromsø.",
@@ -240,7 +239,7 @@ fn related_follows_a_mention_to_the_document_its_title_names() {
     let store = Store::open_read(&dir).unwrap();
     let docs = store.docs().unwrap();
     let sollid = docs.iter().find(|d| d.title == "Edvin Sollid").unwrap();
-    let sollid_chunk = store.chunk_ids_of_doc(&sollid.id).unwrap()[0].clone();
+    let sollid_chunk = store.chunk_ids_of_doc(&sollid.id).unwrap()[0];
 
     // The title, not the text ("Edvin Martin Sollid"), names the entity.
     let e = store.entity("Edvin Sollid").unwrap().unwrap();

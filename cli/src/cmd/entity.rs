@@ -57,7 +57,7 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         chunks
             .iter()
             .take(20)
-            .cloned()
+            .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(" ")
     )?;

@@ -69,7 +69,7 @@ impl Retrieval for StoreRetrieval {
     fn bm25(&self, question: &str, k: usize) -> crate::eval::Result<Vec<RetrievedDoc>> {
         let hits = self.store.search(question, k.saturating_mul(4))?;
         let docs = hits.into_iter().map(|h| RetrievedDoc {
-            id: h.doc,
+            id: h.doc.to_string(),
             title: h.title,
             path: h.path,
         });
@@ -87,7 +87,7 @@ impl Retrieval for StoreRetrieval {
             .store
             .related(&ids, Some(question), k.saturating_mul(4))?;
         let docs = ranked.into_iter().map(|c| RetrievedDoc {
-            id: c.doc,
+            id: c.doc.to_string(),
             title: c.title,
             path: c.path,
         });

@@ -67,10 +67,19 @@ impl Comparison<'_> {
         let mut out: Vec<Evidence> = Vec::new();
         let mut found = 0;
         for (item, name) in self.items.iter().zip(&names) {
-            let mut chunks: Vec<String> =
-                store.search(name, 6)?.into_iter().map(|h| h.id).collect();
+            let mut chunks: Vec<String> = store
+                .search(name, 6)?
+                .into_iter()
+                .map(|h| h.id.to_string())
+                .collect();
             if let Some(e) = store.entity(name)? {
-                chunks.extend(store.chunks_of_entity(&e.id)?.into_iter().take(50));
+                chunks.extend(
+                    store
+                        .chunks_of_entity(&e.id)?
+                        .into_iter()
+                        .take(50)
+                        .map(|c| c.to_string()),
+                );
             }
             chunks.dedup();
             let prior: BTreeMap<String, f64> = chunks.iter().map(|c| (c.clone(), 0.0)).collect();

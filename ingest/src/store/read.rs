@@ -44,8 +44,8 @@ impl Store {
                 Ok(SearchHit {
                     text: self.chunk_text(&h.chunk)?,
                     path: self.path_of(&h.chunk.file),
-                    id: h.chunk.id.to_string(),
-                    doc: h.chunk.doc.to_string(),
+                    id: h.chunk.id,
+                    doc: h.chunk.doc,
                     title: h.chunk.title,
                     score: h.score,
                 })
@@ -171,10 +171,10 @@ impl Store {
     }
 
     /// Chunk ids of a document, in order.
-    pub fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<String>, StoreError> {
+    pub fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<ChunkId>, StoreError> {
         let d = self.doc_record(Self::doc_id(doc)?)?;
         Ok((d.chunk_first..d.chunk_first + d.chunk_count)
-            .map(|n| rlmkg_ids::ChunkId(n).to_string())
+            .map(ChunkId)
             .collect())
     }
 
@@ -204,10 +204,7 @@ impl Store {
     }
 
     /// Entities a chunk mentions (or is about, through its document's title).
-    pub fn entities_of_chunk(&self, chunk: &str) -> Result<Vec<EntityInfo>, StoreError> {
-        let Ok(chunk) = chunk.parse::<ChunkId>() else {
-            return Ok(Vec::new());
-        };
+    pub fn entities_of_chunk(&self, chunk: ChunkId) -> Result<Vec<EntityInfo>, StoreError> {
         let view = self.view()?;
         Ok(view
             .entities_of_chunk(chunk)
@@ -217,13 +214,8 @@ impl Store {
     }
 
     /// Chunk ids mentioning an entity, in id order.
-    pub fn chunks_of_entity(&self, entity: &str) -> Result<Vec<String>, StoreError> {
-        Ok(self
-            .view()?
-            .chunks_of_entity(entity)
-            .iter()
-            .map(ChunkId::to_string)
-            .collect())
+    pub fn chunks_of_entity(&self, entity: &str) -> Result<Vec<ChunkId>, StoreError> {
+        Ok(self.view()?.chunks_of_entity(entity))
     }
 
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
@@ -240,9 +232,7 @@ impl Store {
         let mut seed_chunks = Vec::new();
         if let Some(q) = query.filter(|q| !q.trim().is_empty()) {
             for h in self.search(q, 10)? {
-                if let Ok(id) = h.id.parse::<ChunkId>() {
-                    seed_chunks.push((id, f64::from(h.score.max(0.0))));
-                }
+                seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
             }
         }
         let ranked = view.rank_chunks(&seed_entities, &seed_chunks, k * 2 + 4);
@@ -257,8 +247,8 @@ impl Store {
             out.push(RankedChunk {
                 text: self.chunk_text(&c)?,
                 path: self.path_of(&c.file),
-                id: id.to_string(),
-                doc: c.doc.to_string(),
+                id,
+                doc: c.doc,
                 title: c.title,
                 score,
             });

@@ -110,7 +110,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let probe = store
         .search("president congress", 1)?
         .first()
-        .map(|h| store.entities_of_chunk(&h.id))
+        .map(|h| store.entities_of_chunk(h.id))
         .transpose()?
         .and_then(|es| es.into_iter().next())
         .map_or_else(|| "Congress".to_string(), |e| e.name);
