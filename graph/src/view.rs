@@ -259,8 +259,8 @@ struct EntityAcc {
     /// Whether a record declares or mentions the entity (a key seen only as
     /// a relation end or a document's subject is not an entity by itself).
     real: bool,
-    names: HashMap<String, u32>,
-    kinds: HashMap<String, u32>,
+    names: FxHashMap<String, u32>,
+    kinds: FxHashMap<String, u32>,
     aliases: BTreeSet<String>,
     mentions: u64,
 }
@@ -572,7 +572,7 @@ impl ViewBuilder {
 }
 
 /// Count one more `s` in `counts`, allocating only for a new one.
-fn bump(counts: &mut HashMap<String, u32>, s: &str) {
+fn bump(counts: &mut FxHashMap<String, u32>, s: &str) {
     match counts.get_mut(s) {
         Some(n) => *n += 1,
         None => {
@@ -581,7 +581,7 @@ fn bump(counts: &mut HashMap<String, u32>, s: &str) {
     }
 }
 
-fn best(counts: &HashMap<String, u32>) -> Option<String> {
+fn best(counts: &FxHashMap<String, u32>) -> Option<String> {
     counts
         .iter()
         .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
@@ -598,14 +598,14 @@ pub struct GraphView {
     /// Quads of their RDF (see [`crate::rdf::quad_count`]).
     quads: u64,
     entities: Vec<EntityInfo>,
-    entity_idx: HashMap<String, usize>,
-    alias_idx: HashMap<String, Vec<usize>>,
+    entity_idx: FxHashMap<String, usize>,
+    alias_idx: FxHashMap<String, Vec<usize>>,
     entity_node: Vec<NodeIndex>,
     chunks: Vec<ChunkId>,
     chunk_idx: FxHashMap<ChunkId, usize>,
     chunk_node: Vec<NodeIndex>,
     labels: Vec<String>,
-    label_idx: HashMap<String, u32>,
+    label_idx: FxHashMap<String, u32>,
     relation_edges: Vec<EdgeIndex>,
     graph: UnGraph<Node, Edge>,
     /// Per node (by index): number of edges and their total weight.
