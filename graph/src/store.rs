@@ -2,7 +2,7 @@
 //! the petgraph view built from them, and the RDF derived from them on demand.
 //!
 //! Layout inside the folder:
-//! - `docs/<stem>.jsonl`: the records, one file per input file (see
+//! - `docs/<stem>.rec`: the records, one file per input file (see
 //!   [`crate::records`]);
 //! - `view-<n>.bin`: a snapshot of the view of exactly the documents of one
 //!   commit, which the store's manifest names, so readers open a big store
@@ -30,7 +30,7 @@ const DOCS: &str = "docs";
 const SNAPSHOT_PREFIX: &str = "view-";
 const SNAPSHOT_EXT: &str = ".bin";
 /// First bytes of a view snapshot, with the version of its encoding.
-const SNAPSHOT_MAGIC: &[u8; 8] = b"RKVIEW01";
+const SNAPSHOT_MAGIC: &[u8; 8] = b"RKVIEW02";
 /// Record files parsed in parallel at once (bounds memory while reading).
 const READ_SLICE: usize = 256;
 

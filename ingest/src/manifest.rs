@@ -17,8 +17,9 @@ use crate::error::StoreError;
 /// fact per chunk and entity instead of a node per mention, untyped relations
 /// and evidence spans; 5 left RocksDB: the records are the truth, the RDF is
 /// derived in memory and readers open a snapshot of the view; 6 keeps chunk
-/// text only in the text blobs: the index indexes it without storing it).
-pub const FORMAT_VERSION: u32 = 6;
+/// text only in the text blobs: the index indexes it without storing it; 7
+/// writes the graph records and the view snapshot in postcard, ids as numbers).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).

@@ -195,12 +195,52 @@ macro_rules! serde_as_text {
     )*};
 }
 
-serde_as_text!(DocId, ChunkId, PassageId);
+/// Numbered ids as their text (`d17`) in human-readable formats (JSON) and
+/// as their number in binary ones (the store's records and view snapshot).
+macro_rules! serde_as_text_or_number {
+    ($($t:ident),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                if s.is_human_readable() {
+                    s.collect_str(self)
+                } else {
+                    s.serialize_u64(self.0)
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                if d.is_human_readable() {
+                    let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+                    text.parse().map_err(serde::de::Error::custom)
+                } else {
+                    u64::deserialize(d).map($t)
+                }
+            }
+        }
+    )*};
+}
+
+serde_as_text_or_number!(DocId, ChunkId);
+serde_as_text!(PassageId);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn numbered_ids_are_text_in_json_and_numbers_in_binary() {
+        assert_eq!(serde_json::to_string(&ChunkId(12)).unwrap(), "\"c12\"");
+        assert_eq!(serde_json::from_str::<DocId>("\"d17\"").unwrap(), DocId(17));
+        let bytes = postcard::to_allocvec(&(DocId(17), ChunkId(300))).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&(17u64, 300u64)).unwrap());
+        assert_eq!(
+            postcard::from_bytes::<(DocId, ChunkId)>(&bytes).unwrap(),
+            (DocId(17), ChunkId(300))
+        );
+    }
 
     #[test]
     fn canonical_forms_parse_and_print_back() {
