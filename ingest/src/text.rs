@@ -36,7 +36,10 @@ pub fn normalize(raw: &str) -> String {
     } else {
         s.to_string()
     };
-    let needs_nfc = !s.is_ascii();
+    // Text the quick check proves NFC is NFC already (ASCII always is).
+    let needs_nfc = !s.is_ascii()
+        && unicode_normalization::is_nfc_quick(s.chars())
+            != unicode_normalization::IsNormalized::Yes;
     let s: String = if needs_nfc { s.nfc().collect() } else { s };
     if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         s.chars()
@@ -138,7 +141,12 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Segmentation) {
     if para.trim().is_empty() {
         return;
     }
-    let flat = para.replace('\n', " ");
+    // Copied only when it has a line wrap to flatten.
+    let flat: std::borrow::Cow<'_, str> = if para.contains('\n') {
+        para.replace('\n', " ").into()
+    } else {
+        para.into()
+    };
     let mut pieces: Vec<(usize, usize)> = Vec::new();
     for (off, s) in crate::bounds::sentences(&flat) {
         let start = off;
