@@ -67,9 +67,22 @@ pub(crate) fn words_into<'a>(s: &'a str, out: &mut Vec<(usize, &'a str)>) {
     }
 }
 
+/// Which bytes are ASCII letters, digits or the connector `_` (ALetter,
+/// Numeric, ExtendNumLet), looked up per byte of a word scan.
+const WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
+
 /// Letters, digits and the connector `_` (ALetter, Numeric, ExtendNumLet).
 fn is_word_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
+    WORD_BYTE[usize::from(c)]
 }
 
 /// Sentence-bound segments of `s` with their byte offsets

@@ -445,8 +445,14 @@ fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
     if s.is_ascii() {
         // ASCII lower-casing keeps offsets; a non-ASCII needle never matches.
         let (h, n) = (s.as_bytes(), needle_lc.as_bytes());
+        let Some(&first) = n.first() else {
+            return Some(0);
+        };
         let last = h.len().checked_sub(n.len())?;
-        return (0..=last).find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n));
+        // Whole-needle comparisons only where the first byte matches.
+        return (0..=last).find(|&i| {
+            h[i].to_ascii_lowercase() == first && h[i..i + n.len()].eq_ignore_ascii_case(n)
+        });
     }
     lower(s).find(needle_lc)
 }
@@ -472,6 +478,17 @@ impl<'w> WordSet<'w> {
         if w.is_ascii() {
             if w.len() > self.longest {
                 return false;
+            }
+            // Lower-cased on the stack; a set of longer words compares lazily.
+            let mut buf = [0u8; 16];
+            if let Some(lw) = buf.get_mut(..w.len()) {
+                lw.copy_from_slice(w.as_bytes());
+                lw.make_ascii_lowercase();
+                let lw = &*lw;
+                return self
+                    .words
+                    .binary_search_by(|e| e.as_bytes().cmp(lw))
+                    .is_ok();
             }
             let lw = w.bytes().map(|b| b.to_ascii_lowercase());
             return self
@@ -1082,6 +1099,49 @@ mod tests {
             );
             let mentioned = ex.mentions.iter().any(|m| m.entity == *key);
             assert_eq!(mentioned, *verbatim, "{title}: {:?}", ex.mentions);
+        }
+    }
+
+    #[test]
+    fn word_lists_are_lower_case_and_long_words_are_looked_up() {
+        for list in [
+            STOP_STARTERS,
+            CONNECTORS,
+            ORG_WORDS,
+            PLACE_WORDS,
+            PERSON_TITLES,
+            MONTHS,
+            PLACE_PREPOSITIONS,
+            VERB_HINTS,
+        ] {
+            for w in list {
+                assert_eq!(*w, lower(w), "{w}");
+                assert!(WordSet::new(list).has_lower(&w.to_uppercase()), "{w}");
+            }
+        }
+        // Longer than the stack buffer of `has_lower`.
+        let set = WordSet::new(&["internationalization", "the"]);
+        assert!(set.has_lower("InternationaliZation"));
+        assert!(!set.has_lower("Internationalizatio"));
+        assert!(set.has("the") && !set.has("The"));
+    }
+
+    /// Two single-word keys that merge into one entity add their names in key
+    /// order, whatever the order of the text.
+    #[test]
+    fn merged_aliases_come_in_key_order() {
+        for text in [
+            "Ada Lovelace wrote. AL agreed. Lovelace left.",
+            "Ada Lovelace wrote. Lovelace left. AL agreed.",
+        ] {
+            let ex = run(text);
+            let ada = ex.entities.iter().find(|e| e.key == "ada_lovelace");
+            assert_eq!(
+                ada.map(|e| e.aliases.clone()),
+                Some(vec!["AL".to_string(), "Lovelace".to_string()]),
+                "{text}: {:?}",
+                ex.entities
+            );
         }
     }
 
