@@ -449,10 +449,32 @@ fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
             return Some(0);
         };
         let last = h.len().checked_sub(n.len())?;
-        // Whole-needle comparisons only where the first byte matches.
-        return (0..=last).find(|&i| {
-            h[i].to_ascii_lowercase() == first && h[i..i + n.len()].eq_ignore_ascii_case(n)
-        });
+        // Whole-needle comparisons only where the first byte matches in either
+        // case; the next place of each case is found by `memchr` (`str::find`).
+        let next = |c: u8, from: usize| {
+            s.get(from..)
+                .and_then(|r| r.find(char::from(c)))
+                .map_or(usize::MAX, |p| from + p)
+        };
+        let (lo, up) = (first, first.to_ascii_uppercase());
+        let mut next_lo = next(lo, 0);
+        let mut next_up = if up == lo { usize::MAX } else { next(up, 0) };
+        loop {
+            let i = next_lo.min(next_up);
+            if i > last {
+                return None;
+            }
+            if h.get(i..i + n.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(n))
+            {
+                return Some(i);
+            }
+            if i == next_lo {
+                next_lo = next(lo, i + 1);
+            } else {
+                next_up = next(up, i + 1);
+            }
+        }
     }
     lower(s).find(needle_lc)
 }
@@ -462,7 +484,14 @@ fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
 struct WordSet<'w> {
     words: Vec<&'w str>,
     longest: usize,
+    /// Per word length up to [`MASKED_LEN`], a bit for each first byte of the
+    /// set's words of that length (the byte's low six bits): most words are
+    /// rejected by it before any comparison.
+    first_bytes: [u64; MASKED_LEN + 1],
 }
+
+/// Longest word length [`WordSet`] prefilters by first byte.
+const MASKED_LEN: usize = 16;
 
 impl<'w> WordSet<'w> {
     fn new(list: &[&'w str]) -> Self {
@@ -470,7 +499,17 @@ impl<'w> WordSet<'w> {
         words.sort_unstable();
         words.dedup();
         let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
-        Self { words, longest }
+        let mut first_bytes = [0u64; MASKED_LEN + 1];
+        for w in &words {
+            if let (Some(mask), Some(&b)) = (first_bytes.get_mut(w.len()), w.as_bytes().first()) {
+                *mask |= 1 << (b & 63);
+            }
+        }
+        Self {
+            words,
+            longest,
+            first_bytes,
+        }
     }
 
     /// Whether `w`, lower-cased, is in the set; no allocation for ASCII words.
@@ -479,8 +518,13 @@ impl<'w> WordSet<'w> {
             if w.len() > self.longest {
                 return false;
             }
+            if let (Some(mask), Some(&b)) = (self.first_bytes.get(w.len()), w.as_bytes().first())
+                && mask & (1 << (b.to_ascii_lowercase() & 63)) == 0
+            {
+                return false;
+            }
             // Lower-cased on the stack; a set of longer words compares lazily.
-            let mut buf = [0u8; 16];
+            let mut buf = [0u8; MASKED_LEN];
             if let Some(lw) = buf.get_mut(..w.len()) {
                 lw.copy_from_slice(w.as_bytes());
                 lw.make_ascii_lowercase();
@@ -1035,6 +1079,12 @@ mod tests {
             let set = WordSet::new(&list);
             prop_assert_eq!(set.has_lower(&s), list.contains(&lower(&s).as_str()));
             prop_assert_eq!(set.has(&s), list.contains(&s.as_str()));
+        }
+
+        /// Dense repeats of the needle's first letter in both cases.
+        #[test]
+        fn ascii_title_search_finds_the_first_place(s in "[aAbB1 ]{0,40}", t in "[ab1 ]{0,4}") {
+            prop_assert_eq!(find_lower(&s, &t), lower(&s).find(&t));
         }
     }
 
