@@ -9,17 +9,28 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-/// The words of `s` with their byte offsets: the word-bound segments that hold
-/// a letter or digit (`split_word_bound_indices`, filtered).
+/// The words of `s` with their byte offsets (see [`words_into`]).
+#[cfg(test)]
 pub(crate) fn words(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    words_into(s, &mut out);
+    out
+}
+
+/// The words of `s` with their byte offsets, into `out` (cleared first): the
+/// word-bound segments that hold a letter or digit
+/// (`split_word_bound_indices`, filtered). Extraction splits every sentence
+/// into one reused buffer.
+pub(crate) fn words_into<'a>(s: &'a str, out: &mut Vec<(usize, &'a str)>) {
+    out.clear();
     if !s.is_ascii() {
-        return s
-            .split_word_bound_indices()
-            .filter(|(_, w)| w.chars().any(char::is_alphanumeric))
-            .collect();
+        out.extend(
+            s.split_word_bound_indices()
+                .filter(|(_, w)| w.chars().any(char::is_alphanumeric)),
+        );
+        return;
     }
     let b = s.as_bytes();
-    let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
         if !is_word_byte(b[i]) {
@@ -54,12 +65,24 @@ pub(crate) fn words(s: &str) -> Vec<(usize, &str)> {
             out.push((start, w));
         }
     }
-    out
 }
+
+/// Which bytes are ASCII letters, digits or the connector `_` (ALetter,
+/// Numeric, ExtendNumLet), looked up per byte of a word scan.
+const WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    t
+};
 
 /// Letters, digits and the connector `_` (ALetter, Numeric, ExtendNumLet).
 fn is_word_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
+    WORD_BYTE[usize::from(c)]
 }
 
 /// Sentence-bound segments of `s` with their byte offsets
@@ -129,7 +152,25 @@ enum Sb {
     Other,
 }
 
+/// [`sb_of`] of every byte, looked up instead of matched (the sentence scan
+/// reads each byte's class).
+const SB_TABLE: [Sb; 256] = {
+    let mut t = [Sb::Other; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = sb_of(c as u8);
+        c += 1;
+    }
+    t
+};
+
+/// Sentence break property of a byte of an ASCII text.
 fn sb(c: u8) -> Sb {
+    SB_TABLE[usize::from(c)]
+}
+
+/// Sentence break property of an ASCII byte (the definition behind [`SB_TABLE`]).
+const fn sb_of(c: u8) -> Sb {
     match c {
         b'\r' => Sb::Cr,
         b'\n' => Sb::Lf,

@@ -425,11 +425,13 @@ const VERB_HINTS: &[&str] = &[
     "graduated",
 ];
 
+/// A candidate mention; offsets relative to its sentence until `extract`
+/// moves them to document offsets. `name` is always the text of the span.
 #[derive(Debug, Clone)]
-struct Cand {
+struct Cand<'a> {
     start: usize,
     end: usize,
-    name: String,
+    name: &'a str,
     kind: &'static str,
 }
 
@@ -438,23 +440,139 @@ fn lower(s: &str) -> String {
 }
 
 /// Where `needle_lc` (lower-case) first occurs in `s` lower-cased
-/// (`lower(s).find(needle_lc)`), with ASCII lower-casing for ASCII text.
+/// (`lower(s).find(needle_lc)`), without allocating for ASCII text.
 fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
     if s.is_ascii() {
-        s.to_ascii_lowercase().find(needle_lc)
-    } else {
-        lower(s).find(needle_lc)
+        // ASCII lower-casing keeps offsets; a non-ASCII needle never matches.
+        let (h, n) = (s.as_bytes(), needle_lc.as_bytes());
+        let Some(&first) = n.first() else {
+            return Some(0);
+        };
+        let last = h.len().checked_sub(n.len())?;
+        // Whole-needle comparisons only where the first byte matches in either
+        // case; the next place of each case is found by `memchr` (`str::find`).
+        let next = |c: u8, from: usize| {
+            s.get(from..)
+                .and_then(|r| r.find(char::from(c)))
+                .map_or(usize::MAX, |p| from + p)
+        };
+        let (lo, up) = (first, first.to_ascii_uppercase());
+        let mut next_lo = next(lo, 0);
+        let mut next_up = if up == lo { usize::MAX } else { next(up, 0) };
+        loop {
+            let i = next_lo.min(next_up);
+            if i > last {
+                return None;
+            }
+            if h.get(i..i + n.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(n))
+            {
+                return Some(i);
+            }
+            if i == next_lo {
+                next_lo = next(lo, i + 1);
+            } else {
+                next_up = next(up, i + 1);
+            }
+        }
+    }
+    lower(s).find(needle_lc)
+}
+
+/// A word list for case-insensitive membership tests: its words sorted and
+/// deduplicated, searched by binary search (the lists are all lower case).
+struct WordSet<'w> {
+    words: Vec<&'w str>,
+    longest: usize,
+    /// Per word length up to [`MASKED_LEN`], a bit for each first byte of the
+    /// set's words of that length (the byte's low six bits): most words are
+    /// rejected by it before any comparison.
+    first_bytes: [u64; MASKED_LEN + 1],
+}
+
+/// Longest word length [`WordSet`] prefilters by first byte.
+const MASKED_LEN: usize = 16;
+
+impl<'w> WordSet<'w> {
+    fn new(list: &[&'w str]) -> Self {
+        let mut words = list.to_vec();
+        words.sort_unstable();
+        words.dedup();
+        let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
+        let mut first_bytes = [0u64; MASKED_LEN + 1];
+        for w in &words {
+            if let (Some(mask), Some(&b)) = (first_bytes.get_mut(w.len()), w.as_bytes().first()) {
+                *mask |= 1 << (b & 63);
+            }
+        }
+        Self {
+            words,
+            longest,
+            first_bytes,
+        }
+    }
+
+    /// Whether `w`, lower-cased, is in the set; no allocation for ASCII words.
+    fn has_lower(&self, w: &str) -> bool {
+        if w.is_ascii() {
+            if w.len() > self.longest {
+                return false;
+            }
+            if let (Some(mask), Some(&b)) = (self.first_bytes.get(w.len()), w.as_bytes().first())
+                && mask & (1 << (b.to_ascii_lowercase() & 63)) == 0
+            {
+                return false;
+            }
+            // Lower-cased on the stack; a set of longer words compares lazily.
+            let mut buf = [0u8; MASKED_LEN];
+            if let Some(lw) = buf.get_mut(..w.len()) {
+                lw.copy_from_slice(w.as_bytes());
+                lw.make_ascii_lowercase();
+                let lw = &*lw;
+                return self
+                    .words
+                    .binary_search_by(|e| e.as_bytes().cmp(lw))
+                    .is_ok();
+            }
+            let lw = w.bytes().map(|b| b.to_ascii_lowercase());
+            return self
+                .words
+                .binary_search_by(|e| e.bytes().cmp(lw.clone()))
+                .is_ok();
+        }
+        self.words.binary_search(&lower(w).as_str()).is_ok()
+    }
+
+    /// Whether `w` itself (case-sensitive) is in the set.
+    fn has(&self, w: &str) -> bool {
+        self.words.binary_search(&w).is_ok()
     }
 }
 
-/// Whether `w`, lower-cased, is one of `list` (lower-case words), without
-/// allocating for ASCII words.
-fn lower_in(w: &str, list: &[&str]) -> bool {
-    if w.is_ascii() {
-        list.iter().any(|l| w.eq_ignore_ascii_case(l))
-    } else {
-        list.contains(&lower(w).as_str())
-    }
+/// The word lists above as [`WordSet`]s, built once.
+struct Lexicon {
+    stop_starters: WordSet<'static>,
+    connectors: WordSet<'static>,
+    org_words: WordSet<'static>,
+    place_words: WordSet<'static>,
+    person_titles: WordSet<'static>,
+    months: WordSet<'static>,
+    place_prepositions: WordSet<'static>,
+    verb_hints: WordSet<'static>,
+}
+
+fn lexicon() -> &'static Lexicon {
+    static LEXICON: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
+    LEXICON.get_or_init(|| Lexicon {
+        stop_starters: WordSet::new(STOP_STARTERS),
+        connectors: WordSet::new(CONNECTORS),
+        org_words: WordSet::new(ORG_WORDS),
+        place_words: WordSet::new(PLACE_WORDS),
+        person_titles: WordSet::new(PERSON_TITLES),
+        months: WordSet::new(MONTHS),
+        place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
+        verb_hints: WordSet::new(VERB_HINTS),
+    })
 }
 
 fn is_cap(w: &str) -> bool {
@@ -479,15 +597,25 @@ fn is_year(w: &str) -> bool {
     w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y))
 }
 
-/// Candidate mentions in one sentence; offsets relative to the sentence.
-fn candidates(s: &str) -> Vec<Cand> {
-    let words = crate::bounds::words(s);
-    let mut out = Vec::new();
+/// Candidate mentions in one sentence, in `out` (cleared first; offsets
+/// relative to the sentence, sorted by start); `words` is a scratch buffer for
+/// the sentence's words.
+fn candidates<'a>(s: &'a str, words: &mut Vec<(usize, &'a str)>, out: &mut Vec<Cand<'a>>) {
+    let lex = lexicon();
+    crate::bounds::words_into(s, words);
+    let words = &words[..];
+    out.clear();
     let mut i = 0;
     while i < words.len() {
         let (ws, w) = words[i];
+        // Every kind below starts with a capital letter (names, months,
+        // acronyms) or a digit (years): most words are neither.
+        if !is_cap(w) && !w.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            i += 1;
+            continue;
+        }
         // Dates: Month [D,] YYYY | D Month YYYY | YYYY.
-        if is_cap(w) && lower_in(w, MONTHS) {
+        if is_cap(w) && lex.months.has_lower(w) {
             let mut j = i + 1;
             let mut end = ws + w.len();
             let mut has_year = false;
@@ -509,7 +637,7 @@ fn candidates(s: &str) -> Vec<Cand> {
                 out.push(Cand {
                     start: ws,
                     end,
-                    name: s[ws..end].to_string(),
+                    name: &s[ws..end],
                     kind: "date",
                 });
                 i = j;
@@ -520,7 +648,7 @@ fn candidates(s: &str) -> Vec<Cand> {
             out.push(Cand {
                 start: ws,
                 end: ws + w.len(),
-                name: w.to_string(),
+                name: w,
                 kind: "date",
             });
             i += 1;
@@ -530,7 +658,7 @@ fn candidates(s: &str) -> Vec<Cand> {
             out.push(Cand {
                 start: ws,
                 end: ws + w.len(),
-                name: w.to_string(),
+                name: w,
                 kind: "organization",
             });
             i += 1;
@@ -547,14 +675,14 @@ fn candidates(s: &str) -> Vec<Cand> {
             let (ps, pw) = words[j];
             let (ns, nw) = words[j + 1];
             let gap = &s[ps + pw.len()..ns];
-            let initial_gap = pw.chars().count() == 1 && (gap == ". " || gap == ".");
+            let initial_gap = (gap == ". " || gap == ".") && pw.chars().count() == 1;
             if gap != " " && !initial_gap {
                 break;
             }
             if is_cap(nw) {
                 j += 1;
                 last_cap = j;
-            } else if lower_in(nw, CONNECTORS) && j + 2 < words.len() {
+            } else if j + 2 < words.len() && lex.connectors.has_lower(nw) {
                 j += 1;
             } else {
                 break;
@@ -564,20 +692,20 @@ fn candidates(s: &str) -> Vec<Cand> {
         let run = &words[i..=j];
         let mut first = 0;
         // Drop a sentence-initial stop word ("The", "In", …) unless the run is a name with "The".
-        while first < run.len() && lower_in(run[first].1, STOP_STARTERS) {
+        while first < run.len() && lex.stop_starters.has_lower(run[first].1) {
             if run[first].1 == "The" && run.len() - first > 1 && first == 0 {
                 break;
             }
             first += 1;
         }
         let run = &run[first..];
-        if run.is_empty() || run.iter().all(|(_, w)| lower_in(w, CONNECTORS)) {
+        if run.is_empty() || run.iter().all(|(_, w)| lex.connectors.has_lower(w)) {
             i = j + 1;
             continue;
         }
         // Trim trailing connectors.
         let mut end_k = run.len();
-        while end_k > 0 && lower_in(run[end_k - 1].1, CONNECTORS) {
+        while end_k > 0 && lex.connectors.has_lower(run[end_k - 1].1) {
             end_k -= 1;
         }
         let run = &run[..end_k];
@@ -588,8 +716,6 @@ fn candidates(s: &str) -> Vec<Cand> {
         let start = run[0].0;
         let last = run[run.len() - 1];
         let end = last.0 + last.1.len();
-        let name = s[start..end].to_string();
-        let kind = guess_kind(s, start, run);
         if run.len() == 1 && run[0].1.chars().count() < 2 {
             i = j + 1;
             continue;
@@ -597,8 +723,8 @@ fn candidates(s: &str) -> Vec<Cand> {
         out.push(Cand {
             start,
             end,
-            name,
-            kind,
+            name: &s[start..end],
+            kind: guess_kind(s, start, run),
         });
         i = j + 1;
     }
@@ -617,7 +743,7 @@ fn candidates(s: &str) -> Vec<Cand> {
                 out.push(Cand {
                     start: inner_start,
                     end: b,
-                    name: inner.to_string(),
+                    name: inner,
                     kind: "work",
                 });
             }
@@ -625,7 +751,6 @@ fn candidates(s: &str) -> Vec<Cand> {
         }
     }
     out.sort_by_key(|c| c.start);
-    out
 }
 
 /// Words before a name that make it a place ("in Paris").
@@ -634,22 +759,25 @@ const PLACE_PREPOSITIONS: &[&str] = &[
 ];
 
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
-    // Lower-case comparisons without allocating (one candidate per name).
-    if run.iter().any(|(_, w)| lower_in(w, ORG_WORDS)) {
+    let lex = lexicon();
+    if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
         return "organization";
     }
-    if run.iter().any(|(_, w)| lower_in(w, PLACE_WORDS)) {
+    if run.iter().any(|(_, w)| lex.place_words.has_lower(w)) {
         return "place";
     }
     let prev = s
         .get(..start)
         .and_then(|b| b.split_whitespace().next_back())
         .map_or("", |w| w.trim_matches(|c: char| !c.is_alphanumeric()));
-    if lower_in(prev, PERSON_TITLES) || run.first().is_some_and(|(_, w)| lower_in(w, PERSON_TITLES))
+    if lex.person_titles.has_lower(prev)
+        || run
+            .first()
+            .is_some_and(|(_, w)| lex.person_titles.has_lower(w))
     {
         return "person";
     }
-    if lower_in(prev, PLACE_PREPOSITIONS) {
+    if lex.place_prepositions.has_lower(prev) {
         return "place";
     }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
@@ -660,18 +788,25 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
 }
 
 fn initials(name: &str) -> String {
+    let connectors = &lexicon().connectors;
     name.split_whitespace()
-        .filter(|w| !lower_in(w, CONNECTORS))
+        .filter(|w| !connectors.has_lower(w))
         .filter_map(|w| w.chars().next())
         .filter(|c| c.is_uppercase())
         .collect()
 }
 
-struct Ent {
-    name: String,
+/// An entity while the rules merge it; names borrow the document or its title.
+struct Ent<'a> {
+    name: &'a str,
     kind: &'static str,
-    aliases: Vec<String>,
+    aliases: Vec<&'a str>,
     count: usize,
+}
+
+/// The key a candidate's key merges into (itself when it does not merge).
+fn resolve<'k>(merge: &BTreeMap<&'k str, &'k str>, key: &'k str) -> &'k str {
+    merge.get(key).copied().unwrap_or(key)
 }
 
 /// The subject a title names: the title without a trailing disambiguation in
@@ -698,21 +833,26 @@ fn is_subject_title(title: &str) -> bool {
 }
 
 /// Extract entities, mentions and relations from a document's sentences.
+///
+/// Names, aliases and keys are borrowed while the rules run and copied into
+/// the result once per entity, mention and relation.
 pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extraction {
+    let lex = lexicon();
     // 1. Candidates per sentence, in document offsets.
     let mut found: Vec<(usize, Cand)> = Vec::new(); // (sentence index, cand)
     let full_title = title.trim();
     let title = title_subject(full_title);
     let title_key = entity_key(title);
     let title_lc = lower(title);
+    let title_searched = title.chars().count() >= 3 && !title_key.is_empty();
+    let (mut words, mut cands) = (Vec::new(), Vec::new());
     for (si, sr) in sentences.iter().enumerate() {
         let Some(s) = doc_text.get(sr.start..sr.end) else {
             continue;
         };
-        let mut cands = candidates(s);
+        candidates(s, &mut words, &mut cands);
         // The document title where it occurs verbatim.
-        if title.chars().count() >= 3
-            && !title_key.is_empty()
+        if title_searched
             && let Some(p) = find_lower(s, &title_lc)
             && s.is_char_boundary(p)
             && s.is_char_boundary(p + title.len())
@@ -728,27 +868,27 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             cands.push(Cand {
                 start: p,
                 end: p + title.len(),
-                name: s[p..p + title.len()].to_string(),
+                name: &s[p..p + title.len()],
                 kind: "other",
             });
             cands.sort_by_key(|c| c.start);
         }
-        for mut c in cands {
+        found.extend(cands.drain(..).map(|mut c| {
             c.start += sr.start;
             c.end += sr.start;
-            found.push((si, c));
-        }
+            (si, c)
+        }));
     }
     // 2. Group by key.
-    let mut ents: BTreeMap<String, Ent> = BTreeMap::new();
     // Each candidate's key, computed once.
-    let found_keys: Vec<String> = found.iter().map(|(_, c)| entity_key(&c.name)).collect();
+    let found_keys: Vec<String> = found.iter().map(|(_, c)| entity_key(c.name)).collect();
+    let mut ents: BTreeMap<&str, Ent> = BTreeMap::new();
     for ((_, c), key) in found.iter().zip(&found_keys) {
         if key.is_empty() {
             continue;
         }
-        let e = ents.entry(key.clone()).or_insert_with(|| Ent {
-            name: c.name.clone(),
+        let e = ents.entry(key.as_str()).or_insert_with(|| Ent {
+            name: c.name,
             kind: c.kind,
             aliases: Vec::new(),
             count: 0,
@@ -758,36 +898,38 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             e.kind = c.kind;
         }
         if c.name != e.name && !e.aliases.contains(&c.name) {
-            e.aliases.push(c.name.clone());
+            e.aliases.push(c.name);
         }
     }
     // 3. Alias merging: surname → full person name; acronym → expansion.
     // Multi-word keys indexed by their initials and (persons) their last word,
     // so each single-word key looks up its targets instead of scanning.
-    let mut by_initials: HashMap<String, Vec<&String>> = HashMap::new();
-    let mut by_surname: HashMap<&str, Vec<&String>> = HashMap::new();
-    for (o, x) in &ents {
+    let mut by_initials: HashMap<String, Vec<&str>> = HashMap::new();
+    let mut by_surname: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (&o, x) in &ents {
         if let Some((_, last)) = o.rsplit_once('_') {
-            by_initials.entry(initials(&x.name)).or_default().push(o);
+            by_initials.entry(initials(x.name)).or_default().push(o);
             if x.kind == "person" {
                 by_surname.entry(last).or_default().push(o);
             }
         }
     }
-    let mut merge: HashMap<String, String> = HashMap::new();
-    for (k, e) in &ents {
+    // Sources are single-word keys and targets multi-word ones, so merges do
+    // not chain; they are applied in key order.
+    let mut merge: BTreeMap<&str, &str> = BTreeMap::new();
+    for (&k, e) in &ents {
         if k.contains('_') || e.kind == "date" {
             continue;
         }
-        let targets = if is_acronym(&e.name) {
-            by_initials.get(&e.name)
+        let targets = if is_acronym(e.name) {
+            by_initials.get(e.name)
         } else {
-            by_surname.get(k.as_str())
+            by_surname.get(k)
         };
         if let Some([only]) = targets.map(Vec::as_slice)
             && *only != k
         {
-            merge.insert(k.clone(), (*only).clone());
+            merge.insert(k, only);
         }
     }
     for (from, to) in &merge {
@@ -802,55 +944,55 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
         }
     }
-    let resolve = |k: &str| -> String { merge.get(k).cloned().unwrap_or_else(|| k.to_string()) };
     // The title names what the document is about, even where the text never repeats
     // it verbatim ("Helen Hunt" over "Helen Elizabeth Hunt (born 1963) is…").
     let mut ex = Extraction::default();
     if is_subject_title(title) {
-        let key = resolve(&title_key);
-        let e = ents.entry(key.clone()).or_insert_with(|| Ent {
-            name: title.to_string(),
+        let key = resolve(&merge, &title_key);
+        let e = ents.entry(key).or_insert_with(|| Ent {
+            name: title,
             kind: "other",
             aliases: Vec::new(),
             count: 0,
         });
         for a in [title, full_title] {
-            if a != e.name && !e.aliases.iter().any(|x| x == a) {
-                e.aliases.push(a.to_string());
+            if a != e.name && !e.aliases.contains(&a) {
+                e.aliases.push(a);
             }
         }
-        ex.about = Some(key);
+        ex.about = Some(key.to_string());
     }
-    // 4. Mentions.
-    let mut per_sentence: Vec<Vec<(String, usize, usize)>> = vec![Vec::new(); sentences.len()];
+    // 4. Mentions, and each linked mention's (sentence, key, start, end) in
+    // sentence order.
+    let mut linked: Vec<(usize, &str, usize, usize)> = Vec::with_capacity(found.len());
     for ((si, c), key) in found.iter().zip(&found_keys) {
-        let key = resolve(key);
-        if !ents.contains_key(&key) {
+        let key = resolve(&merge, key);
+        if !ents.contains_key(key) {
             continue;
         }
-        let chunk = sentences[*si].chunk;
         ex.mentions.push(LocalMention {
-            entity: key.clone(),
-            chunk,
+            entity: key.to_string(),
+            chunk: sentences[*si].chunk,
             start: c.start as u64,
             end: c.end as u64,
         });
-        per_sentence[*si].push((key, c.start, c.end));
+        linked.push((*si, key, c.start, c.end));
     }
     // 5. Relations.
     // Keyed by borrowed keys and a label that allocates only when it is a
     // verb phrase (the same order as owned strings).
     type RelKey<'a> = (&'a str, &'a str, std::borrow::Cow<'static, str>);
     let mut rels: BTreeMap<RelKey<'_>, (f64, Vec<LocalEvidence>)> = BTreeMap::new();
-    for (si, ms) in per_sentence.iter().enumerate() {
-        let sr = sentences[si];
+    let (mut distinct, mut gap_words): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for ms in linked.chunk_by(|x, y| x.0 == y.0) {
+        let sr = sentences[ms[0].0];
         let ev = LocalEvidence {
             chunk: sr.chunk,
             start: sr.start as u64,
             end: sr.end as u64,
         };
-        let mut distinct: Vec<&String> = Vec::new();
-        for (k, _, _) in ms {
+        distinct.clear();
+        for &(_, k, _, _) in ms {
             if !distinct.contains(&k) {
                 distinct.push(k);
             }
@@ -869,35 +1011,33 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
                 } else {
                     (distinct[j], distinct[i])
                 };
-                add(
-                    a.as_str(),
-                    b.as_str(),
-                    std::borrow::Cow::Borrowed("co-occurs"),
-                );
+                add(a, b, std::borrow::Cow::Borrowed("co-occurs"));
             }
         }
         for w in ms.windows(2) {
-            let (a, _, ae) = &w[0];
-            let (b, bs, _) = &w[1];
+            let (_, a, _, ae) = w[0];
+            let (_, b, bs, _) = w[1];
             if a == b || bs < ae {
                 continue;
             }
-            let gap = doc_text.get(*ae..*bs).unwrap_or("").trim();
-            let words: Vec<&str> = gap.split_whitespace().collect();
-            if words.is_empty() || words.len() > 5 {
+            let gap = doc_text.get(ae..bs).unwrap_or("").trim();
+            gap_words.clear();
+            gap_words.extend(gap.split_whitespace());
+            if gap_words.is_empty() || gap_words.len() > 5 {
                 continue;
             }
-            if gap.contains([',', ';', ':', '(', ')', '.', '"']) || words.iter().any(|w| is_cap(w))
+            if gap.contains([',', ';', ':', '(', ')', '.', '"'])
+                || gap_words.iter().any(|w| is_cap(w))
             {
                 continue;
             }
-            if words.iter().any(|w| VERB_HINTS.contains(w))
-                || words.iter().any(|w| w.ends_with("ed") && w.len() > 3)
+            if gap_words.iter().any(|w| lex.verb_hints.has(w))
+                || gap_words.iter().any(|w| w.ends_with("ed") && w.len() > 3)
             {
                 add(
-                    a.as_str(),
-                    b.as_str(),
-                    std::borrow::Cow::Owned(words.join(" ").to_lowercase()),
+                    a,
+                    b,
+                    std::borrow::Cow::Owned(gap_words.join(" ").to_lowercase()),
                 );
             }
         }
@@ -913,10 +1053,10 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     }
     for (key, e) in ents {
         ex.entities.push(EntityDecl {
-            key,
-            name: e.name,
+            key: key.to_string(),
+            name: e.name.to_string(),
             kind: e.kind.to_string(),
-            aliases: e.aliases,
+            aliases: e.aliases.into_iter().map(str::to_string).collect(),
         });
     }
     ex
@@ -936,7 +1076,15 @@ mod tests {
             let t = lower(&t);
             prop_assert_eq!(find_lower(&s, &t), lower(&s).find(&t));
             let list = [t.as_str(), "the", "k"];
-            prop_assert_eq!(lower_in(&s, &list), list.contains(&lower(&s).as_str()));
+            let set = WordSet::new(&list);
+            prop_assert_eq!(set.has_lower(&s), list.contains(&lower(&s).as_str()));
+            prop_assert_eq!(set.has(&s), list.contains(&s.as_str()));
+        }
+
+        /// Dense repeats of the needle's first letter in both cases.
+        #[test]
+        fn ascii_title_search_finds_the_first_place(s in "[aAbB1 ]{0,40}", t in "[ab1 ]{0,4}") {
+            prop_assert_eq!(find_lower(&s, &t), lower(&s).find(&t));
         }
     }
 
@@ -1001,6 +1149,49 @@ mod tests {
             );
             let mentioned = ex.mentions.iter().any(|m| m.entity == *key);
             assert_eq!(mentioned, *verbatim, "{title}: {:?}", ex.mentions);
+        }
+    }
+
+    #[test]
+    fn word_lists_are_lower_case_and_long_words_are_looked_up() {
+        for list in [
+            STOP_STARTERS,
+            CONNECTORS,
+            ORG_WORDS,
+            PLACE_WORDS,
+            PERSON_TITLES,
+            MONTHS,
+            PLACE_PREPOSITIONS,
+            VERB_HINTS,
+        ] {
+            for w in list {
+                assert_eq!(*w, lower(w), "{w}");
+                assert!(WordSet::new(list).has_lower(&w.to_uppercase()), "{w}");
+            }
+        }
+        // Longer than the stack buffer of `has_lower`.
+        let set = WordSet::new(&["internationalization", "the"]);
+        assert!(set.has_lower("InternationaliZation"));
+        assert!(!set.has_lower("Internationalizatio"));
+        assert!(set.has("the") && !set.has("The"));
+    }
+
+    /// Two single-word keys that merge into one entity add their names in key
+    /// order, whatever the order of the text.
+    #[test]
+    fn merged_aliases_come_in_key_order() {
+        for text in [
+            "Ada Lovelace wrote. AL agreed. Lovelace left.",
+            "Ada Lovelace wrote. Lovelace left. AL agreed.",
+        ] {
+            let ex = run(text);
+            let ada = ex.entities.iter().find(|e| e.key == "ada_lovelace");
+            assert_eq!(
+                ada.map(|e| e.aliases.clone()),
+                Some(vec!["AL".to_string(), "Lovelace".to_string()]),
+                "{text}: {:?}",
+                ex.entities
+            );
         }
     }
 
