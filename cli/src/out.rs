@@ -12,6 +12,14 @@ pub(crate) fn stdout() -> std::io::StdoutLock<'static> {
 
 /// A progress bar on standard error drawn with `template` (indicatif syntax),
 /// hidden when `hidden` (quiet or JSON output) or when standard error is not a
+/// Ids one after another, separated by spaces (`c3 c17`).
+pub(crate) fn id_list<T: std::fmt::Display>(ids: impl IntoIterator<Item = T>) -> String {
+    ids.into_iter()
+        .map(|id| id.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// terminal: the one place progress bars are set up.
 pub(crate) fn bar(len: u64, template: &str, hidden: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal as _;

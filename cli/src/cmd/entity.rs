@@ -54,12 +54,7 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     writeln!(
         stdout,
         "chunks: {}",
-        chunks
-            .iter()
-            .take(20)
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::out::id_list(chunks.iter().take(20))
     )?;
     for n in neighbors {
         writeln!(
@@ -68,11 +63,7 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             n.relation,
             format!("{} [{}]", n.name, n.kind),
             n.weight,
-            n.evidence
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(" ")
+            crate::out::id_list(&n.evidence)
         )?;
     }
     Ok(0)

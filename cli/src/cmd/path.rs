@@ -49,11 +49,7 @@ pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
                 s.from,
                 s.relation,
                 s.to,
-                s.evidence
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                crate::out::id_list(&s.evidence)
             )?;
         }
     }
