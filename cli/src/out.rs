@@ -10,8 +10,6 @@ pub(crate) fn stdout() -> std::io::StdoutLock<'static> {
     std::io::stdout().lock()
 }
 
-/// A progress bar on standard error drawn with `template` (indicatif syntax),
-/// hidden when `hidden` (quiet or JSON output) or when standard error is not a
 /// Ids one after another, separated by spaces (`c3 c17`).
 pub(crate) fn id_list<T: std::fmt::Display>(ids: impl IntoIterator<Item = T>) -> String {
     ids.into_iter()
@@ -20,6 +18,8 @@ pub(crate) fn id_list<T: std::fmt::Display>(ids: impl IntoIterator<Item = T>) ->
         .join(" ")
 }
 
+/// A progress bar on standard error drawn with `template` (indicatif syntax),
+/// hidden when `hidden` (quiet or JSON output) or when standard error is not a
 /// terminal: the one place progress bars are set up.
 pub(crate) fn bar(len: u64, template: &str, hidden: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal as _;
