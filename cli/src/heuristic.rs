@@ -589,7 +589,7 @@ fn collect_sentences(
         // Only the document's first chunk has its lead sentence.
         let mut first = store
             .chunk_ids_of_doc(&p.doc.id)
-            .is_ok_and(|ids| ids.first().is_some_and(|c| c.to_string() == p.chunk));
+            .is_ok_and(|ids| ids.first() == Some(&p.chunk));
         for s in &p.sentences {
             let text = s.text.trim();
             let own: HashSet<String> = terms(text).into_iter().collect();
@@ -608,7 +608,7 @@ fn collect_sentences(
                 prior,
                 ev: Evidence {
                     id: s.id.clone(),
-                    chunk: p.chunk.clone(),
+                    chunk: p.chunk.to_string(),
                     title: p.doc.title.clone(),
                     path: p.doc.path.clone(),
                     text: s.text.trim().to_owned(),

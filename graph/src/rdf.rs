@@ -14,9 +14,9 @@ use oxigraph::sparql::{CancellationToken, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 use serde::Serialize;
 
-use crate::error::GraphError;
 use rlmkg_ids::{ChunkId, DocId};
 
+use crate::error::GraphError;
 use crate::model::DocGraph;
 use crate::vocab::{self, term};
 

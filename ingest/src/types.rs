@@ -65,7 +65,7 @@ pub struct Passage {
     /// The id asked for (`c12`, `c12.s3`, `c12.s2-s4`).
     pub id: String,
     /// Chunk id.
-    pub chunk: String,
+    pub chunk: ChunkId,
     /// Its document.
     pub doc: DocRef,
     /// The text of the requested range.

@@ -108,11 +108,9 @@ impl Store {
 
     /// Read a chunk or a sentence range of it.
     pub fn read_passage(&self, id: PassageId) -> Result<Passage, StoreError> {
-        let chunk_id = id.chunk.to_string();
         let range = id
             .sentences
             .map(|r| (r.first() as usize, r.last() as usize));
-        let chunk_id = chunk_id.as_str();
         let c = self.chunk_record(id.chunk)?;
         let d = self.doc_record(c.doc)?;
         let text = self.chunk_text(&c)?;
@@ -145,7 +143,8 @@ impl Store {
             Some((a, b)) => {
                 if b > all.len() {
                     return Err(StoreError::UnknownId(format!(
-                        "{id}: chunk {chunk_id} has {} sentences",
+                        "{id}: chunk {} has {} sentences",
+                        id.chunk,
                         all.len()
                     )));
                 }
@@ -156,7 +155,7 @@ impl Store {
         };
         Ok(Passage {
             id: id.to_string(),
-            chunk: chunk_id.to_string(),
+            chunk: id.chunk,
             doc: DocRef {
                 id: d.id.to_string(),
                 path: d.path,
