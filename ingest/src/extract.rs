@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
+use rlmkg_text::MONTHS;
 
 /// One sentence to extract from, with its byte span in the document.
 #[derive(Debug, Clone, Copy)]
@@ -358,8 +359,6 @@ const PERSON_TITLES: &[&str] = &[
     "director",
     "dean",
 ];
-
-pub use rlmkg_text::MONTHS;
 
 const VERB_HINTS: &[&str] = &[
     "is",

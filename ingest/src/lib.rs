@@ -28,7 +28,6 @@ mod tokens;
 mod types;
 
 pub use error::StoreError;
-pub use extract::MONTHS;
 pub use formats::DocMeta;
 pub use manifest::{FORMAT_VERSION, FileEntry, Manifest, Settings};
 pub use pipeline::{DEFAULT_MAX_FILE_BYTES, IngestOptions};

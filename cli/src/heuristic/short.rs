@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use rlmkg_ingest::MONTHS;
+use rlmkg_text::MONTHS;
 use rlmkg_text::NumberKind;
 use serde::Serialize;
 
