@@ -17,13 +17,17 @@ use crate::store::Store;
 use crate::store::write::FileUpdate;
 use crate::types::*;
 
-/// Parts a commit batch is prepared in, so preparing one part overlaps
-/// writing the one before it.
+/// Input bytes of a part at most: files are prepared in parts, so preparing
+/// one part overlaps writing the one before it, and indexing starts as soon
+/// as the first part is ready.
+const PART_BYTES: u64 = 1 << 20;
+
+/// Parts a commit batch is cut in at least (small batches, as in tests).
 const PARTS_PER_BATCH: u64 = 16;
 
-/// Parts prepared ahead of the writer at most (half a batch): enough to keep
-/// the pool busy through a commit, and memory stays within about two batches.
-const LOOKAHEAD: usize = (PARTS_PER_BATCH / 2) as usize;
+/// Parts prepared ahead of the writer at most: enough to keep the pool busy
+/// through a commit, few enough to bound memory (about 8 MB of input).
+const LOOKAHEAD: usize = 8;
 
 fn threads(n: usize) -> usize {
     if n == 0 {
@@ -88,13 +92,13 @@ impl Store {
         }
         summary.stages.walk = t0.elapsed().as_secs_f64();
         let pool = rayon::ThreadPoolBuilder::new()
+            .start_handler(|_| crate::nice::lower_priority())
             .num_threads(threads(opts.threads))
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        // Parts of about `batch_bytes / PARTS_PER_BATCH`: parts are prepared
-        // (in parallel) ahead of the one being written, and the written files
-        // are committed once about `batch_bytes` wait.
-        let part_bytes = (opts.batch_bytes / PARTS_PER_BATCH).max(1);
+        // Parts are prepared (in parallel) ahead of the one being written, and
+        // the written files are committed once about `batch_bytes` wait.
+        let part_bytes = (opts.batch_bytes / PARTS_PER_BATCH).clamp(1, PART_BYTES);
         let mut parts: Vec<Vec<WalkedFile>> = Vec::new();
         let mut part_size = 0u64;
         for f in files {

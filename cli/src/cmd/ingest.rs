@@ -46,7 +46,7 @@ pub struct IngestArgs {
     #[arg(long, value_name = "BYTES", default_value_t = rlmkg_ingest::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_size: u64,
     /// Input bytes per commit batch (bounds memory; smaller batches commit more often).
-    #[arg(long, default_value_t = 16 << 20, hide = true)]
+    #[arg(long, default_value_t = rlmkg_ingest::DEFAULT_BATCH_BYTES, hide = true)]
     pub batch_bytes: u64,
 }
 

@@ -9,6 +9,7 @@
 //! - [`check`]: the invariant checker.
 
 mod check;
+mod fresh;
 mod read;
 pub(crate) mod write;
 
@@ -44,9 +45,9 @@ pub struct Store {
     graph: GraphStore,
     view: Mutex<Option<Arc<GraphView>>>,
     rdf: Mutex<Option<Arc<RdfGraph>>>,
-    /// The writer's view of the documents this command added (numbers from
-    /// the first), so the final commit reads only the records of the others.
-    fresh: Option<(u64, ViewBuilder)>,
+    /// The writer's view of the documents this command added, built on its
+    /// own thread, so the final commit reads only the records of the others.
+    fresh: Option<fresh::FreshView>,
     /// Files written since the last commit, which the next commit lists.
     pending: write::Pending,
     lock: Option<File>,
@@ -172,12 +173,14 @@ impl Store {
         self.refresh_committed();
         let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
         self.manifest.next_snapshot += 1;
-        let (first, mut b) = self
-            .fresh
-            .take()
-            .unwrap_or((u64::MAX, ViewBuilder::default()));
+        let fresh = self.fresh.take();
         let (listed, graph, index) = (&self.listed, &self.graph, &mut self.index);
         let build = || -> Result<GraphView, StoreError> {
+            // The view thread finishes its documents beside the index commit.
+            let (first, mut b) = match fresh {
+                Some(fresh) => fresh.finish()?,
+                None => (u64::MAX, ViewBuilder::default()),
+            };
             // Documents of this command whose records it replaced again are
             // not listed: start over from the records then (rare).
             let view = if b.docs() > 0 && !b.all_listed(&|d| listed.contains(d)) {

@@ -13,9 +13,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rlmkg_graph::{ChunkSpan, DocGraph, ViewBuilder};
+use rlmkg_graph::{ChunkSpan, DocGraph};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
+use super::fresh::FreshView;
 use super::{Store, doc_ids_of};
 use crate::error::StoreError;
 use crate::manifest::{FileEntry, Settings};
@@ -124,9 +125,10 @@ impl Store {
             .collect::<Result<_, _>>()?;
         summary.stages.index += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let (_, fresh) = self
-            .fresh
-            .get_or_insert_with(|| (first_doc, ViewBuilder::default()));
+        if self.fresh.is_none() {
+            self.fresh = Some(FreshView::start(first_doc)?);
+        }
+        let mut group = Vec::new();
         for w in written {
             for d in &w.group {
                 summary.docs += 1;
@@ -134,10 +136,13 @@ impl Store {
                 summary.entities += d.entities.len() as u64;
                 summary.relations += d.relations.len() as u64;
                 summary.mentions += d.mentions.len() as u64;
-                fresh.add_doc(d);
             }
+            group.extend(w.group);
             self.pending.records.extend(w.record);
             self.pending.entries.push((w.key, w.entry));
+        }
+        if let Some(fresh) = &self.fresh {
+            fresh.add(group);
         }
         summary.stages.graph += t.elapsed().as_secs_f64();
         Ok(())

@@ -85,6 +85,18 @@ pub(crate) fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// CPU seconds (user + system, all threads) this process has used so far, from
+/// `/proc/self/stat` (clock ticks of 1/100 s); `None` where that is not readable.
+fn cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let rest = stat.rsplit_once(')')?.1;
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: f64 = fields.next()?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
 /// Run the ingest benchmarks.
 pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let src = corpus(&args.work_dir)?;
@@ -99,9 +111,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         exclude: vec!["*.json".into(), "*.js".into(), "*.md".into()],
         ..IngestOptions::default()
     };
-    let t0 = Instant::now();
+    let (t0, cpu0) = (Instant::now(), cpu_secs());
     let s = store.ingest(std::slice::from_ref(&root), &opts, &NoProgress)?;
     let secs = t0.elapsed().as_secs_f64();
+    let ingest_cpu = cpu_secs().zip(cpu0).map(|(b, a)| b - a);
     let rss = peak_rss_mb();
     let ingest_mbs = s.bytes as f64 / 1e6 / secs;
     let texts = store.chunk_texts()?;
@@ -119,8 +132,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let _ = std::fs::remove_dir_all(&bare_dir);
     std::fs::create_dir_all(&bare_dir)?;
     let chunk_mb = texts.iter().map(|t| t.len()).sum::<usize>() as f64 / 1e6;
+    let cpu0 = cpu_secs();
     let bare_secs =
         rlmkg_ingest::bare_index_throughput(&bare_dir, 2, texts.iter().map(String::as_str))?;
+    let bare_cpu = cpu_secs().zip(cpu0).map(|(b, a)| b - a);
     let bare_mbs = s.bytes as f64 / 1e6 / bare_secs;
     let store_mb = bytes_under(&store_dir, &|_| true) as f64 / 1e6;
     let cold = |args: &[&str]| -> anyhow::Result<f64> { cold_ms(&store_dir, args) };
@@ -177,6 +192,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             "ratio",
             Some(">= 0.5"),
         ),
+        cpu_row(
+            "ingest CPU seconds (user + system, all threads)",
+            ingest_cpu,
+            &note,
+        ),
+        cpu_row("bare tantivy CPU seconds", bare_cpu, &note),
         row("peak RSS after ingest", rss, "MB", None),
         row(
             "RDF quads per chunk",
@@ -210,6 +231,19 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             Some("< 5000 ms"),
         ),
     ])
+}
+
+/// A row of CPU seconds (on 2 busy cores, ingest / bare tantivy in wall time
+/// is about the inverse of their CPU seconds); NaN where unmeasured.
+fn cpu_row(name: &str, secs: Option<f64>, note: &str) -> BenchRow {
+    BenchRow {
+        area: "ingest".into(),
+        name: name.into(),
+        value: secs.unwrap_or(f64::NAN),
+        unit: "s".into(),
+        target: None,
+        note: note.to_string(),
+    }
 }
 
 /// Bytes of the files under `dir` that `keep` accepts.
