@@ -27,8 +27,8 @@ pub struct IngestOptions {
     /// Worker threads (0 = all cores).
     pub threads: usize,
     /// Bytes of input per commit batch (see [`DEFAULT_BATCH_BYTES`]). Memory
-    /// grows with it: a batch's documents' graphs wait for its commit, and
-    /// tantivy keeps its postings in memory until then (up to its budget).
+    /// grows with it up to tantivy's budget: tantivy keeps a batch's postings
+    /// in memory until the commit or until its budget is spent.
     pub batch_bytes: u64,
     /// How sentence tokens are counted (default: the bytes/4 approximation).
     pub tokens: TokenCounter,
