@@ -149,7 +149,7 @@ impl Store {
         })?;
         if dirty {
             let t = Instant::now();
-            pool.install(|| self.finish())?;
+            summary.stages.graph = pool.install(|| self.finish())?;
             summary.stages.view = t.elapsed().as_secs_f64();
         }
         summary.seconds = t0.elapsed().as_secs_f64();

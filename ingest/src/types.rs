@@ -187,7 +187,9 @@ pub struct StageTimes {
     pub prepare: f64,
     /// Handing records and texts to the index and the text files.
     pub index: f64,
-    /// Writing the documents' graph records.
+    /// Adding the documents to the graph view, on a thread of its own
+    /// beside the other stages (wall seconds; at its low priority this
+    /// includes waiting for a core).
     pub graph: f64,
     /// Commits of the batches before the last: index, manifest, replaced
     /// entries (each overlapping the preparation of the next part).

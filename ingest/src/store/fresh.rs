@@ -9,6 +9,7 @@
 
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use rlmkg_graph::{DocGraph, ViewBuilder};
 
@@ -20,7 +21,19 @@ pub(crate) struct FreshView {
     /// reads the records of the documents before it.
     first: u64,
     docs: Sender<Vec<DocGraph>>,
-    worker: JoinHandle<ViewBuilder>,
+    /// The builder, with the wall seconds the thread spent adding documents.
+    worker: JoinHandle<(ViewBuilder, f64)>,
+}
+
+/// What the thread collected.
+pub(crate) struct Collected {
+    /// The number of the first document handed over.
+    pub first: u64,
+    /// The builder holding every document handed over.
+    pub builder: ViewBuilder,
+    /// Wall seconds the thread spent adding them, beside the other stages
+    /// (at its low priority this includes waiting for a core).
+    pub secs: f64,
 }
 
 impl FreshView {
@@ -31,13 +44,15 @@ impl FreshView {
             .name("rlmkg-view".into())
             .spawn(move || {
                 crate::nice::lower_priority();
-                let mut b = ViewBuilder::default();
+                let (mut b, mut secs) = (ViewBuilder::default(), 0.0);
                 for group in rx {
+                    let t = Instant::now();
                     for d in &group {
                         b.add_doc(d);
                     }
+                    secs += t.elapsed().as_secs_f64();
                 }
-                b
+                (b, secs)
             })
             .map_err(|e| StoreError::Invalid(format!("cannot start the view builder: {e}")))?;
         Ok(Self {
@@ -53,26 +68,21 @@ impl FreshView {
         let _ = self.docs.send(group);
     }
 
-    /// Wait for every document handed over: the first document's number and
-    /// the builder.
-    pub(crate) fn finish(self) -> Result<(u64, ViewBuilder), StoreError> {
+    /// Wait for every document handed over.
+    pub(crate) fn finish(self) -> Result<Collected, StoreError> {
         let Self {
             first,
             docs,
             worker,
         } = self;
         drop(docs);
-        let b = worker
+        let (builder, secs) = worker
             .join()
             .map_err(|_| StoreError::Invalid("the view builder stopped".into()))?;
-        Ok((first, b))
-    }
-}
-
-impl std::fmt::Debug for FreshView {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FreshView")
-            .field("first", &self.first)
-            .finish()
+        Ok(Collected {
+            first,
+            builder,
+            secs,
+        })
     }
 }

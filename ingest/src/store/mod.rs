@@ -168,18 +168,24 @@ impl Store {
     /// names. With `index_too` the index commits here too, beside the view
     /// build (new records must be written before). The previous snapshot stays
     /// for readers that read the previous manifest a moment ago; older ones go.
-    fn commit_last(&mut self, index_too: bool) -> Result<(), StoreError> {
+    ///
+    /// Returns the seconds the view thread spent adding this command's
+    /// documents (0 when it wrote none).
+    fn commit_last(&mut self, index_too: bool) -> Result<f64, StoreError> {
         let prev = self.manifest.view_snapshot.take();
         self.refresh_committed();
         let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
         self.manifest.next_snapshot += 1;
         let fresh = self.fresh.take();
         let (listed, graph, index) = (&self.listed, &self.graph, &mut self.index);
-        let build = || -> Result<GraphView, StoreError> {
+        let build = || -> Result<(GraphView, f64), StoreError> {
             // The view thread finishes its documents beside the index commit.
-            let (first, mut b) = match fresh {
-                Some(fresh) => fresh.finish()?,
-                None => (u64::MAX, ViewBuilder::default()),
+            let (first, mut b, secs) = match fresh {
+                Some(fresh) => {
+                    let c = fresh.finish()?;
+                    (c.first, c.builder, c.secs)
+                }
+                None => (u64::MAX, ViewBuilder::default(), 0.0),
             };
             // Documents of this command whose records it replaced again are
             // not listed: start over from the records then (rare).
@@ -190,15 +196,16 @@ impl Store {
                 b.build()
             };
             graph.write_snapshot(&name, &view)?;
-            Ok(view)
+            Ok((view, secs))
         };
         let (indexed, view) =
             rayon::join(|| if index_too { index.commit() } else { Ok(()) }, build);
         indexed?;
-        let view = view?;
+        let (view, secs) = view?;
         self.manifest.view_snapshot = Some(name);
         self.set_view(Some(Arc::new(view)));
-        self.save_manifest(prev)
+        self.save_manifest(prev)?;
+        Ok(secs)
     }
 
     /// Save the manifest (the commit point) and prune the view snapshots no

@@ -124,7 +124,6 @@ impl Store {
             .map(|(f, entry)| this.write_file(f, entry))
             .collect::<Result<_, _>>()?;
         summary.stages.index += t.elapsed().as_secs_f64();
-        let t = Instant::now();
         if self.fresh.is_none() {
             self.fresh = Some(FreshView::start(first_doc)?);
         }
@@ -144,7 +143,6 @@ impl Store {
         if let Some(fresh) = &self.fresh {
             fresh.add(group);
         }
-        summary.stages.graph += t.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -171,13 +169,16 @@ impl Store {
     ///
     /// Files still written and uncommitted are committed with it: their index
     /// commit runs beside the view build, and the manifest is saved once.
-    pub(crate) fn finish(&mut self) -> Result<(), StoreError> {
+    /// Returns the seconds the view thread spent adding the command's
+    /// documents.
+    pub(crate) fn finish(&mut self) -> Result<f64, StoreError> {
         self.require_writer()?;
         let (entries, old) = self.take_pending()?;
         let index_too = !entries.is_empty();
         self.manifest.files.extend(entries);
-        self.commit_last(index_too)?;
-        self.drop_entries(&old)
+        let secs = self.commit_last(index_too)?;
+        self.drop_entries(&old)?;
+        Ok(secs)
     }
 
     /// Take the files written since the last commit, their records synced:

@@ -166,7 +166,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     };
     let st = &s.stages;
     let stages = format!(
-        "walk {:.2} s, prepare {:.2} s (overlapped), index {:.2} s, graph records {:.2} s, \
+        "walk {:.2} s, prepare {:.2} s (overlapped), index {:.2} s, graph view (own thread, overlapped) {:.2} s, \
          batch commits {:.2} s, final commit with the view snapshot {:.2} s",
         st.walk, st.prepare, st.index, st.graph, st.commit, st.view
     );
@@ -192,12 +192,20 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             "ratio",
             Some(">= 0.5"),
         ),
-        cpu_row(
+        // On 2 busy cores, ingest / bare tantivy in wall time is about the
+        // inverse of their CPU seconds (NaN where unmeasured).
+        row(
             "ingest CPU seconds (user + system, all threads)",
-            ingest_cpu,
-            &note,
+            ingest_cpu.unwrap_or(f64::NAN),
+            "s",
+            None,
         ),
-        cpu_row("bare tantivy CPU seconds", bare_cpu, &note),
+        row(
+            "bare tantivy CPU seconds",
+            bare_cpu.unwrap_or(f64::NAN),
+            "s",
+            None,
+        ),
         row("peak RSS after ingest", rss, "MB", None),
         row(
             "RDF quads per chunk",
@@ -231,19 +239,6 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             Some("< 5000 ms"),
         ),
     ])
-}
-
-/// A row of CPU seconds (on 2 busy cores, ingest / bare tantivy in wall time
-/// is about the inverse of their CPU seconds); NaN where unmeasured.
-fn cpu_row(name: &str, secs: Option<f64>, note: &str) -> BenchRow {
-    BenchRow {
-        area: "ingest".into(),
-        name: name.into(),
-        value: secs.unwrap_or(f64::NAN),
-        unit: "s".into(),
-        target: None,
-        note: note.to_string(),
-    }
 }
 
 /// Bytes of the files under `dir` that `keep` accepts.
