@@ -12,6 +12,7 @@ use oxigraph::model::{
 };
 use oxigraph::sparql::{CancellationToken, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use rlmkg_ids::{ChunkId, DocId};
@@ -83,7 +84,7 @@ fn shape<'a>(doc: &'a DocGraph, out: &mut impl Sink<'a>) {
     }
     // One `rk:mentions` fact per (chunk, entity); the mentions' exact spans
     // stay in the document's record.
-    let mut seen: HashSet<(ChunkId, &str)> = HashSet::new();
+    let mut seen: FxHashSet<(ChunkId, &str)> = FxHashSet::default();
     for m in &doc.mentions {
         if seen.insert((m.chunk, m.entity.as_str())) {
             out.fact(
@@ -93,7 +94,7 @@ fn shape<'a>(doc: &'a DocGraph, out: &mut impl Sink<'a>) {
             );
         }
     }
-    let mut evidence_seen: HashSet<(u64, u64)> = HashSet::new();
+    let mut evidence_seen: FxHashSet<(u64, u64)> = FxHashSet::default();
     for (i, r) in doc.relations.iter().enumerate() {
         let rn = Relation(i + 1);
         out.fact(rn, t(term::SUBJECT), Obj::Node(Entity(&r.subject)));

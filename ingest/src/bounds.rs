@@ -31,37 +31,42 @@ pub(crate) fn words_into<'a>(s: &'a str, out: &mut Vec<(usize, &'a str)>) {
         return;
     }
     let b = s.as_bytes();
+    let n = b.len();
     let mut i = 0;
-    while i < b.len() {
-        if !is_word_byte(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
+    // Runs of word bytes and of other bytes are skipped by `position` over
+    // the rest of the slice (no per-byte bounds checks).
+    while let Some(p) = b
+        .get(i..)
+        .and_then(|r| r.iter().position(|&c| is_word_byte(c)))
+    {
+        let start = i + p;
+        i = start + 1;
         // Extend the word while UAX #29 keeps the next byte in it.
-        while i < b.len() {
-            let (p, c) = (b[i - 1], b[i]);
-            if is_word_byte(c) {
-                i += 1;
-                continue;
-            }
+        loop {
+            i += b
+                .get(i..)
+                .and_then(|r| r.iter().position(|&c| !is_word_byte(c)))
+                .unwrap_or(n.saturating_sub(i));
             // A single middle character between two letters or two digits.
-            let joins = i + 1 < b.len()
-                && ((p.is_ascii_alphabetic()
-                    && b[i + 1].is_ascii_alphabetic()
-                    && matches!(c, b':' | b'.' | b'\''))
-                    || (p.is_ascii_digit()
-                        && b[i + 1].is_ascii_digit()
-                        && matches!(c, b',' | b';' | b'.' | b'\'')));
-            if joins {
-                i += 2;
-            } else {
+            let joins = match (b.get(i - 1), b.get(i), b.get(i + 1)) {
+                (Some(&p), Some(&c), Some(&next)) => {
+                    (p.is_ascii_alphabetic()
+                        && next.is_ascii_alphabetic()
+                        && matches!(c, b':' | b'.' | b'\''))
+                        || (p.is_ascii_digit()
+                            && next.is_ascii_digit()
+                            && matches!(c, b',' | b';' | b'.' | b'\''))
+                }
+                _ => false,
+            };
+            if !joins {
                 break;
             }
+            i += 2;
         }
         let w = &s[start..i];
-        if w.bytes().any(|c| c.is_ascii_alphanumeric()) {
+        // A word byte other than `_` is a letter or digit.
+        if b[start] != b'_' || w.bytes().any(|c| c.is_ascii_alphanumeric()) {
             out.push((start, w));
         }
     }
@@ -96,9 +101,20 @@ pub(crate) fn sentences(s: &str) -> Vec<(usize, &str)> {
     // A break needs a paragraph separator or `SATerm Close* Sp*` right before
     // it, so only the places after those are tested; each byte is read a
     // bounded number of times (no rescans of long runs of spaces).
+    // Only terminators and separators start a test: the scan jumps between
+    // them (`memchr`), and the next separator's place is kept until passed.
+    let mut next_sep = 0;
     let mut t = 0;
     while t < b.len() {
-        let c = sb(b[t]);
+        if next_sep < t {
+            next_sep = memchr::memchr2(b'\n', b'\r', &b[t..]).map_or(b.len(), |p| t + p);
+        }
+        let next_term = memchr::memchr3(b'.', b'?', b'!', &b[t..]).map_or(b.len(), |p| t + p);
+        t = next_term.min(next_sep);
+        let Some(&byte) = b.get(t) else {
+            break;
+        };
+        let c = sb(byte);
         if is_para_sep(c) {
             // SB3: CR × LF; SB4: ParaSep ÷.
             if t + 1 < b.len() && !(c == Sb::Cr && sb(b[t + 1]) == Sb::Lf) {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
 use rlmkg_text::MONTHS;
+use rustc_hash::FxHashSet;
 
 /// One sentence to extract from, with its byte span in the document.
 #[derive(Debug, Clone, Copy)]
@@ -451,8 +452,8 @@ fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
         // Whole-needle comparisons only where the first byte matches in either
         // case; the next place of each case is found by `memchr` (`str::find`).
         let next = |c: u8, from: usize| {
-            s.get(from..)
-                .and_then(|r| r.find(char::from(c)))
+            h.get(from..)
+                .and_then(|r| memchr::memchr(c, r))
                 .map_or(usize::MAX, |p| from + p)
         };
         let (lo, up) = (first, first.to_ascii_uppercase());
@@ -487,6 +488,9 @@ struct WordSet<'w> {
     /// set's words of that length (the byte's low six bits): most words are
     /// rejected by it before any comparison.
     first_bytes: [u64; MASKED_LEN + 1],
+    /// The same words as bytes, for the lookup of short ASCII words (a hash
+    /// probe instead of a binary search's string comparisons).
+    hashed: FxHashSet<&'w [u8]>,
 }
 
 /// Longest word length [`WordSet`] prefilters by first byte.
@@ -504,10 +508,12 @@ impl<'w> WordSet<'w> {
                 *mask |= 1 << (b & 63);
             }
         }
+        let hashed = words.iter().map(|w| w.as_bytes()).collect();
         Self {
             words,
             longest,
             first_bytes,
+            hashed,
         }
     }
 
@@ -527,11 +533,7 @@ impl<'w> WordSet<'w> {
             if let Some(lw) = buf.get_mut(..w.len()) {
                 lw.copy_from_slice(w.as_bytes());
                 lw.make_ascii_lowercase();
-                let lw = &*lw;
-                return self
-                    .words
-                    .binary_search_by(|e| e.as_bytes().cmp(lw))
-                    .is_ok();
+                return self.hashed.contains(&*lw);
             }
             let lw = w.bytes().map(|b| b.to_ascii_lowercase());
             return self
@@ -729,10 +731,14 @@ fn candidates<'a>(s: &'a str, words: &mut Vec<(usize, &'a str)>, out: &mut Vec<C
     }
     // Quoted terms (works).
     for (open, close) in [('"', '"'), ('\u{201c}', '\u{201d}')] {
+        // Curly quotes are not ASCII: an ASCII sentence has none.
+        if !open.is_ascii() && s.is_ascii() {
+            continue;
+        }
         let mut from = 0;
-        while let Some(a) = s[from..].find(open).map(|p| from + p) {
+        while let Some(a) = find_char(&s[from..], open).map(|p| from + p) {
             let inner_start = a + open.len_utf8();
-            let Some(b) = s[inner_start..].find(close).map(|p| inner_start + p) else {
+            let Some(b) = find_char(&s[inner_start..], close).map(|p| inner_start + p) else {
                 break;
             };
             let inner = &s[inner_start..b];
@@ -750,6 +756,16 @@ fn candidates<'a>(s: &'a str, words: &mut Vec<(usize, &'a str)>, out: &mut Vec<C
         }
     }
     out.sort_by_key(|c| c.start);
+}
+
+/// Where `c` first occurs in `s` (`str::find`), by a vectorized byte search
+/// for an ASCII `c` (the byte of an ASCII char occurs in UTF-8 only as that char).
+fn find_char(s: &str, c: char) -> Option<usize> {
+    if c.is_ascii() {
+        memchr::memchr(c as u8, s.as_bytes())
+    } else {
+        s.find(c)
+    }
 }
 
 /// Words before a name that make it a place ("in Paris").

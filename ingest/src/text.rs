@@ -31,7 +31,7 @@ impl SegmentMode {
 /// characters other than newline and tab.
 pub fn normalize(raw: &str) -> String {
     let s = raw.strip_prefix('\u{feff}').unwrap_or(raw);
-    let s = if s.contains('\r') {
+    let s = if memchr::memchr(b'\r', s.as_bytes()).is_some() {
         s.replace("\r\n", "\n").replace('\r', "\n")
     } else {
         s.to_string()
@@ -41,13 +41,35 @@ pub fn normalize(raw: &str) -> String {
         && unicode_normalization::is_nfc_quick(s.chars())
             != unicode_normalization::IsNormalized::Yes;
     let s: String = if needs_nfc { s.nfc().collect() } else { s };
-    if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if has_stray_control(&s) {
         s.chars()
             .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
             .collect()
     } else {
         s
     }
+}
+
+/// Whether `s` holds a control character other than newline and tab
+/// (`char::is_control`: U+0000–U+001F, U+007F–U+009F), found by a byte scan:
+/// U+0080–U+009F are the UTF-8 pairs `C2 80`–`C2 9F`.
+fn has_stray_control(s: &str) -> bool {
+    let b = s.as_bytes();
+    // Blocks of 64 bytes are screened branch-free (the compiler vectorizes the
+    // fold); the rare text with a suspect byte (`C2` opens Latin-1 letters
+    // too) is checked exactly.
+    let suspect = |c: u8| ((c < 0x20) & (c != b'\n') & (c != b'\t')) | (c == 0x7f) | (c == 0xc2);
+    if !b
+        .chunks(64)
+        .any(|block| block.iter().fold(false, |any, &c| any | suspect(c)))
+    {
+        return false;
+    }
+    b.iter().enumerate().any(|(i, &c)| {
+        (c < 0x20 && c != b'\n' && c != b'\t')
+            || c == 0x7f
+            || (c == 0xc2 && b.get(i + 1).is_some_and(|&n| (0x80..0xa0).contains(&n)))
+    })
 }
 
 /// Approximate token count: one token per four bytes, rounded up (documented in
@@ -103,7 +125,7 @@ pub(crate) fn segment(text: &str, mode: SegmentMode) -> Segmentation {
             let bytes = text.as_bytes();
             let mut cut_points = Vec::new();
             // The newlines, found by a fast byte search rather than a byte loop.
-            for (i, _) in text.match_indices('\n') {
+            for i in memchr::memchr_iter(b'\n', bytes) {
                 out.newlines.push(i);
                 let mut j = i + 1;
                 while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
@@ -139,7 +161,7 @@ fn segment_paragraph(text: &str, a: usize, b: usize, out: &mut Segmentation) {
         return;
     }
     // Copied only when it has a line wrap to flatten.
-    let flat: std::borrow::Cow<'_, str> = if para.contains('\n') {
+    let flat: std::borrow::Cow<'_, str> = if memchr::memchr(b'\n', para.as_bytes()).is_some() {
         para.replace('\n', " ").into()
     } else {
         para.into()
@@ -284,6 +306,13 @@ mod tests {
                 .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
                 .collect();
             prop_assert_eq!(normalize(s), want);
+        }
+
+        /// The byte scan finds exactly the control characters the char scan does.
+        #[test]
+        fn stray_control_by_bytes_equals_by_chars(s in "[a-z \n\t\u{0}-\u{1f}\u{7f}-\u{a0}\u{c2}\u{100}\u{2080}\u{1f600}]{0,24}") {
+            let by_chars = s.chars().any(|c| c.is_control() && c != '\n' && c != '\t');
+            prop_assert_eq!(has_stray_control(&s), by_chars);
         }
     }
 
