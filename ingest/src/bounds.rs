@@ -31,45 +31,90 @@ pub(crate) fn words_into<'a>(s: &'a str, out: &mut Vec<(usize, &'a str)>) {
         return;
     }
     let b = s.as_bytes();
-    let n = b.len();
     let mut i = 0;
+    while let Some((start, end)) = next_ascii_word(b, i) {
+        out.push((start, &s[start..end]));
+        i = end;
+    }
+}
+
+/// The next word of the ASCII text `b` at or after `from` (a word boundary:
+/// 0 or the end of a word), as `(start, end)`: the rules of [`words_into`].
+pub(crate) fn next_ascii_word(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut i = from;
     // Runs of word bytes and of other bytes are skipped by `position` over
     // the rest of the slice (no per-byte bounds checks).
-    while let Some(p) = b
-        .get(i..)
-        .and_then(|r| r.iter().position(|&c| is_word_byte(c)))
-    {
-        let start = i + p;
-        i = start + 1;
-        // Extend the word while UAX #29 keeps the next byte in it.
-        loop {
-            i += b
-                .get(i..)
-                .and_then(|r| r.iter().position(|&c| !is_word_byte(c)))
-                .unwrap_or(n.saturating_sub(i));
-            // A single middle character between two letters or two digits.
-            let joins = match (b.get(i - 1), b.get(i), b.get(i + 1)) {
-                (Some(&p), Some(&c), Some(&next)) => {
-                    (p.is_ascii_alphabetic()
-                        && next.is_ascii_alphabetic()
-                        && matches!(c, b':' | b'.' | b'\''))
-                        || (p.is_ascii_digit()
-                            && next.is_ascii_digit()
-                            && matches!(c, b',' | b';' | b'.' | b'\''))
-                }
-                _ => false,
-            };
-            if !joins {
-                break;
-            }
-            i += 2;
-        }
-        let w = &s[start..i];
+    loop {
+        let start = i + b.get(i..)?.iter().position(|&c| is_word_byte(c))?;
+        let end = ascii_word_end(b, start);
         // A word byte other than `_` is a letter or digit.
-        if b[start] != b'_' || w.bytes().any(|c| c.is_ascii_alphanumeric()) {
-            out.push((start, w));
+        if b[start] != b'_' || b[start..end].iter().any(u8::is_ascii_alphanumeric) {
+            return Some((start, end));
+        }
+        i = end;
+    }
+}
+
+/// The next word of the ASCII text `b` at or after `from` (a word boundary)
+/// whose first byte `first` accepts (a letter or digit test), as
+/// `(start, end)`, found by a byte search: the words before it are not
+/// split. A byte is a word's first where no word byte precedes it and it
+/// does not continue a word across a middle character.
+pub(crate) fn next_ascii_word_where(
+    b: &[u8],
+    from: usize,
+    first: impl Fn(u8) -> bool,
+) -> Option<(usize, usize)> {
+    let mut q = from;
+    loop {
+        // Blocks of 16 bytes are screened branch-free first (vectorized).
+        let rest = b.get(q..)?;
+        let skip: usize = rest
+            .chunks(16)
+            .take_while(|block| !block.iter().fold(false, |any, &c| any | first(c)))
+            .map(<[u8]>::len)
+            .sum();
+        q += skip + rest.get(skip..)?.iter().position(|&c| first(c))?;
+        let starts = match q.checked_sub(1).and_then(|p| b.get(p)) {
+            None => true,
+            Some(&prev) => {
+                !is_word_byte(prev)
+                    && !q
+                        .checked_sub(2)
+                        .and_then(|p| b.get(p))
+                        .is_some_and(|&before| joins(before, prev, b[q]))
+            }
+        };
+        if starts && is_word_byte(b[q]) {
+            return Some((q, ascii_word_end(b, q)));
+        }
+        q += 1;
+    }
+}
+
+/// Where the ASCII word that starts at `start` (a word byte) ends: UAX #29
+/// keeps word bytes in it, and a single middle character between two letters
+/// or two digits.
+fn ascii_word_end(b: &[u8], start: usize) -> usize {
+    let n = b.len();
+    let mut i = start + 1;
+    loop {
+        i += b
+            .get(i..)
+            .and_then(|r| r.iter().position(|&c| !is_word_byte(c)))
+            .unwrap_or(n.saturating_sub(i));
+        match (b.get(i - 1), b.get(i), b.get(i + 1)) {
+            (Some(&p), Some(&c), Some(&next)) if joins(p, c, next) => i += 2,
+            _ => return i,
         }
     }
+}
+
+/// Whether the middle character `c` joins `p` and `next` into one word
+/// (MidLetter or MidNumLet between letters, MidNum or MidNumLet between digits).
+fn joins(p: u8, c: u8, next: u8) -> bool {
+    (p.is_ascii_alphabetic() && next.is_ascii_alphabetic() && matches!(c, b':' | b'.' | b'\''))
+        || (p.is_ascii_digit() && next.is_ascii_digit() && matches!(c, b',' | b';' | b'.' | b'\''))
 }
 
 /// Which bytes are ASCII letters, digits or the connector `_` (ALetter,
@@ -93,10 +138,48 @@ fn is_word_byte(c: u8) -> bool {
 /// Sentence-bound segments of `s` with their byte offsets
 /// (`split_sentence_bound_indices`).
 pub(crate) fn sentences(s: &str) -> Vec<(usize, &str)> {
-    if !s.is_ascii() {
-        return s.split_sentence_bound_indices().collect();
+    if s.is_ascii() {
+        return ascii_sentences(s, s.as_bytes());
     }
-    let b = s.as_bytes();
+    match sentence_stand_in(s) {
+        Some(b) => ascii_sentences(s, &b),
+        None => s.split_sentence_bound_indices().collect(),
+    }
+}
+
+/// The bytes of `s` with each non-ASCII character replaced by as many ASCII
+/// bytes of its sentence-break class as it takes bytes (curly quotes are
+/// Close, en and em dashes SContinue, the no-break space Sp, Latin-1 letters
+/// Upper or Lower, the degree sign Other); `None` when `s` holds any other
+/// non-ASCII character. The rules read a run of one class as they read one
+/// character of it (`Close*`, `Sp*`, and the skipped run of SB8), and they
+/// never break inside such a run, so the ASCII scan of the stand-in breaks
+/// where the full rules break `s` (property-tested against the crate).
+fn sentence_stand_in(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.bytes().position(|c| !c.is_ascii()) {
+        out.extend_from_slice(&rest.as_bytes()[..p]);
+        let c = rest[p..].chars().next()?;
+        let stand = match c {
+            '\u{2018}'..='\u{201f}' => b'\'',
+            '\u{2013}' | '\u{2014}' => b',',
+            '\u{a0}' => b' ',
+            '\u{b0}' => b'#',
+            '\u{c0}'..='\u{ff}' if c.is_uppercase() => b'A',
+            '\u{c0}'..='\u{ff}' if c.is_lowercase() => b'a',
+            _ => return None,
+        };
+        out.extend(std::iter::repeat_n(stand, c.len_utf8()));
+        rest = &rest[p + c.len_utf8()..];
+    }
+    out.extend_from_slice(rest.as_bytes());
+    Some(out)
+}
+
+/// [`sentences`] of `s` read off `b`: `s` itself when it is ASCII, else its
+/// ASCII stand-in of the same length.
+fn ascii_sentences<'a>(s: &'a str, b: &[u8]) -> Vec<(usize, &'a str)> {
     let mut cuts = Vec::new();
     // A break needs a paragraph separator or `SATerm Close* Sp*` right before
     // it, so only the places after those are tested; each byte is read a
@@ -278,8 +361,43 @@ mod tests {
             prop_assert_eq!(words(&s), unicode_words(&s));
         }
 
+        /// The byte search finds exactly the words a full split finds that
+        /// open with a capital or a digit.
+        #[test]
+        fn words_found_by_first_byte_match_the_split(s in ascii_text()) {
+            let first = |c: u8| c.is_ascii_uppercase() || c.is_ascii_digit();
+            let want: Vec<(usize, &str)> = words(&s)
+                .into_iter()
+                .filter(|(_, w)| first(w.as_bytes()[0]))
+                .collect();
+            let mut got = Vec::new();
+            let mut i = 0;
+            while let Some((a, e)) = next_ascii_word_where(s.as_bytes(), i, first) {
+                got.push((a, &s[a..e]));
+                i = e;
+            }
+            prop_assert_eq!(got, want);
+        }
+
         #[test]
         fn ascii_sentences_match_unicode_segmentation(s in ascii_text()) {
+            let want: Vec<(usize, &str)> = s.split_sentence_bound_indices().collect();
+            prop_assert_eq!(sentences(&s), want);
+        }
+
+        /// Text with the non-ASCII characters the stand-in replaces (and a
+        /// few it does not, which take the crate's path).
+        #[test]
+        fn stand_in_sentences_match_unicode_segmentation(s in proptest::collection::vec(
+            proptest::sample::select(vec![
+                'a', 'Z', 'b', '0', ' ', '.', ',', ';', ':', '\'', '"', '!', '?', '(', ')', '-',
+                '\n', '\t', '\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}', '\u{201c}',
+                '\u{201d}', '\u{201e}', '\u{201f}', '\u{2013}', '\u{2014}', '\u{a0}',
+                '\u{b0}', '\u{c0}', '\u{c9}', '\u{d6}', '\u{d7}', '\u{de}', '\u{df}',
+                '\u{e9}', '\u{f3}', '\u{f7}', '\u{ef}', '\u{ff}', '\u{2026}', '\u{3002}',
+            ]),
+            0..60,
+        ).prop_map(|v| v.into_iter().collect::<String>())) {
             let want: Vec<(usize, &str)> = s.split_sentence_bound_indices().collect();
             prop_assert_eq!(sentences(&s), want);
         }

@@ -598,30 +598,104 @@ fn is_year(w: &str) -> bool {
     w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y))
 }
 
+/// Whether a word can open a candidate: a capital (names, months, acronyms)
+/// or a digit (years). Most words are neither.
+fn opens_candidate(w: &str) -> bool {
+    is_cap(w) || w.as_bytes().first().is_some_and(u8::is_ascii_digit)
+}
+
+/// The words of one sentence as [`candidates`] reads them, by index, in a
+/// reused buffer. In an ASCII sentence they are split on demand from the
+/// current word on, and the words no candidate opens with are skipped by a
+/// byte search (most words are never split); any other sentence is split
+/// whole first.
+struct Words<'a, 'b> {
+    s: &'a str,
+    buf: &'b mut Vec<(usize, &'a str)>,
+    /// Where the on-demand split has reached (the end of the buffer's last
+    /// word); `None` when the buffer holds every word.
+    scan: Option<usize>,
+}
+
+impl<'a, 'b> Words<'a, 'b> {
+    fn new(s: &'a str, buf: &'b mut Vec<(usize, &'a str)>) -> Self {
+        if s.is_ascii() {
+            buf.clear();
+            Self {
+                s,
+                buf,
+                scan: Some(0),
+            }
+        } else {
+            Self::whole(s, buf)
+        }
+    }
+
+    /// Every word split first (the only way for a non-ASCII sentence).
+    fn whole(s: &'a str, buf: &'b mut Vec<(usize, &'a str)>) -> Self {
+        crate::bounds::words_into(s, buf);
+        Self { s, buf, scan: None }
+    }
+
+    /// Word `k`, splitting on as far as needed.
+    fn get(&mut self, k: usize) -> Option<(usize, &'a str)> {
+        while self.buf.len() <= k {
+            let from = self.scan?;
+            let (a, e) = crate::bounds::next_ascii_word(self.s.as_bytes(), from)?;
+            self.scan = Some(e);
+            self.buf.push((a, &self.s[a..e]));
+        }
+        self.buf.get(k).copied()
+    }
+
+    /// The index of the first word from `k` on that may open a candidate.
+    /// Past the split words, the next one is found by a byte search and the
+    /// buffer starts again with it (index 0): words before `k` are never read
+    /// again.
+    fn next_opening(&mut self, k: usize) -> Option<usize> {
+        if let Some(found) = self
+            .buf
+            .get(k..)
+            .and_then(|rest| rest.iter().position(|(_, w)| opens_candidate(w)))
+        {
+            return Some(k + found);
+        }
+        let from = self.scan?;
+        let (a, e) = crate::bounds::next_ascii_word_where(self.s.as_bytes(), from, |c| {
+            c.is_ascii_uppercase() || c.is_ascii_digit()
+        })?;
+        self.buf.clear();
+        self.buf.push((a, &self.s[a..e]));
+        self.scan = Some(e);
+        Some(0)
+    }
+}
+
 /// Candidate mentions in one sentence, in `out` (cleared first; offsets
 /// relative to the sentence, sorted by start); `words` is a scratch buffer for
 /// the sentence's words.
 fn candidates<'a>(s: &'a str, words: &mut Vec<(usize, &'a str)>, out: &mut Vec<Cand<'a>>) {
+    candidates_from(s, Words::new(s, words), out);
+}
+
+fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<'a>>) {
     let lex = lexicon();
-    crate::bounds::words_into(s, words);
-    let words = &words[..];
     out.clear();
     let mut i = 0;
-    while i < words.len() {
-        let (ws, w) = words[i];
-        // Every kind below starts with a capital letter (names, months,
-        // acronyms) or a digit (years): most words are neither.
-        if !is_cap(w) && !w.as_bytes().first().is_some_and(u8::is_ascii_digit) {
-            i += 1;
-            continue;
-        }
+    while let Some(k) = words.next_opening(i) {
+        i = k;
+        let Some((ws, w)) = words.get(i) else {
+            break;
+        };
         // Dates: Month [D,] YYYY | D Month YYYY | YYYY.
         if is_cap(w) && lex.months.has_lower(w) {
             let mut j = i + 1;
             let mut end = ws + w.len();
             let mut has_year = false;
-            while j < words.len() && j <= i + 2 {
-                let (js, jw) = words[j];
+            while j <= i + 2 {
+                let Some((js, jw)) = words.get(j) else {
+                    break;
+                };
                 let gap = &s[end..js];
                 if gap.len() > 2 || !gap.chars().all(|c| c == ' ' || c == ',') {
                     break;
@@ -672,9 +746,7 @@ fn candidates<'a>(s: &'a str, words: &mut Vec<(usize, &'a str)>, out: &mut Vec<C
         // A run of capitalized words, connectors allowed inside.
         let mut j = i;
         let mut last_cap = i;
-        while j + 1 < words.len() {
-            let (ps, pw) = words[j];
-            let (ns, nw) = words[j + 1];
+        while let (Some((ps, pw)), Some((ns, nw))) = (words.get(j), words.get(j + 1)) {
             let gap = &s[ps + pw.len()..ns];
             let initial_gap = (gap == ". " || gap == ".") && pw.chars().count() == 1;
             if gap != " " && !initial_gap {
@@ -683,14 +755,16 @@ fn candidates<'a>(s: &'a str, words: &mut Vec<(usize, &'a str)>, out: &mut Vec<C
             if is_cap(nw) {
                 j += 1;
                 last_cap = j;
-            } else if j + 2 < words.len() && lex.connectors.has_lower(nw) {
+            } else if words.get(j + 2).is_some() && lex.connectors.has_lower(nw) {
                 j += 1;
             } else {
                 break;
             }
         }
         let j = last_cap;
-        let run = &words[i..=j];
+        let Some(run) = words.buf.get(i..=j) else {
+            break;
+        };
         let mut first = 0;
         // Drop a sentence-initial stop word ("The", "In", …) unless the run is a name with "The".
         while first < run.len() && lex.stop_starters.has_lower(run[first].1) {
@@ -1081,6 +1155,63 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Words of ASCII sentences dense in what candidates are made of.
+    fn sentence_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                "The ",
+                "Ada ",
+                "Lovelace",
+                "of ",
+                "and ",
+                "In ",
+                "Mr. ",
+                "J. ",
+                "NASA ",
+                "UN",
+                "March ",
+                "5, ",
+                "1843",
+                "1843 ",
+                "12 ",
+                "x",
+                "said ",
+                "Bank ",
+                "River ",
+                "in ",
+                "at ",
+                "\"",
+                "Salt Atlas",
+                ". ",
+                ", ",
+                ".",
+                "'s ",
+                "a.B ",
+                "1,2 ",
+                "_ ",
+                "-",
+                " ",
+            ]),
+            0..30,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// Splitting on demand and skipping words by a byte search finds the
+        /// candidates a whole split finds.
+        #[test]
+        fn candidates_on_demand_equal_a_whole_split(s in sentence_text()) {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let (mut wa, mut wb) = (Vec::new(), Vec::new());
+            candidates(&s, &mut wa, &mut a);
+            candidates_from(&s, Words::whole(&s, &mut wb), &mut b);
+            let key = |c: &Cand| (c.start, c.end, c.name.to_string(), c.kind);
+            prop_assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
+        }
+    }
 
     proptest! {
         #[test]
