@@ -160,6 +160,12 @@ fn int(v: u64) -> Term {
     Literal::from(i64::try_from(v).unwrap_or(i64::MAX)).into()
 }
 
+/// Documents whose quads [`RdfGraph::from_records`] builds at a time.
+const DOCS_PER_SLICE: usize = 16;
+
+/// Slices built ahead of the loader at most.
+const SLICES_AHEAD: usize = 4;
+
 /// Builds oxigraph quads; the first bad IRI is kept as the error.
 struct Quads<'a> {
     doc: &'a DocGraph,
@@ -363,20 +369,40 @@ impl std::fmt::Debug for RdfGraph {
 impl RdfGraph {
     /// The RDF of `docs` (one named graph each).
     pub fn from_records(docs: &[DocGraph]) -> Result<Self, GraphError> {
-        use rayon::prelude::*;
         let store = Store::new()?;
-        // Quads are built in parallel, in slices, so memory stays bounded by
-        // the slice and not the corpus; the loader indexes each slice.
-        for slice in docs.chunks(2048) {
-            let quads: Vec<Vec<Quad>> = slice
-                .par_iter()
-                .map(quads_of)
-                .collect::<Result<_, GraphError>>()?;
+        // A thread of its own builds the quads, a few documents at a time,
+        // while this one loads them: building and indexing overlap, and
+        // memory stays bounded by the slices in flight, not the corpus.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Quad>, GraphError>>(SLICES_AHEAD);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for slice in docs.chunks(DOCS_PER_SLICE) {
+                    let quads = slice.iter().try_fold(Vec::new(), |mut all, d| {
+                        all.extend(quads_of(d)?);
+                        Ok(all)
+                    });
+                    let failed = quads.is_err();
+                    if tx.send(quads).is_err() || failed {
+                        break;
+                    }
+                }
+            });
+            let mut failure = None;
+            let quads = rx.iter().map_while(|r| match r {
+                Ok(q) => Some(q),
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            });
             let mut loader = store.bulk_loader();
-            loader.load_quads(quads.into_iter().flatten())?;
+            loader.load_quads(quads.flatten())?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
             loader.commit()?;
-        }
-        Ok(Self { store })
+            Ok(Self { store })
+        })
     }
 
     /// Run a read-only SPARQL query with a time limit.
