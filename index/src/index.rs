@@ -143,6 +143,15 @@ impl std::fmt::Debug for ChunkIndex {
 
 const WRITER_MEMORY: usize = 96_000_000;
 
+/// Text fields are analyzed by the fused analyzer (the same tokens as
+/// tantivy's default, in one pass) for indexing and queries alike; it is
+/// registered before a writer starts.
+fn register_analyzer(index: &Index) {
+    index
+        .tokenizers()
+        .register(crate::analyzer::NAME, crate::analyzer::analyzer());
+}
+
 /// The most hits one search ranks while skipping rejected chunks.
 const MAX_LIMIT: usize = 100_000;
 
@@ -155,6 +164,7 @@ impl ChunkIndex {
         } else {
             Index::create_in_dir(dir, schema())?
         };
+        register_analyzer(&index);
         let writer = index
             .writer_with_num_threads(threads.clamp(1, 8), WRITER_MEMORY * threads.clamp(1, 8))?;
         Self::build(index, Some(writer))
@@ -163,6 +173,7 @@ impl ChunkIndex {
     /// Open the index in `dir` read-only (the last commit).
     pub fn open_read(dir: &Path) -> Result<Self, IndexError> {
         let index = Index::open_in_dir(dir)?;
+        register_analyzer(&index);
         Self::build(index, None)
     }
 

@@ -9,6 +9,7 @@
 //! This crate knows nothing of the graph or of the manifest; the store in
 //! `rlmkg-ingest` keeps them in step.
 
+mod analyzer;
 mod index;
 mod records;
 
