@@ -67,14 +67,7 @@ pub(crate) fn next_ascii_word_where(
 ) -> Option<(usize, usize)> {
     let mut q = from;
     loop {
-        // Blocks of 16 bytes are screened branch-free first (vectorized).
-        let rest = b.get(q..)?;
-        let skip: usize = rest
-            .chunks(16)
-            .take_while(|block| !block.iter().fold(false, |any, &c| any | first(c)))
-            .map(<[u8]>::len)
-            .sum();
-        q += skip + rest.get(skip..)?.iter().position(|&c| first(c))?;
+        q += position_screened(b.get(q..)?, &first)?;
         let starts = match q.checked_sub(1).and_then(|p| b.get(p)) {
             None => true,
             Some(&prev) => {
@@ -90,6 +83,18 @@ pub(crate) fn next_ascii_word_where(
         }
         q += 1;
     }
+}
+
+/// The first byte of `b` that `hit` accepts (`iter().position`), with blocks
+/// of 16 bytes screened branch-free first (the compiler vectorizes the fold):
+/// for a test most bytes fail, such as a capital or a control character.
+pub(crate) fn position_screened(b: &[u8], hit: impl Fn(u8) -> bool) -> Option<usize> {
+    let skip: usize = b
+        .chunks(16)
+        .take_while(|block| !block.iter().fold(false, |any, &c| any | hit(c)))
+        .map(<[u8]>::len)
+        .sum();
+    Some(skip + b.get(skip..)?.iter().position(|&c| hit(c))?)
 }
 
 /// Where the ASCII word that starts at `start` (a word byte) ends: UAX #29

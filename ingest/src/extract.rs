@@ -479,41 +479,38 @@ fn find_lower(s: &str, needle_lc: &str) -> Option<usize> {
     lower(s).find(needle_lc)
 }
 
-/// A word list for case-insensitive membership tests: its words sorted and
-/// deduplicated, searched by binary search (the lists are all lower case).
+/// A word list for membership tests, case-insensitive or not: its words in a
+/// hash set of bytes (the lists are all lower case).
 struct WordSet<'w> {
-    words: Vec<&'w str>,
+    /// The words, as bytes.
+    words: FxHashSet<&'w [u8]>,
     longest: usize,
     /// Per word length up to [`MASKED_LEN`], a bit for each first byte of the
     /// set's words of that length (the byte's low six bits): most words are
-    /// rejected by it before any comparison.
+    /// rejected by it before any lookup.
     first_bytes: [u64; MASKED_LEN + 1],
-    /// The same words as bytes, for the lookup of short ASCII words (a hash
-    /// probe instead of a binary search's string comparisons).
-    hashed: FxHashSet<&'w [u8]>,
 }
 
 /// Longest word length [`WordSet`] prefilters by first byte.
 const MASKED_LEN: usize = 16;
 
+/// Longest ASCII word [`WordSet::has_lower`] lower-cases on the stack.
+const STACK_LEN: usize = 64;
+
 impl<'w> WordSet<'w> {
     fn new(list: &[&'w str]) -> Self {
-        let mut words = list.to_vec();
-        words.sort_unstable();
-        words.dedup();
+        let words: FxHashSet<&[u8]> = list.iter().map(|w| w.as_bytes()).collect();
         let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
         let mut first_bytes = [0u64; MASKED_LEN + 1];
         for w in &words {
-            if let (Some(mask), Some(&b)) = (first_bytes.get_mut(w.len()), w.as_bytes().first()) {
+            if let (Some(mask), Some(&b)) = (first_bytes.get_mut(w.len()), w.first()) {
                 *mask |= 1 << (b & 63);
             }
         }
-        let hashed = words.iter().map(|w| w.as_bytes()).collect();
         Self {
             words,
             longest,
             first_bytes,
-            hashed,
         }
     }
 
@@ -528,25 +525,20 @@ impl<'w> WordSet<'w> {
             {
                 return false;
             }
-            // Lower-cased on the stack; a set of longer words compares lazily.
-            let mut buf = [0u8; MASKED_LEN];
+            let mut buf = [0u8; STACK_LEN];
             if let Some(lw) = buf.get_mut(..w.len()) {
                 lw.copy_from_slice(w.as_bytes());
                 lw.make_ascii_lowercase();
-                return self.hashed.contains(&*lw);
+                return self.words.contains(&*lw);
             }
-            let lw = w.bytes().map(|b| b.to_ascii_lowercase());
-            return self
-                .words
-                .binary_search_by(|e| e.bytes().cmp(lw.clone()))
-                .is_ok();
+            return self.words.contains(w.to_ascii_lowercase().as_bytes());
         }
-        self.words.binary_search(&lower(w).as_str()).is_ok()
+        self.words.contains(lower(w).as_bytes())
     }
 
     /// Whether `w` itself (case-sensitive) is in the set.
     fn has(&self, w: &str) -> bool {
-        self.words.binary_search(&w).is_ok()
+        self.words.contains(w.as_bytes())
     }
 }
 

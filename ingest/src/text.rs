@@ -55,21 +55,21 @@ pub fn normalize(raw: &str) -> String {
 /// U+0080–U+009F are the UTF-8 pairs `C2 80`–`C2 9F`.
 fn has_stray_control(s: &str) -> bool {
     let b = s.as_bytes();
-    // Blocks of 64 bytes are screened branch-free (the compiler vectorizes the
-    // fold); the rare text with a suspect byte (`C2` opens Latin-1 letters
-    // too) is checked exactly.
+    // Suspects are found by a screened byte search; `C2` opens Latin-1
+    // letters too, so it counts only before `80`–`9F`.
     let suspect = |c: u8| ((c < 0x20) & (c != b'\n') & (c != b'\t')) | (c == 0x7f) | (c == 0xc2);
-    if !b
-        .chunks(64)
-        .any(|block| block.iter().fold(false, |any, &c| any | suspect(c)))
+    let mut i = 0;
+    while let Some(p) = b
+        .get(i..)
+        .and_then(|r| crate::bounds::position_screened(r, suspect))
     {
-        return false;
+        let k = i + p;
+        if b[k] != 0xc2 || b.get(k + 1).is_some_and(|n| (0x80..0xa0).contains(n)) {
+            return true;
+        }
+        i = k + 1;
     }
-    b.iter().enumerate().any(|(i, &c)| {
-        (c < 0x20 && c != b'\n' && c != b'\t')
-            || c == 0x7f
-            || (c == 0xc2 && b.get(i + 1).is_some_and(|&n| (0x80..0xa0).contains(&n)))
-    })
+    false
 }
 
 /// Approximate token count: one token per four bytes, rounded up (documented in
