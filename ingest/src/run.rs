@@ -147,8 +147,10 @@ impl Store {
                 // The last part's commit is left to `finish`, whose index
                 // commit runs beside the view build.
                 let commit = i + 1 < n_parts && uncommitted >= opts.batch_bytes;
-                // The writer's own parallel work shares the pool.
-                dirty |= pool.install(|| self.apply(current, progress, &mut summary))?;
+                // The writer works on this thread, at normal priority, not
+                // in the pool behind the lookahead: when it waited there for
+                // a worker, tantivy's thread waited for chunks.
+                dirty |= self.apply(current, progress, &mut summary)?;
                 if commit {
                     uncommitted = 0;
                     self.commit_written(&mut summary)?;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rlmkg_ids::{ChunkId, DocId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, PathStep, SparqlOutput};
 
@@ -138,7 +138,7 @@ pub struct StoreStats {
 }
 
 /// The summary of an ingest.
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct IngestSummary {
     /// Files seen.
     pub files: u64,
@@ -178,7 +178,7 @@ pub struct IngestSummary {
 /// Wall seconds spent in each stage of an ingest. A batch is prepared while the
 /// previous one is written, so `prepare` overlaps the other stages and the sum
 /// can exceed [`IngestSummary::seconds`].
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct StageTimes {
     /// Walking the inputs and pruning vanished files.
     pub walk: f64,

@@ -22,6 +22,7 @@ pub mod duration;
 mod fanout;
 mod handle;
 mod memory;
+pub use memory::stop_counting;
 mod model;
 mod prompts;
 mod repl;

@@ -367,14 +367,27 @@ impl Repl {
                 new_session(&self.limits)
             }
         };
-        if memory::abandoned() >= MAX_ABANDONED {
+        let off = if !memory::counting() {
+            Some(
+                "it does not count memory (a process that said it would not run the REPL \
+                 stopped counting), so the memory limit could not hold"
+                    .to_string(),
+            )
+        } else if memory::abandoned() >= MAX_ABANDONED {
+            Some(format!(
+                "{MAX_ABANDONED} blocks were stopped inside operations that could not be \
+                 interrupted"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = off {
             self.inner = Some(repl);
             return BlockResult {
                 output: String::new(),
                 cut_chars: 0,
                 error: Some(format!(
-                    "RuntimeError: the REPL is off in this process: {MAX_ABANDONED} blocks were \
-                     stopped inside operations that could not be interrupted"
+                    "RuntimeError: the REPL is off in this process: {why}"
                 )),
                 limit: None,
                 elapsed: started.elapsed(),

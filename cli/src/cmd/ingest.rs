@@ -63,8 +63,20 @@ pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
     }
 }
 
+/// What `rlmkg --json ingest` prints: the summary and the process's peak
+/// memory.
+#[derive(serde::Serialize)]
+struct IngestReport<'a> {
+    #[serde(flatten)]
+    summary: &'a rlmkg_ingest::IngestSummary,
+    /// Peak resident set size in MB (Linux; null elsewhere).
+    peak_rss_mb: Option<f64>,
+}
+
 /// Run `rlmkg ingest`.
 pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    // This process never runs the REPL: its allocations need not be counted.
+    rlm_core::stop_counting();
     let mut stdout = crate::out::stdout();
     // A bad --tokenizer fails before a store is created.
     let explicit = args
@@ -94,7 +106,11 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json);
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&s)?)?;
+        let report = IngestReport {
+            summary: &s,
+            peak_rss_mb: super::usage::peak_rss_mb(),
+        };
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
     } else if !global.quiet {
         writeln!(
             stdout,

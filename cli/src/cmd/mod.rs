@@ -16,6 +16,7 @@ pub mod search;
 pub mod sparql;
 pub mod stats;
 pub mod trace;
+pub(crate) mod usage;
 pub mod verify;
 
 use crate::cli::exit;

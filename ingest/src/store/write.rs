@@ -109,7 +109,6 @@ impl Store {
         files: Vec<FileUpdate>,
         summary: &mut IngestSummary,
     ) -> Result<(), StoreError> {
-        use rayon::prelude::*;
         self.require_writer()?;
         if files.is_empty() {
             return Ok(());
@@ -119,7 +118,7 @@ impl Store {
         let entries: Vec<FileEntry> = files.iter().map(|f| self.allot(f)).collect();
         let this = &*self;
         let written: Vec<Written> = files
-            .into_par_iter()
+            .into_iter()
             .zip(entries)
             .map(|(f, entry)| this.write_file(f, entry))
             .collect::<Result<_, _>>()?;

@@ -7,7 +7,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::Context;
-use rlmkg_ingest::{IngestOptions, NoProgress, Store};
+use rlmkg_ingest::{IngestSummary, Store};
+
+use super::super::usage::cpu_secs;
 
 use super::{BenchArgs, BenchRow};
 
@@ -71,34 +73,39 @@ fn doubled(data: &Path, work: &Path) -> anyhow::Result<PathBuf> {
     Ok(root)
 }
 
-/// Peak resident set size of this process, in MB (VmHWM).
-pub(crate) fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<f64>().ok())
-            })
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-/// CPU seconds (user + system, all threads) this process has used so far, from
-/// `/proc/self/stat` (clock ticks of 1/100 s); `None` where that is not readable.
-fn cpu_secs() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name (which may hold spaces) in parentheses.
-    let rest = stat.rsplit_once(')')?.1;
-    let mut fields = rest.split_whitespace().skip(11);
-    let utime: f64 = fields.next()?.parse().ok()?;
-    let stime: f64 = fields.next()?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
-
 /// Alternated ingest / bare tantivy pairs the rows take medians of.
-const PAIRS: usize = 3;
+const PAIRS: usize = 5;
+
+/// The files of the corpus an ingest leaves out (the package's copies).
+const EXCLUDE: [&str; 3] = ["*.json", "*.js", "*.md"];
+
+/// What `rlmkg --json ingest` reports.
+#[derive(serde::Deserialize)]
+struct IngestReport {
+    #[serde(flatten)]
+    summary: IngestSummary,
+    peak_rss_mb: Option<f64>,
+}
+
+/// Run `rlmkg --json ingest ROOT` into a new store `store` in a new process.
+fn ingest_process(store: &Path, root: &Path) -> anyhow::Result<IngestReport> {
+    let exe = std::env::current_exe().context("locating the rlmkg binary")?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("--store")
+        .arg(store)
+        .args(["--json", "--quiet", "ingest"])
+        .arg(root);
+    for x in EXCLUDE {
+        cmd.args(["--exclude", x]);
+    }
+    let out = cmd.output().context("running rlmkg ingest")?;
+    anyhow::ensure!(
+        out.status.success(),
+        "rlmkg ingest failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).context("reading rlmkg ingest's --json report")
+}
 
 /// One ingest and the bare baseline right after it: wall and CPU seconds.
 struct Pair {
@@ -122,32 +129,29 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let data = if data.exists() { data } else { src };
     let root = doubled(&data, &args.work_dir)?;
     let mb = text_bytes(&root) as f64 / 1e6;
-    let store_dir = args.work_dir.join("bench-ingest-store");
+    let stores = args.work_dir.join("bench-ingest-stores");
     let bare_dir = args.work_dir.join("bench-bare-tantivy");
-    let opts = IngestOptions {
-        exclude: vec!["*.json".into(), "*.js".into(), "*.md".into()],
-        ..IngestOptions::default()
-    };
+    let _ = std::fs::remove_dir_all(&stores);
     // The machine's speed drifts by a third within minutes, so ingest and the
     // bare baseline run in alternating pairs and each pair gives a ratio; the
-    // rows report medians, with the range in the note.
+    // rows report medians, with the range in the note. Each ingest is the
+    // command a user runs, in a new process, into a new store: a store
+    // deleted just before would leave its inodes for the next one's files to
+    // be created among (ext4 without a journal checks every recently freed
+    // inode it passes, 180 µs a file here after such churn, 10 µs without).
     let mut pairs: Vec<Pair> = Vec::new();
     let mut last = None;
     let mut texts: Vec<String> = Vec::new();
-    let mut rss = None;
-    for _ in 0..PAIRS {
-        let _ = std::fs::remove_dir_all(&store_dir);
-        let mut store = Store::create_or_open(&store_dir)?;
+    let mut store_dir = stores.clone();
+    for i in 0..PAIRS {
+        store_dir = stores.join(format!("pair-{i}"));
         let (t0, cpu0) = (Instant::now(), cpu_secs());
-        let s = store.ingest(std::slice::from_ref(&root), &opts, &NoProgress)?;
+        let report = ingest_process(&store_dir, &root)?;
         let secs = t0.elapsed().as_secs_f64();
         let cpu = cpu_secs().zip(cpu0).map(|(b, a)| b - a);
-        // The first ingest's peak, before anything else ran in this process.
-        rss.get_or_insert_with(peak_rss_mb);
         if texts.is_empty() {
-            texts = store.chunk_texts()?;
+            texts = Store::open_read(&store_dir)?.chunk_texts()?;
         }
-        drop(store);
         let _ = std::fs::remove_dir_all(&bare_dir);
         std::fs::create_dir_all(&bare_dir)?;
         let cpu0 = cpu_secs();
@@ -160,9 +164,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             bare_secs,
             bare_cpu,
         });
-        last = Some(s);
+        last = Some(report);
     }
-    let s = last.context("no ingest ran")?;
+    let IngestReport {
+        summary: s,
+        peak_rss_mb: rss,
+    } = last.context("no ingest ran")?;
     let rss = rss.unwrap_or(f64::NAN);
     let store = Store::open_read(&store_dir)?;
     let quads = store.stats()?.quads as f64;
@@ -258,7 +265,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
             None,
         ),
         row("bare tantivy CPU seconds", bare_cpu, "s", None),
-        row("peak RSS after the first ingest", rss, "MB", None),
+        row("peak RSS of the last ingest process", rss, "MB", None),
         row(
             "RDF quads per chunk",
             quads / (s.chunks.max(1) as f64),
