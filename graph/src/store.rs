@@ -2,8 +2,8 @@
 //! the petgraph view built from them, and the RDF derived from them on demand.
 //!
 //! Layout inside the folder:
-//! - `docs/<stem>.rec`: the records, one file per input file (see
-//!   [`crate::records`]);
+//! - `docs/p<n>.rec`: the records, one pack per part an ingest wrote (see
+//!   [`crate::records`]); the caller names the packs to read;
 //! - `view-<n>.bin`: a snapshot of the view of exactly the documents of one
 //!   commit, which the store's manifest names, so readers open a big store
 //!   without reading every record.
@@ -21,7 +21,7 @@ use rlmkg_ids::DocId;
 use crate::error::{GraphError, file_err};
 use crate::model::DocGraph;
 use crate::rdf::RdfGraph;
-use crate::records::Records;
+use crate::records::{Records, pack_file_name};
 use crate::view::{GraphView, ViewBuilder};
 
 /// The folder of the record files inside the graph folder.
@@ -55,56 +55,50 @@ impl GraphStore {
         })
     }
 
-    /// Write the record file of one input file's documents (callers may write
-    /// several at once from different threads); [`GraphStore::sync`] makes
-    /// the written files durable.
-    pub fn write_group(&self, group: &[DocGraph]) -> Result<PathBuf, GraphError> {
-        self.records.write(group)
+    /// Write the records of pack `n` (documents written together); callers
+    /// name the packs to read later. [`GraphStore::sync`] makes the written
+    /// files durable.
+    pub fn write_pack(&self, n: u64, docs: &[DocGraph]) -> Result<PathBuf, GraphError> {
+        self.records.write(n, docs)
     }
 
-    /// Make record files written by [`GraphStore::write_group`] durable.
+    /// The records of pack `n`, for rewriting it without some documents;
+    /// [`GraphError::RecordGone`] when it is gone.
+    pub fn read_pack(&self, n: u64) -> Result<Vec<DocGraph>, GraphError> {
+        Records::read(&self.records.path_of(n))?
+            .ok_or_else(|| GraphError::RecordGone(pack_file_name(n)))
+    }
+
+    /// Make record files written by [`GraphStore::write_pack`] (and any
+    /// other files of the store listed) durable.
     pub fn sync(&self, written: &[PathBuf]) -> Result<(), GraphError> {
         self.records.sync(written)
     }
 
-    /// Delete the records of documents (call only once the manifest no longer
-    /// lists them, so a reader never misses a record its manifest names).
-    pub fn remove_docs(&self, docs: &[DocId]) -> Result<(), GraphError> {
-        let gone: BTreeSet<DocId> = docs.iter().copied().collect();
-        self.records.remove(&gone)
+    /// Delete the records of packs (call only once the manifest no longer
+    /// names them, so a reader never misses a record its manifest names).
+    pub fn remove_packs(&self, packs: &[u64]) -> Result<(), GraphError> {
+        self.records.remove(packs)
     }
 
-    /// The document ids that have a record.
-    pub fn file_doc_ids(&self) -> Result<BTreeSet<DocId>, GraphError> {
-        self.records.doc_ids()
+    /// The packs that have a record file.
+    pub fn packs(&self) -> Result<BTreeSet<u64>, GraphError> {
+        self.records.packs()
     }
 
-    /// Call `each` with the records of every document `keep` accepts, files
-    /// parsed in parallel. A listed file that is gone when read (a writer
-    /// committed and removed it) is [`GraphError::RecordGone`].
+    /// Call `each` with the records of every document `keep` accepts in
+    /// `packs`, files parsed in parallel. A pack that is gone when read (a
+    /// writer committed and removed it) is [`GraphError::RecordGone`].
     fn for_records(
         &self,
+        packs: &[u64],
         keep: &(dyn Fn(DocId) -> bool + Sync),
         each: &mut dyn FnMut(DocGraph),
     ) -> Result<(), GraphError> {
-        let files: Vec<(PathBuf, Vec<DocId>)> = self
-            .records
-            .list()?
-            .into_iter()
-            .filter(|(_, ids)| ids.iter().any(|&d| keep(d)))
-            .collect();
-        for slice in files.chunks(READ_SLICE) {
+        for slice in packs.chunks(READ_SLICE) {
             let parsed: Vec<Vec<DocGraph>> = slice
                 .par_iter()
-                .map(|(f, ids)| match Records::read(f)? {
-                    Some(docs) => Ok(docs),
-                    None => Err(GraphError::RecordGone(
-                        ids.iter()
-                            .map(DocId::to_string)
-                            .collect::<Vec<_>>()
-                            .join(","),
-                    )),
-                })
+                .map(|&n| self.read_pack(n))
                 .collect::<Result<_, _>>()?;
             for d in parsed.into_iter().flatten() {
                 if keep(d.doc) {
@@ -115,44 +109,48 @@ impl GraphStore {
         Ok(())
     }
 
-    /// The records of the documents `keep` accepts.
+    /// The records of the documents `keep` accepts in `packs`.
     pub fn records(
         &self,
+        packs: &[u64],
         keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<Vec<DocGraph>, GraphError> {
         let mut out = Vec::new();
-        self.for_records(keep, &mut |d| out.push(d))?;
+        self.for_records(packs, keep, &mut |d| out.push(d))?;
         Ok(out)
     }
 
     /// Build the petgraph view from the records of the documents `keep`
-    /// accepts (readers pass the committed ones).
+    /// accepts in `packs` (readers pass the committed ones).
     pub fn build_view(
         &self,
+        packs: &[u64],
         keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<GraphView, GraphError> {
         let mut b = ViewBuilder::default();
-        self.extend_view(&mut b, keep)?;
+        self.extend_view(&mut b, packs, keep)?;
         Ok(b.build())
     }
 
-    /// Add the records of the documents `keep` accepts to a view under
-    /// construction.
+    /// Add the records of the documents `keep` accepts in `packs` to a view
+    /// under construction.
     pub fn extend_view(
         &self,
         b: &mut ViewBuilder,
+        packs: &[u64],
         keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<(), GraphError> {
-        self.for_records(keep, &mut |d| b.add_doc(&d))
+        self.for_records(packs, keep, &mut |d| b.add_doc(&d))
     }
 
-    /// The RDF of the records of the documents `keep` accepts, with the
-    /// records it was built from.
+    /// The RDF of the records of the documents `keep` accepts in `packs`,
+    /// with the records it was built from.
     pub fn rdf(
         &self,
+        packs: &[u64],
         keep: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Result<(RdfGraph, Vec<DocGraph>), GraphError> {
-        let records = self.records(keep)?;
+        let records = self.records(packs, keep)?;
         Ok((RdfGraph::from_records(&records)?, records))
     }
 
@@ -223,18 +221,25 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("graph");
         let g = GraphStore::open(&dir, true).unwrap();
-        let written = [doc(1, "ada"), doc(2, "bob")].map(|d| g.write_group(&[d]).unwrap());
+        let written = [
+            g.write_pack(1, &[doc(1, "ada")]).unwrap(),
+            g.write_pack(2, &[doc(2, "bob"), doc(3, "cy")]).unwrap(),
+        ];
         g.sync(&written).unwrap();
-        assert_eq!(
-            g.file_doc_ids().unwrap(),
-            BTreeSet::from([DocId(1), DocId(2)])
-        );
-        // The view is built from the records, filtered by the caller.
-        let view = g.build_view(&|d| d == DocId(2)).unwrap();
+        assert_eq!(g.packs().unwrap(), BTreeSet::from([1, 2]));
+        // The view is built from the named packs, filtered by the caller.
+        let view = g.build_view(&[1, 2], &|d| d == DocId(2)).unwrap();
         assert!(view.entity("bob").is_some() && view.entity("ada").is_none());
+        assert!(view.entity("cy").is_none());
         assert_eq!(
             view.entities_of_chunk(rlmkg_ids::ChunkId(2)),
             vec!["bob".to_string()]
+        );
+        assert!(
+            g.build_view(&[1], &|_| true)
+                .unwrap()
+                .entity("bob")
+                .is_none()
         );
         // A snapshot reads back as the same view.
         let name = GraphStore::snapshot_name(1);
@@ -248,13 +253,16 @@ mod tests {
         assert_eq!(back.entity("bob"), view.entity("bob"));
         g.prune_snapshots(&[]).unwrap();
         assert!(g.read_snapshot(&name).unwrap().is_none());
-        // Removing a record: a reader that still lists it learns it is gone.
-        let listed = |d: DocId| d == DocId(1) || d == DocId(2);
-        g.remove_docs(&[DocId(1)]).unwrap();
-        assert_eq!(g.records(&listed).unwrap().len(), 1);
-        let (rdf, records) = g.rdf(&listed).unwrap();
-        assert_eq!(records.len(), 1);
-        assert_eq!(rdf.doc_ids().unwrap(), BTreeSet::from([DocId(2)]));
+        // Removing a pack: a reader that still names it learns it is gone.
+        g.remove_packs(&[1]).unwrap();
+        assert_eq!(g.packs().unwrap(), BTreeSet::from([2]));
+        assert!(matches!(
+            g.records(&[1, 2], &|_| true),
+            Err(GraphError::RecordGone(_))
+        ));
+        let (rdf, records) = g.rdf(&[2], &|_| true).unwrap();
+        assert_eq!(records.len(), 2);
+        assert_eq!(rdf.doc_ids().unwrap(), BTreeSet::from([DocId(2), DocId(3)]));
     }
 
     #[test]

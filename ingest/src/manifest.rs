@@ -18,8 +18,9 @@ use crate::error::StoreError;
 /// and evidence spans; 5 left RocksDB: the records are the truth, the RDF is
 /// derived in memory and readers open a snapshot of the view; 6 keeps chunk
 /// text only in the text blobs: the index indexes it without storing it; 7
-/// writes the graph records and the view snapshot in postcard, ids as numbers).
-pub const FORMAT_VERSION: u32 = 7;
+/// writes the graph records and the view snapshot in postcard, ids as numbers;
+/// 8 keeps texts and records in packs, one per written part, not per file).
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).
@@ -116,6 +117,15 @@ pub struct FileEntry {
     pub chunk_count: u64,
     /// Normalized text bytes.
     pub text_bytes: u64,
+    /// The pack holding the file's text and graph records (none for a file
+    /// without documents). Packs are written whole and never changed: a file
+    /// replaced or removed from a pack moves the pack's other files to a new
+    /// one ([`crate::store`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack: Option<u64>,
+    /// Where the file's text starts in its pack's text.
+    #[serde(default)]
+    pub text_offset: u64,
 }
 
 impl FileEntry {
@@ -160,6 +170,9 @@ pub struct Manifest {
     /// Number of the next view snapshot.
     #[serde(default)]
     pub next_snapshot: u64,
+    /// Number of the next pack.
+    #[serde(default)]
+    pub next_pack: u64,
 }
 
 impl Default for Manifest {
@@ -173,6 +186,7 @@ impl Default for Manifest {
             files: BTreeMap::new(),
             view_snapshot: None,
             next_snapshot: 1,
+            next_pack: 1,
         }
     }
 }

@@ -91,6 +91,20 @@ fn every_format_ingests_with_exact_spans() {
     );
 }
 
+/// The files under `dir`'s folders `under` whose bytes hold `needle`.
+fn files_holding(dir: &Path, under: &[&str], needle: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for sub in under {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
+            let bytes = std::fs::read(e.path()).unwrap();
+            if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn incremental_change_add_delete_keep_invariants() {
     let tmp = tempfile::tempdir().unwrap();
@@ -139,6 +153,15 @@ fn incremental_change_add_delete_keep_invariants() {
         "unchanged file keeps its chunk ids"
     );
     assert!(store.entity("Carl Dahl").unwrap().is_none());
+    // The three files shared a pack: b's text and records moved to a new
+    // one, and the removed and replaced texts are gone from the disk.
+    let hit = &store.search("Bergen coast", 1).unwrap()[0];
+    assert!(hit.text.contains("Bergen is a city"), "{}", hit.text);
+    for gone in ["Lisbon", "boats"] {
+        let holders = files_holding(&dir, &["texts", "graph/docs"], gone);
+        assert!(holders.is_empty(), "{gone} still in {holders:?}");
+    }
+    assert!(!files_holding(&dir, &["texts"], "Bergen is a city").is_empty());
     drop(store);
     let mut w = Store::create_or_open(&dir).unwrap();
     let r = w.remove(&src.join("a.txt")).unwrap();

@@ -61,19 +61,38 @@ impl Store {
                 "index and graph disagree on documents, e.g. {extra:?}"
             ));
         }
-        // The document files the view is built from: every listed document has
-        // one; only a writer's own store is free of files of uncommitted ones.
-        let file_docs = self.graph.file_doc_ids()?;
+        // The packs the records and texts are read from: every pack the
+        // manifest names is there, and holds exactly the documents of the
+        // files it names (the RDF above was built from them); only a writer's
+        // own store is free of packs of uncommitted ones.
+        let on_disk = self.graph.packs()?;
+        let named: BTreeSet<u64> = self.listed.packs.iter().copied().collect();
         let extra_ok = self.lock.is_none();
-        let off: Vec<_> = file_docs
-            .symmetric_difference(&listed_docs)
-            .filter(|d| !(extra_ok && file_docs.contains(*d)))
+        let off: Vec<_> = on_disk
+            .symmetric_difference(&named)
+            .filter(|p| !(extra_ok && on_disk.contains(*p)))
             .take(5)
             .collect();
         if !off.is_empty() {
             v(format!(
-                "manifest and graph files disagree on documents, e.g. {off:?}"
+                "manifest and graph files disagree on packs, e.g. {off:?}"
             ));
+        }
+        let mut in_packs: HashMap<u64, usize> = HashMap::new();
+        for f in self.manifest.files.values() {
+            if let Some(p) = f.pack {
+                *in_packs.entry(p).or_default() += f.doc_count as usize;
+            }
+        }
+        for (&p, &n) in &in_packs {
+            match self.graph.read_pack(p) {
+                Ok(docs) if docs.len() == n => {}
+                Ok(docs) => v(format!(
+                    "pack {p}: {} documents in its records, {n} listed",
+                    docs.len()
+                )),
+                Err(e) => v(format!("pack {p}: {e}")),
+            }
         }
         let mut chunk_span: HashMap<String, (String, u64, u64)> = HashMap::new();
         let mut texts: HashMap<DocId, String> = HashMap::new();
@@ -156,7 +175,10 @@ impl Store {
         // The snapshot readers open describes what the records do.
         if self.manifest.view_snapshot.is_some() {
             let listed = &self.listed;
-            let rebuilt = self.graph.build_view(&|d| listed.contains(d))?.summary();
+            let rebuilt = self
+                .graph
+                .build_view(&listed.packs, &|d| listed.contains(d))?
+                .summary();
             let opened = self.view()?.summary();
             if opened != rebuilt {
                 v(format!(

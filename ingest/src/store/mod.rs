@@ -25,7 +25,7 @@ use rlmkg_graph::{GraphStore, GraphView, RdfGraph, ViewBuilder};
 use rlmkg_index::ChunkIndex;
 
 use crate::error::StoreError;
-use crate::manifest::{FileEntry, Manifest};
+use crate::manifest::Manifest;
 
 /// Indexing threads of the store's tantivy writer. One: the pipeline's own
 /// threads (preparation, records, view) keep the other cores busy, and one
@@ -33,13 +33,18 @@ use crate::manifest::{FileEntry, Manifest};
 /// makes commits cheaper and searches faster (fewer segments to score).
 const INDEX_THREADS: usize = 1;
 
+/// The folder of the packs' texts (`p<n>.txt`, the texts of a pack's files
+/// one after the other).
+const TEXTS: &str = "texts";
+
 /// An open store directory.
 pub struct Store {
     dir: PathBuf,
     manifest: Manifest,
     /// The committed file ids, each with its path as shown to users (a
-    /// chunk's path is its file's: the index does not store it per chunk).
-    committed: HashMap<String, String>,
+    /// chunk's path is its file's: the index does not store it per chunk)
+    /// and where its text is.
+    committed: HashMap<String, Committed>,
     listed: ListedDocs,
     index: ChunkIndex,
     graph: GraphStore,
@@ -62,22 +67,36 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// The pack whose text file is called `name` (see [`Store::text_path`]).
+fn pack_of_text_name(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix('p')?.strip_suffix(".txt")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A committed file as readers need it.
+#[derive(Debug)]
+struct Committed {
+    /// Its path as shown to users.
+    display: String,
+    /// The pack holding its text, and where the text starts in it.
+    text: Option<(u64, u64)>,
+}
+
 /// The number of a document id (`d17` → 17).
 pub(super) fn doc_number(id: &str) -> Option<u64> {
     id.parse::<rlmkg_ids::DocId>().ok().map(|d| d.0)
 }
 
-/// The document ids of file entries.
-fn doc_ids_of(entries: &[FileEntry]) -> Vec<rlmkg_ids::DocId> {
-    entries.iter().flat_map(FileEntry::doc_ids).collect()
-}
-
 /// The document ids a manifest lists, as sorted number ranges (a lookup is a
-/// binary search, not a scan over the files).
+/// binary search, not a scan over the files), and the packs holding them.
 #[derive(Debug, Default)]
 struct ListedDocs {
     ranges: Vec<(u64, u64)>,
     count: u64,
+    packs: Vec<u64>,
 }
 
 impl ListedDocs {
@@ -90,7 +109,12 @@ impl ListedDocs {
             .collect();
         ranges.sort_unstable();
         let count = ranges.iter().map(|(a, b)| b - a).sum();
-        Self { ranges, count }
+        let packs: BTreeSet<u64> = m.files.values().filter_map(|f| f.pack).collect();
+        Self {
+            ranges,
+            count,
+            packs: packs.into_iter().collect(),
+        }
     }
 
     fn contains(&self, doc: rlmkg_ids::DocId) -> bool {
@@ -110,7 +134,7 @@ impl Store {
         let fresh = Manifest::load(dir)?;
         let is_new = fresh.is_none();
         let manifest = fresh.unwrap_or_default();
-        std::fs::create_dir_all(dir.join("texts")).map_err(StoreError::io(dir.join("texts")))?;
+        std::fs::create_dir_all(dir.join(TEXTS)).map_err(StoreError::io(dir.join(TEXTS)))?;
         let index = ChunkIndex::open_or_create(&dir.join("index"), INDEX_THREADS)?;
         let graph = GraphStore::open(&dir.join("graph"), true)?;
         let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
@@ -190,9 +214,11 @@ impl Store {
             // Documents of this command whose records it replaced again are
             // not listed: start over from the records then (rare).
             let view = if b.docs() > 0 && !b.all_listed(&|d| listed.contains(d)) {
-                graph.build_view(&|d| listed.contains(d))?
+                graph.build_view(&listed.packs, &|d| listed.contains(d))?
             } else {
-                graph.extend_view(&mut b, &|d| listed.contains(d) && d.0 < first)?;
+                graph.extend_view(&mut b, &listed.packs, &|d| {
+                    listed.contains(d) && d.0 < first
+                })?;
                 b.build()
             };
             graph.write_snapshot(&name, &view)?;
@@ -234,7 +260,13 @@ impl Store {
             .manifest
             .files
             .values()
-            .map(|f| (f.id.clone(), f.display.clone()))
+            .map(|f| {
+                let c = Committed {
+                    display: f.display.clone(),
+                    text: f.pack.map(|p| (p, f.text_offset)),
+                };
+                (f.id.clone(), c)
+            })
             .collect();
         self.listed = ListedDocs::of(&self.manifest);
     }
@@ -247,14 +279,15 @@ impl Store {
         }
     }
 
-    fn blob_path(&self, file: &str) -> PathBuf {
-        self.dir.join("texts").join(format!("{file}.txt"))
+    /// The text file of pack `n` (`texts/p<n>.txt`).
+    fn text_path(&self, n: u64) -> PathBuf {
+        self.dir.join(TEXTS).join(format!("p{n}.txt"))
     }
 
-    /// Remove index records, graph records and text blobs not listed in the
-    /// manifest, forget listed files whose index records or graph records are
-    /// incomplete (the next ingest adds them again), and commit when anything
-    /// changed or the view snapshot is missing.
+    /// Remove index records and packs the manifest does not name, forget
+    /// listed files whose index records or pack are missing (the next ingest
+    /// adds them again; the other files of their packs move to new ones), and
+    /// commit when anything changed or the view snapshot is missing.
     fn recover(&mut self, is_new: bool) -> Result<(), StoreError> {
         let listed: BTreeSet<String> = self.committed.keys().cloned().collect();
         let in_index = self.index.files()?;
@@ -263,37 +296,35 @@ impl Store {
             self.index.delete_file(f)?;
             index_dirty = true;
         }
-        let file_docs = self.graph.file_doc_ids()?;
-        let residue: Vec<rlmkg_ids::DocId> = file_docs
-            .iter()
-            .copied()
-            .filter(|&d| !self.listed.contains(d))
-            .collect();
+        let named: BTreeSet<u64> = self.listed.packs.iter().copied().collect();
+        let on_disk = self.graph.packs()?;
+        let residue: Vec<u64> = on_disk.difference(&named).copied().collect();
         let mut changed = !residue.is_empty();
-        self.graph.remove_docs(&residue)?;
-        // A listed file missing from the index, or whose records are not all
+        self.remove_packs(&residue)?;
+        // A listed file missing from the index, or whose pack is not all
         // there, cannot be trusted: forget it so the next ingest re-adds it.
+        let whole = |p: u64| on_disk.contains(&p) && self.text_path(p).is_file();
         let missing: Vec<String> = self
             .manifest
             .files
             .iter()
             .filter(|(_, f)| {
-                f.doc_count > 0
-                    && (!in_index.contains(&f.id) || f.doc_ids().any(|d| !file_docs.contains(&d)))
+                f.doc_count > 0 && (!in_index.contains(&f.id) || !f.pack.is_some_and(whole))
             })
             .map(|(k, _)| k.clone())
             .collect();
+        let mut dead = Vec::new();
         if !missing.is_empty() {
             changed = true;
-            let mut docs = Vec::new();
+            let mut gone = Vec::new();
             for k in &missing {
                 if let Some(f) = self.manifest.files.remove(k) {
                     self.index.delete_file(&f.id)?;
                     index_dirty = true;
-                    docs.extend(f.doc_ids());
+                    gone.push(f);
                 }
             }
-            self.graph.remove_docs(&docs)?;
+            dead = self.repack(&gone)?;
             self.refresh_committed();
         }
         if index_dirty {
@@ -310,11 +341,12 @@ impl Store {
             // Snapshots of interrupted commands.
             self.graph.prune_snapshots(&[s.as_str()])?;
         }
-        if let Ok(rd) = std::fs::read_dir(self.dir.join("texts")) {
+        self.remove_packs(&dead)?;
+        // Texts of packs no manifest names (the records' residue went above).
+        if let Ok(rd) = std::fs::read_dir(self.dir.join(TEXTS)) {
             for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let stem = name.strip_suffix(".txt").unwrap_or(&name);
-                if !self.committed.contains_key(stem) {
+                let pack = pack_of_text_name(&e.file_name().to_string_lossy());
+                if pack.is_none_or(|p| self.listed.packs.binary_search(&p).is_err()) {
                     let _ = std::fs::remove_file(e.path());
                 }
             }
@@ -350,7 +382,7 @@ impl Store {
                 let listed = &self.listed;
                 let v = self
                     .graph
-                    .build_view(&|d| listed.contains(d))
+                    .build_view(&listed.packs, &|d| listed.contains(d))
                     .map_err(|e| self.changed_or(e))?;
                 if v.summary().docs != self.listed.count {
                     return Err(StoreError::Changed(self.dir.clone()));
@@ -386,7 +418,7 @@ impl Store {
         let listed = &self.listed;
         let (rdf, records) = self
             .graph
-            .rdf(&|d| listed.contains(d))
+            .rdf(&listed.packs, &|d| listed.contains(d))
             .map_err(|e| self.changed_or(e))?;
         if records.len() as u64 != self.listed.count {
             return Err(StoreError::Changed(self.dir.clone()));

@@ -3,7 +3,7 @@
 //! Everything reads the last committed state only.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
@@ -30,7 +30,20 @@ impl Store {
 
     /// The path of a committed file, as shown to users.
     fn path_of(&self, file: &str) -> String {
-        self.committed.get(file).cloned().unwrap_or_default()
+        self.committed
+            .get(file)
+            .map(|c| c.display.clone())
+            .unwrap_or_default()
+    }
+
+    /// The text file holding a committed file's text, and where its text
+    /// starts in it; a file not listed (any more) means a writer committed
+    /// since this reader read the manifest.
+    fn text_of(&self, file: &str) -> Result<(PathBuf, u64), StoreError> {
+        match self.committed.get(file).and_then(|c| c.text) {
+            Some((pack, offset)) => Ok((self.text_path(pack), offset)),
+            None => Err(StoreError::Changed(self.dir.clone())),
+        }
     }
 
     /// BM25 search over chunks (titles included).
@@ -53,12 +66,12 @@ impl Store {
             .collect()
     }
 
-    /// The text of a chunk, read from its file's text blob (the one copy:
-    /// the index does not store it). A blob gone while its file is listed
-    /// means a writer replaced the file since this reader read the manifest.
+    /// The text of a chunk, read from its pack's text (the one copy: the
+    /// index does not store it). A text gone while its file is listed means
+    /// a writer replaced the file since this reader read the manifest.
     fn chunk_text(&self, c: &ChunkRecord) -> Result<String, StoreError> {
-        let p = self.blob_path(&c.file);
-        let buf = read_range(&p, c.blob_offset, c.len()).map_err(|e| {
+        let (p, base) = self.text_of(&c.file)?;
+        let buf = read_range(&p, base.saturating_add(c.blob_offset), c.len()).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 StoreError::Changed(self.dir.clone())
             } else {
@@ -297,8 +310,8 @@ impl Store {
     }
 
     pub(super) fn read_blob(&self, d: &DocRecord) -> Result<String, StoreError> {
-        let p = self.blob_path(&d.file);
-        let buf = read_range(&p, d.blob_offset, d.bytes).map_err(|e| {
+        let (p, base) = self.text_of(&d.file)?;
+        let buf = read_range(&p, base.saturating_add(d.blob_offset), d.bytes).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
                 StoreError::Invalid(format!(
                     "document {}: text file {} is shorter than recorded",

@@ -2,12 +2,17 @@
 //! is committed.
 //!
 //! A batch of [`FileUpdate`]s becomes one commit: texts, index records and
-//! graph records of the new documents are written first, then the index
+//! graph records of the new documents are written first (each written part
+//! of them in one pack: one text file and one record file), then the index
 //! commits, then the manifest (the commit point), and only then are the
-//! replaced entries' index records, graph records and texts removed — so a
-//! reader never misses anything the manifest it read lists. [`Store::finish`]
-//! ends a command with the commit that saves the view snapshot.
+//! replaced entries' index records and packs removed — so a reader never
+//! misses anything the manifest it read lists. A pack is never changed: the
+//! files that shared a pack with a replaced or removed one move to a new
+//! pack before the commit ([`Store::repack`]), so deletes are real.
+//! [`Store::finish`] ends a command with the commit that saves the view
+//! snapshot.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,8 +21,8 @@ use std::time::Instant;
 use rlmkg_graph::{ChunkSpan, DocGraph};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
+use super::Store;
 use super::fresh::FreshView;
-use super::{Store, doc_ids_of};
 use crate::error::StoreError;
 use crate::manifest::{FileEntry, Settings};
 use crate::pipeline::PDoc;
@@ -41,11 +46,10 @@ pub(crate) struct FileUpdate {
     pub docs: Option<Vec<PDoc>>,
 }
 
-/// One file as written by [`Store::write_file`], before the commit.
 /// Files written and not yet committed (see [`Store::write_files`]).
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
-    /// Their graph record files, to be synced before the commit.
+    /// Their packs' record and text files, to be synced before the commit.
     records: Vec<PathBuf>,
     /// Their manifest entries.
     entries: Entries,
@@ -54,11 +58,32 @@ pub(crate) struct Pending {
 /// Manifest entries by file key.
 type Entries = Vec<(String, FileEntry)>;
 
-struct Written {
-    key: String,
-    entry: FileEntry,
-    group: Vec<DocGraph>,
-    record: Option<PathBuf>,
+/// The text file of a pack being written, and how many bytes it holds.
+struct PackText {
+    path: PathBuf,
+    out: std::io::BufWriter<File>,
+    len: u64,
+}
+
+impl PackText {
+    fn create(path: PathBuf) -> Result<Self, StoreError> {
+        let out = std::io::BufWriter::new(File::create(&path).map_err(StoreError::io(&path))?);
+        Ok(Self { path, out, len: 0 })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.out
+            .write_all(bytes)
+            .map_err(StoreError::io(&self.path))?;
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Flush it; returns its path.
+    fn finish(mut self) -> Result<PathBuf, StoreError> {
+        self.out.flush().map_err(StoreError::io(&self.path))?;
+        Ok(self.path)
+    }
 }
 
 impl Store {
@@ -102,8 +127,9 @@ impl Store {
         Ok(if had_files { changed } else { Vec::new() })
     }
 
-    /// Write files' texts, index records and graph records; they stay
-    /// invisible to readers until [`Store::commit_written`] lists them.
+    /// Write files' texts, index records and graph records, the texts and
+    /// records in one new pack; they stay invisible to readers until
+    /// [`Store::commit_written`] lists them.
     pub(crate) fn write_files(
         &mut self,
         files: Vec<FileUpdate>,
@@ -115,29 +141,40 @@ impl Store {
         }
         let t = Instant::now();
         let first_doc = self.manifest.next_doc;
+        let has_docs = |f: &FileUpdate| f.docs.as_ref().is_some_and(|d| !d.is_empty());
+        let pack = files.iter().any(has_docs).then(|| {
+            self.manifest.next_pack += 1;
+            self.manifest.next_pack - 1
+        });
         let entries: Vec<FileEntry> = files.iter().map(|f| self.allot(f)).collect();
-        let this = &*self;
-        let written: Vec<Written> = files
-            .into_iter()
-            .zip(entries)
-            .map(|(f, entry)| this.write_file(f, entry))
-            .collect::<Result<_, _>>()?;
+        let mut text = pack
+            .map(|n| PackText::create(self.text_path(n)))
+            .transpose()?;
+        let mut group = Vec::new();
+        for (f, mut entry) in files.into_iter().zip(entries) {
+            if let (Some(n), Some(text)) = (pack, text.as_mut())
+                && has_docs(&f)
+            {
+                entry.pack = Some(n);
+                entry.text_offset = text.len;
+                self.write_file(f.docs.unwrap_or_default(), &entry, text, &mut group)?;
+            }
+            self.pending.entries.push((f.key, entry));
+        }
+        if let (Some(n), Some(text)) = (pack, text) {
+            self.pending.records.push(text.finish()?);
+            self.pending.records.push(self.graph.write_pack(n, &group)?);
+        }
         summary.stages.index += t.elapsed().as_secs_f64();
+        for d in &group {
+            summary.docs += 1;
+            summary.chunks += d.chunks.len() as u64;
+            summary.entities += d.entities.len() as u64;
+            summary.relations += d.relations.len() as u64;
+            summary.mentions += d.mentions.len() as u64;
+        }
         if self.fresh.is_none() {
             self.fresh = Some(FreshView::start(first_doc)?);
-        }
-        let mut group = Vec::new();
-        for w in written {
-            for d in &w.group {
-                summary.docs += 1;
-                summary.chunks += d.chunks.len() as u64;
-                summary.entities += d.entities.len() as u64;
-                summary.relations += d.relations.len() as u64;
-                summary.mentions += d.mentions.len() as u64;
-            }
-            group.extend(w.group);
-            self.pending.records.extend(w.record);
-            self.pending.entries.push((w.key, w.entry));
         }
         if let Some(fresh) = &self.fresh {
             fresh.add(group);
@@ -157,8 +194,9 @@ impl Store {
         let (entries, old) = self.take_pending()?;
         self.index.commit()?;
         self.manifest.files.extend(entries);
+        let dead = self.repack(&old)?;
         self.commit()?;
-        self.drop_entries(&old)?;
+        self.drop_entries(&old, &dead)?;
         summary.stages.commit += t.elapsed().as_secs_f64();
         Ok(())
     }
@@ -175,8 +213,9 @@ impl Store {
         let (entries, old) = self.take_pending()?;
         let index_too = !entries.is_empty();
         self.manifest.files.extend(entries);
+        let dead = self.repack(&old)?;
         let secs = self.commit_last(index_too)?;
-        self.drop_entries(&old)?;
+        self.drop_entries(&old, &dead)?;
         Ok(secs)
     }
 
@@ -209,34 +248,31 @@ impl Store {
             chunk_first: self.manifest.next_chunk,
             chunk_count: docs.iter().map(|d| d.chunks.len() as u64).sum(),
             text_bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
+            pack: None,
+            text_offset: 0,
         };
         self.manifest.next_doc += entry.doc_count;
         self.manifest.next_chunk += entry.chunk_count;
         entry
     }
 
-    /// Write one file's documents under the ids of `entry`: their text, index
-    /// records and graph record.
-    fn write_file(&self, f: FileUpdate, entry: FileEntry) -> Result<Written, StoreError> {
-        let Some(docs) = f.docs else {
-            return Ok(Written {
-                key: f.key,
-                entry,
-                group: Vec::new(),
-                record: None,
-            });
-        };
-        let display = f.display.as_str();
-        let blob_path = self.blob_path(&entry.id);
-        let mut blob =
-            std::io::BufWriter::new(File::create(&blob_path).map_err(StoreError::io(&blob_path))?);
+    /// Write one file's documents under the ids of `entry`: their text (to
+    /// its pack's, from `entry.text_offset` on) and index records; their
+    /// graph records join `group`.
+    fn write_file(
+        &self,
+        docs: Vec<PDoc>,
+        entry: &FileEntry,
+        text: &mut PackText,
+        group: &mut Vec<DocGraph>,
+    ) -> Result<(), StoreError> {
+        let display = entry.display.as_str();
+        // Offsets in the index are the file's own, from its first byte.
         let mut offset = 0u64;
         let mut chunk_first = entry.chunk_first;
-        let mut group = Vec::with_capacity(docs.len());
         for (dn, d) in (entry.doc_first..).zip(docs) {
             let doc_id = rlmkg_ids::DocId(dn);
-            blob.write_all(d.text.as_bytes())
-                .map_err(StoreError::io(&blob_path))?;
+            text.write(d.text.as_bytes())?;
             self.index.add_doc(&DocRecord {
                 id: doc_id,
                 file: entry.id.clone(),
@@ -324,33 +360,81 @@ impl Store {
                 about: ex.about,
             });
         }
-        blob.flush().map_err(StoreError::io(&blob_path))?;
-        let record = if group.is_empty() {
-            None
-        } else {
-            Some(self.graph.write_group(&group)?)
-        };
-        Ok(Written {
-            key: f.key,
-            entry,
-            group,
-            record,
-        })
+        Ok(())
     }
 
-    /// Delete the index records, graph records and texts of entries the
-    /// manifest no longer lists (it was saved before this is called).
-    fn drop_entries(&mut self, old: &[FileEntry]) -> Result<(), StoreError> {
-        if old.is_empty() {
-            return Ok(());
+    /// Before a commit that drops the entries `old`: the listed files that
+    /// share a pack with one of them move to a new pack (records and texts
+    /// written and made durable), so the old packs hold nothing the manifest
+    /// will list. Returns the old packs, to delete once the manifest is saved.
+    pub(super) fn repack(&mut self, old: &[FileEntry]) -> Result<Vec<u64>, StoreError> {
+        let packs: BTreeSet<u64> = old.iter().filter_map(|e| e.pack).collect();
+        let mut written = Vec::new();
+        for &p in &packs {
+            let keys: Vec<String> = self
+                .manifest
+                .files
+                .iter()
+                .filter(|(_, f)| f.pack == Some(p))
+                .map(|(k, _)| k.clone())
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            let src = self.text_path(p);
+            let old_text = std::fs::read(&src).map_err(StoreError::io(&src))?;
+            let records = self.graph.read_pack(p)?;
+            let n = self.manifest.next_pack;
+            self.manifest.next_pack += 1;
+            let mut text = PackText::create(self.text_path(n))?;
+            let mut moved: Vec<(u64, u64)> = Vec::new();
+            for k in &keys {
+                let Some(f) = self.manifest.files.get_mut(k) else {
+                    continue;
+                };
+                let bytes = usize::try_from(f.text_offset)
+                    .ok()
+                    .zip(usize::try_from(f.text_offset.saturating_add(f.text_bytes)).ok())
+                    .and_then(|(a, b)| old_text.get(a..b))
+                    .ok_or_else(|| {
+                        StoreError::Invalid(format!(
+                            "{}: shorter than its files' texts",
+                            src.display()
+                        ))
+                    })?;
+                f.pack = Some(n);
+                f.text_offset = text.len;
+                text.write(bytes)?;
+                moved.push((f.doc_first, f.doc_first + f.doc_count));
+            }
+            let docs: Vec<DocGraph> = records
+                .into_iter()
+                .filter(|d| moved.iter().any(|&(a, b)| (a..b).contains(&d.doc.0)))
+                .collect();
+            written.push(text.finish()?);
+            written.push(self.graph.write_pack(n, &docs)?);
         }
-        for e in old {
-            self.index.delete_file(&e.id)?;
+        self.graph.sync(&written)?;
+        Ok(packs.into_iter().collect())
+    }
+
+    /// Delete the index records of entries the manifest no longer lists (it
+    /// was saved before this is called), and the packs `dead`.
+    fn drop_entries(&mut self, old: &[FileEntry], dead: &[u64]) -> Result<(), StoreError> {
+        if !old.is_empty() {
+            for e in old {
+                self.index.delete_file(&e.id)?;
+            }
+            self.index.commit()?;
         }
-        self.index.commit()?;
-        self.graph.remove_docs(&doc_ids_of(old))?;
-        for e in old {
-            let _ = std::fs::remove_file(self.blob_path(&e.id));
+        self.remove_packs(dead)
+    }
+
+    /// Delete the record and text files of packs (gone already is fine).
+    pub(super) fn remove_packs(&self, packs: &[u64]) -> Result<(), StoreError> {
+        self.graph.remove_packs(packs)?;
+        for &n in packs {
+            let _ = std::fs::remove_file(self.text_path(n));
         }
         Ok(())
     }
@@ -372,8 +456,9 @@ impl Store {
         if old.is_empty() {
             return Ok(summary);
         }
+        let dead = self.repack(&old)?;
         self.commit()?;
-        self.drop_entries(&old)?;
+        self.drop_entries(&old, &dead)?;
         Ok(summary)
     }
 
