@@ -27,8 +27,6 @@ pub(crate) struct FreshView {
 
 /// What the thread collected.
 pub(crate) struct Collected {
-    /// The number of the first document handed over.
-    pub first: u64,
     /// The builder holding every document handed over.
     pub builder: ViewBuilder,
     /// Wall seconds the thread spent adding them, beside the other stages
@@ -62,6 +60,11 @@ impl FreshView {
         })
     }
 
+    /// The number of the first document handed over.
+    pub(crate) fn first(&self) -> u64 {
+        self.first
+    }
+
     /// Hand documents over (if the thread is gone, [`FreshView::finish`]
     /// reports it).
     pub(crate) fn add(&self, group: Vec<DocGraph>) {
@@ -70,19 +73,11 @@ impl FreshView {
 
     /// Wait for every document handed over.
     pub(crate) fn finish(self) -> Result<Collected, StoreError> {
-        let Self {
-            first,
-            docs,
-            worker,
-        } = self;
+        let Self { docs, worker, .. } = self;
         drop(docs);
         let (builder, secs) = worker
             .join()
             .map_err(|_| StoreError::Invalid("the view builder stopped".into()))?;
-        Ok(Collected {
-            first,
-            builder,
-            secs,
-        })
+        Ok(Collected { builder, secs })
     }
 }

@@ -201,24 +201,33 @@ impl Store {
         let name = GraphStore::snapshot_name(self.manifest.next_snapshot);
         self.manifest.next_snapshot += 1;
         let fresh = self.fresh.take();
+        let first = fresh.as_ref().map_or(u64::MAX, fresh::FreshView::first);
+        // The packs holding documents from before this command: the only
+        // records the view still needs read.
+        let earlier: BTreeSet<u64> = self
+            .manifest
+            .files
+            .values()
+            .filter(|f| f.doc_first < first)
+            .filter_map(|f| f.pack)
+            .collect();
+        let earlier: Vec<u64> = earlier.into_iter().collect();
         let (listed, graph, index) = (&self.listed, &self.graph, &mut self.index);
         let build = || -> Result<(GraphView, f64), StoreError> {
             // The view thread finishes its documents beside the index commit.
-            let (first, mut b, secs) = match fresh {
+            let (mut b, secs) = match fresh {
                 Some(fresh) => {
                     let c = fresh.finish()?;
-                    (c.first, c.builder, c.secs)
+                    (c.builder, c.secs)
                 }
-                None => (u64::MAX, ViewBuilder::default(), 0.0),
+                None => (ViewBuilder::default(), 0.0),
             };
             // Documents of this command whose records it replaced again are
             // not listed: start over from the records then (rare).
             let view = if b.docs() > 0 && !b.all_listed(&|d| listed.contains(d)) {
                 graph.build_view(&listed.packs, &|d| listed.contains(d))?
             } else {
-                graph.extend_view(&mut b, &listed.packs, &|d| {
-                    listed.contains(d) && d.0 < first
-                })?;
+                graph.extend_view(&mut b, &earlier, &|d| listed.contains(d) && d.0 < first)?;
                 b.build()
             };
             graph.write_snapshot(&name, &view)?;
