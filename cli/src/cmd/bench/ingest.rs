@@ -142,9 +142,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
     let mut pairs: Vec<Pair> = Vec::new();
     let mut last = None;
     let mut texts: Vec<String> = Vec::new();
-    let mut store_dir = stores.clone();
+    let pair_store = |i: usize| stores.join(format!("pair-{i}"));
     for i in 0..PAIRS {
-        store_dir = stores.join(format!("pair-{i}"));
+        let store_dir = pair_store(i);
         let (t0, cpu0) = (Instant::now(), cpu_secs());
         let report = ingest_process(&store_dir, &root)?;
         let secs = t0.elapsed().as_secs_f64();
@@ -171,6 +171,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<Vec<BenchRow>> {
         peak_rss_mb: rss,
     } = last.context("no ingest ran")?;
     let rss = rss.unwrap_or(f64::NAN);
+    // The last pair's store answers the cold queries.
+    let store_dir = pair_store(PAIRS - 1);
     let store = Store::open_read(&store_dir)?;
     let quads = store.stats()?.quads as f64;
     // An entity to look up from a cold process: one the first hit names.
