@@ -30,21 +30,29 @@ pub(crate) struct Records {
     dir: PathBuf,
 }
 
-/// The file name of pack `n`'s records: `p<n>.rec`.
-pub(crate) fn pack_file_name(n: u64) -> String {
-    format!("p{n}.{RECORD_EXT}")
+/// The name of pack `n` without an extension, `p<n>`: its record file is
+/// `p<n>.rec`, and the store names the pack's other files after it too.
+pub fn pack_stem(n: u64) -> String {
+    format!("p{n}")
 }
 
-/// The pack number a record file name holds (inverse of [`pack_file_name`]).
-pub(crate) fn pack_of_name(name: &str) -> Option<u64> {
-    let digits = name
-        .strip_prefix('p')?
-        .strip_suffix(RECORD_EXT)?
-        .strip_suffix('.')?;
+/// The pack a file stem names (inverse of [`pack_stem`]).
+pub fn pack_of_stem(stem: &str) -> Option<u64> {
+    let digits = stem.strip_prefix('p')?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()
+}
+
+/// The file name of pack `n`'s records: `p<n>.rec`.
+pub(crate) fn pack_file_name(n: u64) -> String {
+    format!("{}.{RECORD_EXT}", pack_stem(n))
+}
+
+/// The pack number a record file name holds (inverse of [`pack_file_name`]).
+pub(crate) fn pack_of_name(name: &str) -> Option<u64> {
+    pack_of_stem(name.strip_suffix(RECORD_EXT)?.strip_suffix('.')?)
 }
 
 impl Records {

@@ -67,7 +67,7 @@ struct Guarded;
 #[allow(unsafe_code)]
 unsafe impl std::alloc::GlobalAlloc for Guarded {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        if UNCOUNTED.load(Ordering::Relaxed) {
+        if !counting() {
             // SAFETY: forwarded unchanged.
             return unsafe { std::alloc::System.alloc(layout) };
         }
@@ -77,7 +77,7 @@ unsafe impl std::alloc::GlobalAlloc for Guarded {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        if UNCOUNTED.load(Ordering::Relaxed) {
+        if !counting() {
             // SAFETY: forwarded unchanged; `ptr` is a `System` block.
             return unsafe { std::alloc::System.dealloc(ptr, layout) };
         }
@@ -86,7 +86,7 @@ unsafe impl std::alloc::GlobalAlloc for Guarded {
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        if UNCOUNTED.load(Ordering::Relaxed) {
+        if !counting() {
             // SAFETY: forwarded unchanged.
             return unsafe { std::alloc::System.alloc_zeroed(layout) };
         }
@@ -96,7 +96,7 @@ unsafe impl std::alloc::GlobalAlloc for Guarded {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
-        if UNCOUNTED.load(Ordering::Relaxed) {
+        if !counting() {
             // SAFETY: forwarded unchanged; `ptr`/`layout` describe a live `System` block.
             return unsafe { std::alloc::System.realloc(ptr, layout, new_size) };
         }

@@ -63,14 +63,15 @@ pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
     }
 }
 
-/// What `rlmkg --json ingest` prints: the summary and the process's peak
-/// memory.
-#[derive(serde::Serialize)]
-struct IngestReport<'a> {
+/// What `rlmkg --json ingest` prints (`S`: the summary, owned or borrowed):
+/// the summary and the process's peak memory. `bench ingest` reads it back.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct IngestReport<S> {
+    /// The ingest summary, its fields at the top level.
     #[serde(flatten)]
-    summary: &'a rlmkg_ingest::IngestSummary,
+    pub(crate) summary: S,
     /// Peak resident set size in MB (Linux; null elsewhere).
-    peak_rss_mb: Option<f64>,
+    pub(crate) peak_rss_mb: Option<f64>,
 }
 
 /// Run `rlmkg ingest`.

@@ -67,13 +67,13 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// The extension of a pack's text file (named after the pack, as its
+/// records are: [`rlmkg_graph::pack_stem`]).
+const TEXT_EXT: &str = "txt";
+
 /// The pack whose text file is called `name` (see [`Store::text_path`]).
 fn pack_of_text_name(name: &str) -> Option<u64> {
-    let digits = name.strip_prefix('p')?.strip_suffix(".txt")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
+    rlmkg_graph::pack_of_stem(name.strip_suffix(TEXT_EXT)?.strip_suffix('.')?)
 }
 
 /// A committed file as readers need it.
@@ -290,7 +290,8 @@ impl Store {
 
     /// The text file of pack `n` (`texts/p<n>.txt`).
     fn text_path(&self, n: u64) -> PathBuf {
-        self.dir.join(TEXTS).join(format!("p{n}.txt"))
+        let name = format!("{}.{TEXT_EXT}", rlmkg_graph::pack_stem(n));
+        self.dir.join(TEXTS).join(name)
     }
 
     /// Remove index records and packs the manifest does not name, forget

@@ -142,10 +142,7 @@ impl Store {
         let t = Instant::now();
         let first_doc = self.manifest.next_doc;
         let has_docs = |f: &FileUpdate| f.docs.as_ref().is_some_and(|d| !d.is_empty());
-        let pack = files.iter().any(has_docs).then(|| {
-            self.manifest.next_pack += 1;
-            self.manifest.next_pack - 1
-        });
+        let pack = files.iter().any(has_docs).then(|| self.new_pack());
         let entries: Vec<FileEntry> = files.iter().map(|f| self.allot(f)).collect();
         let mut text = pack
             .map(|n| PackText::create(self.text_path(n)))
@@ -363,6 +360,12 @@ impl Store {
         Ok(())
     }
 
+    /// The number of a new pack (the manifest keeps the counter).
+    fn new_pack(&mut self) -> u64 {
+        self.manifest.next_pack += 1;
+        self.manifest.next_pack - 1
+    }
+
     /// Before a commit that drops the entries `old`: the listed files that
     /// share a pack with one of them move to a new pack (records and texts
     /// written and made durable), so the old packs hold nothing the manifest
@@ -384,8 +387,7 @@ impl Store {
             let src = self.text_path(p);
             let old_text = std::fs::read(&src).map_err(StoreError::io(&src))?;
             let records = self.graph.read_pack(p)?;
-            let n = self.manifest.next_pack;
-            self.manifest.next_pack += 1;
+            let n = self.new_pack();
             let mut text = PackText::create(self.text_path(n))?;
             let mut moved: Vec<(u64, u64)> = Vec::new();
             for k in &keys {

@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 use rlmkg_ingest::{IngestSummary, Store};
 
-use super::super::usage::cpu_secs;
+use crate::cmd::ingest::IngestReport;
+use crate::cmd::usage::cpu_secs;
 
 use super::{BenchArgs, BenchRow};
 
@@ -79,16 +80,8 @@ const PAIRS: usize = 5;
 /// The files of the corpus an ingest leaves out (the package's copies).
 const EXCLUDE: [&str; 3] = ["*.json", "*.js", "*.md"];
 
-/// What `rlmkg --json ingest` reports.
-#[derive(serde::Deserialize)]
-struct IngestReport {
-    #[serde(flatten)]
-    summary: IngestSummary,
-    peak_rss_mb: Option<f64>,
-}
-
 /// Run `rlmkg --json ingest ROOT` into a new store `store` in a new process.
-fn ingest_process(store: &Path, root: &Path) -> anyhow::Result<IngestReport> {
+fn ingest_process(store: &Path, root: &Path) -> anyhow::Result<IngestReport<IngestSummary>> {
     let exe = std::env::current_exe().context("locating the rlmkg binary")?;
     let mut cmd = Command::new(exe);
     cmd.arg("--store")
