@@ -79,7 +79,7 @@ fn schema() -> Schema {
     b.add_text_field("title", TEXT | STORED);
     // Only document records store their path: a chunk's is its file's.
     b.add_text_field("path", STORED);
-    // Indexed, not stored: the chunk text's one copy is the text blob.
+    // Indexed, not stored: the chunk text's one copy is the store's text.
     b.add_text_field("text", TEXT);
     b.add_u64_field("start", stored_u64.clone());
     b.add_u64_field("end", stored_u64.clone());
@@ -652,7 +652,7 @@ mod tests {
     }
 
     /// Chunk text is searchable but not stored (its one copy is the
-    /// store's text blob); the record read back says where it lies there.
+    /// store's text); the record read back says where it lies there.
     #[test]
     fn chunk_text_is_indexed_not_stored() {
         let tmp = tempfile::tempdir().unwrap();

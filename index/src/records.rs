@@ -4,7 +4,7 @@ use rlmkg_ids::{ChunkId, DocId};
 use serde::{Deserialize, Serialize};
 
 /// One chunk as stored in the index. Its text is indexed but not stored: the
-/// one copy is the file's text blob, where it starts at `blob_offset` and runs
+/// one copy is the file's text (kept by the store), where it starts at `blob_offset` and runs
 /// for `end - start` bytes (exactly `doc.text[start..end]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkRecord {
@@ -22,7 +22,7 @@ pub struct ChunkRecord {
     pub end: u64,
     /// 1-based line of `start` in the document.
     pub line_start: u64,
-    /// Byte offset of the chunk's text in the file's text blob (the
+    /// Byte offset of the chunk's text in the file's text (the
     /// document's own offset plus `start`).
     pub blob_offset: u64,
 }
@@ -54,7 +54,7 @@ pub struct DocRecord {
     pub format: String,
     /// Byte length of the normalized text.
     pub bytes: u64,
-    /// Byte offset of the text in the file's text blob.
+    /// Byte offset of the text in the file's text.
     pub blob_offset: u64,
     /// First chunk number.
     pub chunk_first: u64,

@@ -97,7 +97,7 @@ impl Settings {
 /// One ingested file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
-    /// File id, `f<number>` (names the text blob and tags index records).
+    /// File id, `f<number>` (tags index records).
     pub id: String,
     /// Path as shown to users.
     pub display: String,

@@ -109,7 +109,7 @@ impl Store {
         let mut per_doc: HashMap<DocId, u64> = HashMap::new();
         for c in &chunks {
             *per_doc.entry(c.doc).or_default() += 1;
-            // A chunk's text is read from its file's blob at `blob_offset`:
+            // A chunk's text is read from its file's text at `blob_offset`:
             // it is `doc.text[start..end]` when that is where the document's
             // bytes `start..end` lie, on character boundaries.
             let ok = by_id.get(&c.doc).is_some_and(|d| {
