@@ -35,6 +35,8 @@
 //! assert_eq!(report.claims[1].verdict, Verdict::Overreach);
 //! assert!(render_text(&report).contains("[1] notes/acme.md:1-1 (c12.s1)"));
 //! ```
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod check;
 mod id;

@@ -23,7 +23,12 @@ pub mod exit {
 /// Answer questions over large document collections with a recursive language model
 /// walking a knowledge graph, and verify every sentence against the cited source.
 #[derive(Debug, Parser)]
-#[command(name = "rlmkg", version, about, long_about = None)]
+#[command(
+    name = "rlmkg",
+    version,
+    about = "rlmkg: answer questions over document collections with a recursive language model walking a knowledge graph",
+    long_about = None
+)]
 pub struct Cli {
     /// Options every command takes.
     #[command(flatten)]

@@ -6,7 +6,6 @@ use clap::Parser;
 
 mod cli;
 mod cmd;
-mod model_args;
 mod out;
 
 fn main() -> ExitCode {

@@ -12,6 +12,8 @@
 //!   SPARQL, an export or the invariant checks.
 //!
 //! This crate knows nothing of tantivy or of the manifest.
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
 mod model;

@@ -11,6 +11,8 @@ use petgraph::graph::{EdgeIndex, NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
 use rlmkg_ids::{ChunkId, DocId};
 use serde::{Deserialize, Serialize};
+
+pub use rlmkg_corpus::{EntityInfo, GraphPath, Neighbor, PathStep};
 use unicode_normalization::UnicodeNormalization;
 
 /// The canonical key of an entity name: lowercase, diacritics and possessives
@@ -93,65 +95,6 @@ fn unicode_entity_key(name: &str) -> String {
         words.remove(0);
     }
     words.join("_")
-}
-
-/// An entity with its aggregate facts.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct EntityInfo {
-    /// Entity id (its canonical key).
-    pub id: String,
-    /// Display name (the most frequent declared name).
-    pub name: String,
-    /// Type guess.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Other names.
-    pub aliases: Vec<String>,
-    /// Number of mentions.
-    pub mentions: u64,
-}
-
-/// A neighbor of an entity across one relation.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Neighbor {
-    /// Entity id.
-    pub id: String,
-    /// Name.
-    pub name: String,
-    /// Type guess.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Relation label (`co-occurs` or a verb phrase); `<-` prefix when the
-    /// neighbor is the subject.
-    pub relation: String,
-    /// Weight.
-    pub weight: f64,
-    /// Chunk ids of the evidence.
-    pub evidence: Vec<ChunkId>,
-}
-
-/// One step of a path.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct PathStep {
-    /// Entity id.
-    pub from: String,
-    /// Entity id.
-    pub to: String,
-    /// Relation label.
-    pub relation: String,
-    /// Evidence chunk ids.
-    pub evidence: Vec<ChunkId>,
-}
-
-/// A path between two entities.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct GraphPath {
-    /// Entity ids along the path, ends included.
-    pub entities: Vec<String>,
-    /// Their names.
-    pub names: Vec<String>,
-    /// The steps.
-    pub steps: Vec<PathStep>,
 }
 
 /// A chunk–entity edge (mention count in the chunk).

@@ -8,6 +8,8 @@
 //!
 //! This crate knows nothing of the graph or of the manifest; the store in
 //! `rlmkg-ingest` keeps them in step.
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod analyzer;
 mod index;

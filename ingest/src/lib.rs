@@ -14,6 +14,8 @@
 //! files first and the manifest last, and replaced files go after it; a
 //! writer that opens the store removes whatever an interrupted command left
 //! unlisted.
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod bounds;
 mod error;

@@ -3,116 +3,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rlmkg_ids::{ChunkId, DocId};
 use serde::{Deserialize, Serialize};
 
-pub use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, PathStep, SparqlOutput};
-
-/// A search hit.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SearchHit {
-    /// Chunk id.
-    pub id: ChunkId,
-    /// Document id.
-    pub doc: DocId,
-    /// Document title.
-    pub title: String,
-    /// Source path.
-    pub path: String,
-    /// BM25 score.
-    pub score: f32,
-    /// Chunk text.
-    pub text: String,
-}
-
-/// A document reference.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct DocRef {
-    /// Document id.
-    pub id: String,
-    /// Source path.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// Format.
-    pub format: String,
-}
-
-/// A sentence with its exact span.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct SentenceSpan {
-    /// Sentence id, `c12.s3`.
-    pub id: String,
-    /// Text (exactly the document bytes `start..end`).
-    pub text: String,
-    /// Byte start in the document text.
-    pub start: usize,
-    /// Byte end.
-    pub end: usize,
-    /// 1-based first line.
-    pub line_start: u32,
-    /// 1-based last line.
-    pub line_end: u32,
-    /// PDF page.
-    pub page: Option<u32>,
-    /// Enclosing heading.
-    pub heading: Option<String>,
-}
-
-/// A chunk or a sentence range read back.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Passage {
-    /// The id asked for (`c12`, `c12.s3`, `c12.s2-s4`).
-    pub id: String,
-    /// Chunk id.
-    pub chunk: ChunkId,
-    /// Its document.
-    pub doc: DocRef,
-    /// The text of the requested range.
-    pub text: String,
-    /// Byte start of the range in the document.
-    pub start: usize,
-    /// Byte end.
-    pub end: usize,
-    /// Requested sentences (all sentences of the chunk for a chunk id).
-    pub sentences: Vec<SentenceSpan>,
-}
-
-/// A chunk ranked by graph relevance.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RankedChunk {
-    /// Chunk id.
-    pub id: ChunkId,
-    /// Document id.
-    pub doc: DocId,
-    /// Document title.
-    pub title: String,
-    /// Source path.
-    pub path: String,
-    /// Score (personalized PageRank mass).
-    pub score: f64,
-    /// Chunk text.
-    pub text: String,
-}
-
-/// A document in the store.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct DocInfo {
-    /// Document id.
-    pub id: String,
-    /// Source path.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// Number of chunks.
-    pub chunks: u64,
-    /// Normalized text bytes.
-    pub bytes: u64,
-    /// Format.
-    pub format: String,
-    /// Record index within a JSONL / JSON corpus file.
-    pub record: Option<u64>,
-}
+pub use rlmkg_corpus::{
+    Corpus, DocInfo, DocRef, EntityInfo, GraphPath, Neighbor, Passage, PathStep, RankedChunk,
+    SearchHit, SentenceSpan,
+};
+pub use rlmkg_graph::SparqlOutput;
 
 /// Store statistics.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]

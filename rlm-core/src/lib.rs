@@ -13,6 +13,8 @@
 //! - [`Rlm`] / [`Session`]: the loop (SPEC §5.3) with budgets, guards and JSONL
 //!   trajectories ([`trajectory`]).
 //! - [`Profile`]: the prompt profiles (SPEC §5.4).
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod backends;
 mod cache;

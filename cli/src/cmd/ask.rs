@@ -9,8 +9,8 @@ use clap::Args;
 
 use crate::cli::{GlobalArgs, exit};
 use crate::cmd::ExitError;
-use crate::model_args::{self, ModelArgs};
 use rlmkg::{AskError, AskOptions, Method, Strategy};
+use rlmkg_settings::ModelArgs;
 
 /// What to do about [`AskError::NoRootModel`] on the command line.
 pub(crate) const NO_ROOT_ADVICE: &str =
@@ -43,14 +43,14 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         anyhow::bail!("the question is empty");
     }
     let store = crate::cmd::ingest::open_read(global)?;
-    let settings = model_args::resolve(&args.model, &global.store)?;
-    let backends =
-        model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let settings = crate::cmd::settings(&args.model, &global.store)?;
+    let backends = rlmkg_settings::build_backends(&settings)
+        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
     let trace = args
         .trace
         .clone()
         .or_else(|| default_trace_path(&global.store));
-    let rlm = model_args::rlm_config(&settings, &global.store, trace)?;
+    let rlm = rlmkg_settings::rlm_config(&settings, &global.store, trace)?;
     if global.verbose > 0 {
         eprintln!("models: {}", backends.description);
     }

@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 use std::io::Write;
 
 use crate::cli::GlobalArgs;
-use crate::model_args::{ModelArgs, resolve, user_config_path};
+use rlmkg_settings::{ModelArgs, user_config_path};
 
 /// Arguments of `rlmkg config`.
 #[derive(Debug, Args)]
@@ -34,7 +34,7 @@ pub struct ShowArgs {
 pub fn run(args: ConfigArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut stdout = crate::out::stdout();
     let ConfigAction::Show(show) = args.action;
-    let settings = resolve(&show.model, &global.store)?;
+    let settings = crate::cmd::settings(&show.model, &global.store)?;
     let rows = settings.rows();
     let store_file = global.store.join("rlmkg.toml");
     let user_file = user_config_path();

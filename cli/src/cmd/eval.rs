@@ -25,14 +25,14 @@ use clap::Args;
 use super::eval_wice::{self, WiceArgs};
 use crate::cli::GlobalArgs;
 use crate::cmd::ExitError;
-use crate::model_args::{self, ModelArgs};
-use rlmkg::eval::dataset::{self, DatasetError, DatasetFormat};
-use rlmkg::eval::runner::{AskRunner, RunConfig};
-use rlmkg::eval::score::{
+use rlmkg::{AskError, AskOptions, Models, Strategy};
+use rlmkg_eval::dataset::{self, DatasetError, DatasetFormat};
+use rlmkg_eval::runner::{AskRunner, RunConfig};
+use rlmkg_eval::score::{
     GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
 };
-use rlmkg::eval::store::open_and_ingest;
-use rlmkg::{AskError, AskOptions, Models, Strategy};
+use rlmkg_eval::store::open_and_ingest;
+use rlmkg_settings::ModelArgs;
 
 /// Arguments of `rlmkg eval`.
 #[derive(Debug, Args)]
@@ -86,9 +86,9 @@ struct AnswerSetup {
 
 /// Resolve settings and build the models before anything slow happens.
 fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Result<AnswerSetup> {
-    let settings = model_args::resolve(&args.model, store_dir)?;
-    let backends =
-        model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let settings = crate::cmd::settings(&args.model, store_dir)?;
+    let backends = rlmkg_settings::build_backends(&settings)
+        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
     let asked = args.strategy.unwrap_or_default();
     let strategy = match (asked, &backends.models.root) {
         (Strategy::Rlm, None) => {
@@ -123,7 +123,7 @@ fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Resul
     );
     let opts = AskOptions {
         strategy,
-        rlm: model_args::rlm_config(&settings, store_dir, None)?,
+        rlm: rlmkg_settings::rlm_config(&settings, store_dir, None)?,
         ..Default::default()
     };
     Ok(AnswerSetup {

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::cli::GlobalArgs;
 use crate::cmd::ExitError;
-use crate::model_args::ModelArgs;
+use rlmkg_settings::ModelArgs;
 
 /// What a WiCE run needs from the command line.
 pub struct WiceArgs<'a> {

@@ -63,17 +63,6 @@ pub(crate) fn open_read(global: &GlobalArgs) -> anyhow::Result<Store> {
     }
 }
 
-/// What `rlmkg --json ingest` prints (`S`: the summary, owned or borrowed):
-/// the summary and the process's peak memory. `bench ingest` reads it back.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub(crate) struct IngestReport<S> {
-    /// The ingest summary, its fields at the top level.
-    #[serde(flatten)]
-    pub(crate) summary: S,
-    /// Peak resident set size in MB (Linux; null elsewhere).
-    pub(crate) peak_rss_mb: Option<f64>,
-}
-
 /// Run `rlmkg ingest`.
 pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     // This process never runs the REPL: its allocations need not be counted.
@@ -107,9 +96,9 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json);
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
-        let report = IngestReport {
+        let report = rlmkg::IngestReport {
             summary: &s,
-            peak_rss_mb: super::usage::peak_rss_mb(),
+            peak_rss_mb: rlmkg::usage::peak_rss_mb(),
         };
         writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
     } else if !global.quiet {

@@ -16,10 +16,27 @@ pub mod search;
 pub mod sparql;
 pub mod stats;
 pub mod trace;
-pub(crate) mod usage;
 pub mod verify;
 
+use std::path::Path;
+
+use rlmkg_settings::{ModelArgs, Settings};
+
 use crate::cli::exit;
+
+/// Resolve a command's settings ([`rlmkg_settings::resolve`]), warning about
+/// each key of the store's own config that the trust rule set aside.
+pub fn settings(args: &ModelArgs, store: &Path) -> anyhow::Result<Settings> {
+    let s = rlmkg_settings::resolve(args, store)?;
+    for (key, file) in s.ignored() {
+        eprintln!(
+            "warning: ignoring {key} from {} (a store's own config may not choose endpoints, keys \
+             or files; pass --trust-store-config or set RLMKG_TRUST_STORE_CONFIG=1 to allow it)",
+            file.display()
+        );
+    }
+    Ok(s)
+}
 
 /// An error that carries its own exit code (SPEC §8); anything else maps to 2.
 #[derive(Debug, thiserror::Error)]

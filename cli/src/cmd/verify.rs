@@ -15,7 +15,7 @@ use rlmkg_citation::{
 
 use crate::cli::{GlobalArgs, exit};
 use crate::cmd::ExitError;
-use crate::model_args::{self, ModelArgs};
+use rlmkg_settings::ModelArgs;
 
 /// Arguments of `rlmkg verify`.
 #[derive(Debug, Args)]
@@ -104,9 +104,9 @@ fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> a
 /// The judge over the configured model (sub-model first), its calls cached under
 /// `STORE/cache/calls` unless `no_cache` is set.
 pub(crate) fn model_judge(model: &ModelArgs, store: &Path) -> anyhow::Result<ModelJudge> {
-    let settings = model_args::resolve(model, store)?;
-    let backends =
-        model_args::build_backends(&settings).map_err(|e| ExitError::backend(format!("{e:#}")))?;
+    let settings = crate::cmd::settings(model, store)?;
+    let backends = rlmkg_settings::build_backends(&settings)
+        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
     let Some(lm) = backends.models.sub.or(backends.models.root) else {
         return Err(ExitError::backend(
             "--judge needs a model: set --base-url and --model, or install one with `rlmkg model pull`",

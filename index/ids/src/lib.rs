@@ -7,6 +7,8 @@
 //! whitespace allowed, and `c12.s2-4` for a range); the citation checker's
 //! tolerant reading of what models write builds the same types. Every id
 //! serializes as its text.
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 use std::fmt;
 use std::str::FromStr;

@@ -361,6 +361,45 @@ impl Store {
     }
 }
 
+/// The store as the model-free strategy's [`Corpus`]: each method is the
+/// store's own query of the same name.
+impl Corpus for Store {
+    type Error = StoreError;
+
+    fn search(&self, query: &str, k: usize) -> Result<Vec<SearchHit>, StoreError> {
+        Store::search(self, query, k)
+    }
+    fn read(&self, id: &str) -> Result<Passage, StoreError> {
+        Store::read(self, id)
+    }
+    fn entities(&self, query: &str, k: usize) -> Result<Vec<EntityInfo>, StoreError> {
+        Store::entities(self, query, k)
+    }
+    fn entity(&self, id_or_name: &str) -> Result<Option<EntityInfo>, StoreError> {
+        Store::entity(self, id_or_name)
+    }
+    fn path(&self, a: &str, b: &str, max_hops: usize) -> Result<Vec<GraphPath>, StoreError> {
+        Store::path(self, a, b, max_hops)
+    }
+    fn entities_of_chunk(&self, chunk: ChunkId) -> Result<Vec<EntityInfo>, StoreError> {
+        Store::entities_of_chunk(self, chunk)
+    }
+    fn chunks_of_entity(&self, entity: &str) -> Result<Vec<ChunkId>, StoreError> {
+        Store::chunks_of_entity(self, entity)
+    }
+    fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<ChunkId>, StoreError> {
+        Store::chunk_ids_of_doc(self, doc)
+    }
+    fn related(
+        &self,
+        seeds: &[String],
+        query: Option<&str>,
+        k: usize,
+    ) -> Result<Vec<RankedChunk>, StoreError> {
+        Store::related(self, seeds, query, k)
+    }
+}
+
 /// `len` bytes of the file at `path` from byte `offset`; an error when the
 /// file holds fewer (sized by what is read, not by the claim).
 pub(super) fn read_range(path: &Path, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {

@@ -27,6 +27,8 @@
 //! assert!(ends_with_abbreviation("He met Dr."));
 //! assert!(!ends_with_abbreviation("He met the doctor."));
 //! ```
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod months;
 mod numbers;

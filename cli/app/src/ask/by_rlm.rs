@@ -1,0 +1,140 @@
+//! The recursive language model as an [`AnswerStrategy`]: the root model
+//! explores the store through the REPL handle and writes the answer; the
+//! answer is checked, repaired once under `--strict`, and handed to the
+//! heuristic when the run ends without a usable answer.
+
+use std::sync::Arc;
+
+use rlm_core::{LanguageModel, Rlm};
+use rlmkg_citation::Report;
+
+use super::{Answer, AnswerStrategy, AskError, Heuristic, Method, Run};
+use crate::handle::StoreHandle;
+use rlmkg_heuristic::short::{self, AnswerType, ShortAnswer};
+
+/// The RLM strategy: a root model writing REPL code, a sub-model for its calls.
+pub struct RlmStrategy {
+    root: Arc<dyn LanguageModel>,
+    sub: Arc<dyn LanguageModel>,
+}
+
+impl RlmStrategy {
+    /// The strategy with these root and sub models.
+    pub fn new(root: Arc<dyn LanguageModel>, sub: Arc<dyn LanguageModel>) -> Self {
+        Self { root, sub }
+    }
+}
+
+impl AnswerStrategy for RlmStrategy {
+    async fn answer(&self, run: &mut Run<'_>, question: &str) -> Result<Answer, AskError> {
+        let opts = run.opts;
+        let handle = Arc::new(StoreHandle::new(Arc::clone(&run.store)));
+        let rlm = Rlm::new(
+            opts.rlm.clone(),
+            Arc::clone(&self.root),
+            Arc::clone(&self.sub),
+            handle,
+        );
+        let (mut session, mut outcome) = rlm.run(question).await?;
+        for w in &outcome.warnings {
+            (run.note)(w);
+        }
+        if let Some(reason) = outcome.fallback.clone() {
+            (run.note)(&format!(
+                "{reason}: answering with the heuristic strategy (evidence composed by the model) instead"
+            ));
+            let mut answer = Heuristic::new(Some(rlm.sub_client()))
+                .answer(run, question)
+                .await?;
+            let verification = serde_json::json!({
+                "fallback": reason,
+                "answered_by": answer.method,
+                "report": answer.verification,
+            });
+            session.finish(verification)?;
+            answer.stop_reason = format!("{}; {}", outcome.stop_reason, answer.stop_reason);
+            // The fallback composed through the run's own sub client: one account.
+            answer.usage = rlm.totals();
+            answer.trajectory = outcome.trajectory;
+            answer.fallback = Some(reason);
+            return Ok(answer);
+        }
+        let mut text = outcome.answer.clone().unwrap_or_default();
+        let mut report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
+        let mut repaired = false;
+        if opts.strict && !report.all_supported() {
+            (run.note)("--strict: asking the root model to repair the failing claims");
+            outcome = session.repair(&repair_message(&report)).await?;
+            if let Some(new) = outcome.answer.clone() {
+                text = new;
+                report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
+            }
+            repaired = true;
+        }
+        let verified = !text.trim().is_empty() && report.all_supported();
+        let verification = serde_json::to_value(&report).unwrap_or_default();
+        session.finish(verification)?;
+        let answer_type = short::answer_type(question);
+        let short_answer = rlm_short_answer(&report, &answer_type);
+        Ok(Answer {
+            question: question.to_owned(),
+            not_found: text.trim().is_empty(),
+            short_answer,
+            answer_type,
+            text,
+            method: Method::Rlm,
+            verified,
+            verification: report,
+            repaired,
+            stop_reason: outcome.stop_reason,
+            usage: outcome.usage,
+            read_ids: outcome.read_ids,
+            trajectory: outcome.trajectory,
+            fallback: None,
+        })
+    }
+}
+
+/// The short answer of an RLM answer: its first claim, when it is short (the
+/// prompt asks for the short answer first).
+fn rlm_short_answer(report: &Report, kind: &AnswerType) -> Option<ShortAnswer> {
+    let first = report
+        .claims
+        .iter()
+        .find(|c| c.verdict != rlmkg_citation::Verdict::Exempt)?;
+    let text = first.text.trim().trim_end_matches(['.', '!']).trim();
+    (!text.is_empty() && text.split_whitespace().count() <= 8).then(|| ShortAnswer {
+        text: text.to_owned(),
+        kind: kind.clone(),
+        citation: first
+            .citations
+            .iter()
+            .find_map(|c| c.id.clone())
+            .unwrap_or_default(),
+    })
+}
+
+/// The `--strict` repair message: the failing claims and why.
+fn repair_message(report: &Report) -> String {
+    let mut msg = String::from(
+        "The citation checker rejected these claims of your answer. Fix them: cite the sentence \
+that carries each claim, weaken or remove what the sources do not say, then end with FINAL(...) \
+again.\n",
+    );
+    for c in &report.claims {
+        if matches!(
+            c.verdict,
+            rlmkg_citation::Verdict::Supported | rlmkg_citation::Verdict::Exempt
+        ) {
+            continue;
+        }
+        let why: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
+        msg.push_str(&format!(
+            "- [{}] \"{}\": {}\n",
+            c.verdict.as_str(),
+            c.text,
+            why.join("; ")
+        ));
+    }
+    msg
+}

@@ -1,0 +1,70 @@
+//! rlmkg: answer questions over large document collections with a recursive
+//! language model walking a knowledge graph, and verify every sentence of the
+//! answer against the source text it cites.
+//!
+//! The library facade: open (or create) a [`Store`], [`Store::ingest`] files into it,
+//! and [`ask`] questions, getting back a typed [`Answer`] with claims, citations and
+//! verdicts. The `rlmkg` binary is a thin layer over the same calls.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use rlmkg::{AskOptions, Models, NoProgress, Store, IngestOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = std::path::Path::new("/tmp/rlmkg-doc-store");
+//! let mut store = Store::create_or_open(dir)?;
+//! store.ingest(&["examples/corpus".into()], &IngestOptions::default(), &NoProgress)?;
+//! drop(store); // release the writer lock
+//!
+//! let store = Arc::new(Store::open_read(dir)?);
+//! let runtime = tokio::runtime::Runtime::new()?;
+//! // No model configured: the heuristic strategy answers extractively.
+//! let answer = runtime.block_on(rlmkg::ask(
+//!     store,
+//!     "In which city is the institute that organised the Skarvik Expedition located?",
+//!     &Models::default(),
+//!     &AskOptions::default(),
+//!     &mut |note| eprintln!("{note}"),
+//! ))?;
+//! println!("{}", answer.text);
+//! for claim in &answer.verification.claims {
+//!     println!("{:?}: {}", claim.verdict, claim.text);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod ask;
+pub mod backends;
+mod handle;
+pub mod named;
+mod report;
+mod spans;
+pub mod usage;
+
+use std::path::Path;
+
+pub use ask::{
+    Answer, AnswerStrategy, AskError, AskOptions, Heuristic, Method, Models, RlmStrategy, Run,
+    Strategy, ask,
+};
+pub use handle::StoreHandle;
+pub use report::IngestReport;
+pub use rlm_core::{LanguageModel, RlmConfig};
+pub use rlmkg_citation::{CheckOptions, ClaimReport, Report, Verdict};
+pub use rlmkg_heuristic::short::{AnswerType, ShortAnswer};
+pub use rlmkg_heuristic::{Evidence, Exploration, ExploreOptions, explore, extractive_answer};
+pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
+pub use spans::StoreSpans;
+
+/// Open the store at `dir` for reading: the one way every command opens a
+/// store to read. A missing directory is [`StoreError::NotFound`], like a
+/// directory that holds no store.
+pub fn open_store_read(dir: &Path) -> Result<Store, StoreError> {
+    if !dir.exists() {
+        return Err(StoreError::NotFound(dir.to_path_buf()));
+    }
+    Store::open_read(dir)
+}

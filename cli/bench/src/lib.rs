@@ -1,0 +1,101 @@
+//! The benchmark suite (SPEC §10): one module per area, each returning rows
+//! for one table. The binary's `rlmkg bench` picks the areas and prints the
+//! rows; performance targets live here, never in timed tests.
+//!
+//! A tool crate: every failure is reported to the person running the
+//! benchmark as text, so areas return `anyhow` errors rather than a typed one.
+// Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod batched;
+mod graph;
+mod ingest;
+mod model;
+mod repl;
+
+use std::path::PathBuf;
+
+use rlmkg::named::Named;
+use serde::Serialize;
+
+/// A benchmark area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    /// Ingest MB/s vs bare tantivy, peak RSS.
+    Ingest,
+    /// Graph-op latencies on a large store.
+    Graph,
+    /// REPL overhead per block.
+    Repl,
+    /// Batched sub-call wall time vs ideal.
+    Batched,
+    /// Embedded model tokens/s.
+    Model,
+}
+
+impl Named for Area {
+    const ALL: &'static [Self] = &[
+        Self::Ingest,
+        Self::Graph,
+        Self::Repl,
+        Self::Batched,
+        Self::Model,
+    ];
+    const WHAT: &'static str = "benchmark area";
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Ingest => "ingest",
+            Self::Graph => "graph",
+            Self::Repl => "repl",
+            Self::Batched => "batched",
+            Self::Model => "model",
+        }
+    }
+}
+
+rlmkg::named_display_from_str!(Area);
+
+/// Where and how big.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Where benchmark corpora and scratch stores go.
+    pub work_dir: PathBuf,
+    /// Smaller inputs, for a quick look.
+    pub quick: bool,
+    /// The `rlmkg` binary that `ingest` runs as a user would (a new process per run).
+    pub rlmkg_bin: PathBuf,
+}
+
+/// One measured figure.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchRow {
+    /// Area (`ingest`, `graph`, …).
+    pub area: String,
+    /// What was measured.
+    pub name: String,
+    /// The figure.
+    pub value: f64,
+    /// Its unit.
+    pub unit: String,
+    /// The target from SPEC §10, if any, in words.
+    pub target: Option<String>,
+    /// Free-form detail (corpus, settings).
+    pub note: String,
+}
+
+/// Run one area; `note` receives remarks (a comparison skipped, and why).
+pub fn run(
+    area: Area,
+    opts: &BenchOptions,
+    note: &mut dyn FnMut(&str),
+) -> anyhow::Result<Vec<BenchRow>> {
+    std::fs::create_dir_all(&opts.work_dir)?;
+    match area {
+        Area::Ingest => ingest::run(opts),
+        Area::Graph => graph::run(opts),
+        Area::Repl => repl::run(opts),
+        Area::Batched => batched::run(opts),
+        Area::Model => model::run(opts, note),
+    }
+}
