@@ -58,7 +58,7 @@ pub use repl::{
 };
 pub use retry::{RetryNote, RetryPolicy, chat_with_retry, chat_with_retry_limited};
 pub use rlm::{
-    Budgets, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Price, Rlm, RlmConfig,
-    RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
+    Budgets, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Observer, Price, Rlm,
+    RlmConfig, RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
 };
 pub use trajectory::{Totals, TraceLine, Trajectory};

@@ -47,8 +47,8 @@ pub mod usage;
 use std::path::Path;
 
 pub use ask::{
-    Answer, AnswerStrategy, AskError, AskOptions, Heuristic, Method, Models, RlmStrategy, Run,
-    Strategy, ask,
+    Answer, AnswerStrategy, AskError, AskEvent, AskOptions, Events, Heuristic, Method, Models,
+    RlmStrategy, Run, Strategy, ask,
 };
 pub use handle::StoreHandle;
 pub use report::IngestReport;

@@ -5,11 +5,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use rlm_core::TraceLine;
 use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
 use rlmkg::backends::{BackendConfig, HttpModel};
 use rlmkg::{
-    AnswerStrategy, AskOptions, Heuristic, IngestOptions, Method, Models, NoProgress, Run, Store,
-    Strategy, Verdict,
+    AnswerStrategy, AskEvent, AskOptions, Events, Heuristic, IngestOptions, Method, Models,
+    NoProgress, Run, Store, Strategy, Verdict,
 };
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -114,8 +115,23 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
         "{backends:?}"
     );
     let runtime = tokio::runtime::Runtime::new()?;
+    // Every event of the run, as it happens: trajectory lines, the draft.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&seen);
     let opts = AskOptions {
         strategy: Strategy::Rlm,
+        events: Events::to(move |e| {
+            let kind = match e {
+                AskEvent::Run(TraceLine::Header(_)) => "header".to_owned(),
+                AskEvent::Run(TraceLine::Iteration(it)) => format!("turn {}", it.blocks.len()),
+                AskEvent::Run(TraceLine::Final(_)) => "final".to_owned(),
+                AskEvent::Draft(text) => format!("draft {text}"),
+                _ => "other".to_owned(),
+            };
+            if let Ok(mut v) = sink.lock() {
+                v.push(kind);
+            }
+        }),
         ..Default::default()
     };
     let answer = runtime.block_on(rlmkg::ask(
@@ -133,6 +149,19 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
     );
     assert!(answer.text.contains("[c"), "{}", answer.text);
     assert!(server.requests().len() >= 2);
+    let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
+    assert_eq!(seen.first().map(String::as_str), Some("header"), "{seen:?}");
+    assert_eq!(
+        seen.iter().filter(|k| *k == "turn 1").count(),
+        2,
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|k| k.starts_with("draft Catherine Moray founded")),
+        "{seen:?}"
+    );
+    assert_eq!(seen.last().map(String::as_str), Some("final"), "{seen:?}");
 
     // The heuristic through the trait is what `ask` gives with that strategy.
     let heuristic = AskOptions {

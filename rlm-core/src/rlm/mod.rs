@@ -40,7 +40,13 @@ struct Shared {
     root: ModelClient,
     sub: ModelClient,
     meter: Arc<Meter>,
+    observer: Option<Observer>,
 }
+
+/// Sees every trajectory line of the top-level session as it happens (header,
+/// each root turn with its code, output and sub-calls, the final line),
+/// whether or not a trajectory file is written: what a server streams.
+pub type Observer = Arc<dyn Fn(&TraceLine) + Send + Sync>;
 
 /// The recursive language model: configuration, models and corpus.
 pub struct Rlm {
@@ -75,8 +81,18 @@ impl Rlm {
             root,
             sub,
             meter,
+            observer: None,
         });
         Self { shared, handle }
+    }
+
+    /// This model with `observer` seeing every line of the top-level session's
+    /// trajectory as it happens (set before [`Rlm::start`]).
+    pub fn with_observer(mut self, observer: Observer) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.observer = Some(observer);
+        }
+        self
     }
 
     /// Usage so far, over every session of this model.

@@ -200,7 +200,7 @@ impl Session {
     }
 
     fn record(&mut self, it: TraceIteration) -> Result<(), RlmError> {
-        if self.trace.is_some() {
+        if self.trace.is_some() || (self.depth == 0 && self.shared.observer.is_some()) {
             self.write_trace(&TraceLine::Iteration(it));
         } else {
             self.collected.push(it);
@@ -211,6 +211,11 @@ impl Session {
     /// Write one trajectory line; a failure becomes a warning and stops the
     /// trajectory, never the run.
     pub(super) fn write_trace(&mut self, line: &TraceLine) {
+        if self.depth == 0
+            && let Some(observe) = &self.shared.observer
+        {
+            observe(line);
+        }
         if let Some(w) = self.trace.as_mut()
             && let Err(e) = w.write(line)
         {

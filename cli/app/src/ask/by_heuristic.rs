@@ -90,6 +90,7 @@ impl AnswerStrategy for Heuristic<'_> {
                 (text, Method::Extractive, report, picked)
             }
         };
+        opts.events.send(&super::AskEvent::Draft(&text));
         let not_found = short_answer.is_none();
         if not_found {
             if absent.is_empty() {

@@ -29,12 +29,15 @@ impl AnswerStrategy for RlmStrategy {
     async fn answer(&self, run: &mut Run<'_>, question: &str) -> Result<Answer, AskError> {
         let opts = run.opts;
         let handle = Arc::new(StoreHandle::new(Arc::clone(&run.store)));
-        let rlm = Rlm::new(
+        let mut rlm = Rlm::new(
             opts.rlm.clone(),
             Arc::clone(&self.root),
             Arc::clone(&self.sub),
             handle,
         );
+        if let Some(observer) = opts.events.observer() {
+            rlm = rlm.with_observer(observer);
+        }
         let (mut session, mut outcome) = rlm.run(question).await?;
         for w in &outcome.warnings {
             (run.note)(w);
@@ -60,6 +63,7 @@ impl AnswerStrategy for RlmStrategy {
             return Ok(answer);
         }
         let mut text = outcome.answer.clone().unwrap_or_default();
+        opts.events.send(&super::AskEvent::Draft(&text));
         let mut report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
         let mut repaired = false;
         if opts.strict && !report.all_supported() {

@@ -74,6 +74,55 @@ pub struct Models {
     pub sub: Option<Arc<dyn LanguageModel>>,
 }
 
+/// Something that happened during an `ask`, as it happens (what a server streams).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum AskEvent<'a> {
+    /// A line of the RLM run's trajectory: its header, each root turn (reply,
+    /// code, output, sub-calls, tokens, time), its final line.
+    Run(&'a rlm_core::TraceLine),
+    /// A remark for the user (a fallback, a repair turn).
+    Note(&'a str),
+    /// The answer text before verification.
+    Draft(&'a str),
+}
+
+/// Where [`AskEvent`]s go; the default sends them nowhere.
+#[derive(Clone, Default)]
+pub struct Events(Option<Arc<dyn Fn(&AskEvent<'_>) + Send + Sync>>);
+
+impl Events {
+    /// Events delivered to `f`, on whatever thread the run is on.
+    pub fn to(f: impl Fn(&AskEvent<'_>) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(f)))
+    }
+
+    /// Deliver `event`.
+    pub fn send(&self, event: &AskEvent<'_>) {
+        if let Some(f) = &self.0 {
+            f(event);
+        }
+    }
+
+    /// The run observer that turns trajectory lines into [`AskEvent::Run`].
+    pub(crate) fn observer(&self) -> Option<rlm_core::Observer> {
+        let f = self.0.clone()?;
+        Some(Arc::new(move |line: &rlm_core::TraceLine| {
+            f(&AskEvent::Run(line))
+        }))
+    }
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Events(on)"
+        } else {
+            "Events(off)"
+        })
+    }
+}
+
 /// Settings of one `ask`.
 #[derive(Debug, Clone, Default)]
 pub struct AskOptions {
@@ -85,6 +134,8 @@ pub struct AskOptions {
     pub strict: bool,
     /// Citation checker settings.
     pub check: CheckOptions,
+    /// Where the run's events go as they happen.
+    pub events: Events,
 }
 
 /// A verified answer.
@@ -199,6 +250,12 @@ pub async fn ask(
     opts: &AskOptions,
     note: &mut (dyn FnMut(&str) + Send),
 ) -> Result<Answer, AskError> {
+    let events = opts.events.clone();
+    let mut note = |m: &str| {
+        note(m);
+        events.send(&AskEvent::Note(m));
+    };
+    let note: &mut (dyn FnMut(&str) + Send) = &mut note;
     let root = match (opts.strategy, &models.root) {
         (Strategy::Rlm, None) => return Err(AskError::NoRootModel),
         (Strategy::Rlm | Strategy::Auto, Some(root)) => Some(Arc::clone(root)),
