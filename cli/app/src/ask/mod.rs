@@ -89,7 +89,10 @@ pub enum AskEvent<'a> {
 
 /// Where [`AskEvent`]s go; the default sends them nowhere.
 #[derive(Clone, Default)]
-pub struct Events(Option<Arc<dyn Fn(&AskEvent<'_>) + Send + Sync>>);
+pub struct Events(Option<EventFn>);
+
+/// A receiver of [`AskEvent`]s.
+type EventFn = Arc<dyn Fn(&AskEvent<'_>) + Send + Sync>;
 
 impl Events {
     /// Events delivered to `f`, on whatever thread the run is on.
