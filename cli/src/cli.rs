@@ -88,6 +88,8 @@ pub enum Command {
     Export(cmd::export::ExportArgs),
     /// Run the benchmark suite.
     Bench(cmd::bench::BenchArgs),
+    /// Write a generated evaluation set (documents and questions with answers).
+    Generate(cmd::generate::GenerateArgs),
 }
 
 /// Run a parsed command line and map the outcome to an exit code.
@@ -109,6 +111,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rm(a) => cmd::rm::run(a, &global),
         Command::Export(a) => cmd::export::run(a, &global),
         Command::Bench(a) => cmd::bench::run(a, &global),
+        Command::Generate(a) => cmd::generate::run(a, &global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -129,6 +129,8 @@ mod tests {
             },
             finish: FinishReason::Stop,
             model: "m".into(),
+            tool_calls: Vec::new(),
+            started: false,
         };
         cache.put(&k1, &resp).unwrap();
         assert_eq!(cache.get(&k1), Some(resp));

@@ -88,6 +88,11 @@ impl Meter {
         t
     }
 
+    /// Count one call of the handle's functions.
+    pub fn count_handle_call(&self) {
+        lock(&self.totals).handle_calls += 1;
+    }
+
     /// Charge one sub-call (a sub-model call or a child run's turn) to the
     /// sub-call budget; the error says the budget is used up.
     pub fn take_sub_call(&self) -> Result<(), String> {

@@ -19,6 +19,21 @@ pub struct HandleFunction {
     pub signature: String,
     /// One-line description.
     pub doc: String,
+    /// A JSON schema of its keyword arguments (`{"type": "object", …}`), from
+    /// which the tool-call protocol offers it as a tool; `null` takes any.
+    #[serde(default)]
+    pub parameters: Value,
+}
+
+/// One piece of the corpus that `context.map` sends to a sub-model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    /// The chunk ids its text comes from (what a record of it cites).
+    pub ids: Vec<String>,
+    /// What it is, for the record (a document title).
+    pub label: String,
+    /// Its text.
+    pub text: String,
 }
 
 /// What a handle call gives back: the value Python sees, and the chunk or
@@ -112,4 +127,38 @@ pub trait ContextHandle: Send + Sync {
 
     /// A handle restricted to the given chunk or entity ids (for `rlm_query(q, scope=…)`).
     fn scoped(&self, ids: &[String]) -> Result<Arc<dyn ContextHandle>, HandleError>;
+
+    /// The segments `context.map(instruction, over=…)` sends to sub-models:
+    /// `over` is `"docs"` (one per document), `"chunks"`, a search query (its
+    /// hits), or a list of chunk or document ids; each at most about
+    /// `max_chars` characters (longer documents split at chunk bounds). A
+    /// handle without segments has no `map`.
+    fn segments(&self, over: &Value, max_chars: usize) -> Result<Vec<Segment>, HandleError> {
+        let _ = (over, max_chars);
+        Err(HandleError::UnknownFunction("map".into()))
+    }
+
+    /// Whether [`ContextHandle::segments`] is implemented (the REPL then offers
+    /// `context.map` and `context.tally`).
+    fn can_map(&self) -> bool {
+        false
+    }
+
+    /// Whether `question` asks about the whole collection (counts and
+    /// frequencies over documents) rather than one fact: the `small` profile
+    /// shows `map` only then, as small models otherwise reach for it first.
+    fn about_whole_collection(&self, question: &str) -> bool {
+        let _ = question;
+        false
+    }
+
+    /// Judge an answer before the run accepts it: `Err` says, for the model,
+    /// why it does not stand (it cites ids the run never read, none of its
+    /// claims is carried by what it cites, a question about the whole
+    /// collection answered from part of it). `read` are the ids the run's
+    /// calls showed. The default accepts every answer.
+    fn review(&self, question: &str, answer: &str, read: &[String]) -> Result<(), String> {
+        let _ = (question, answer, read);
+        Ok(())
+    }
 }

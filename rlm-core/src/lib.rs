@@ -32,13 +32,15 @@ mod retry;
 mod rlm;
 mod steps;
 pub mod testkit;
+pub mod tools;
 pub mod trajectory;
 
 #[cfg(feature = "embedded")]
 pub use backends::embedded;
 
 pub use backends::openai::{
-    OpenAiConfig, OpenAiModel, classify_status, estimate_tokens, parse_retry_after, strip_think,
+    OpenAiConfig, OpenAiModel, ServerKind, classify_status, estimate_tokens, parse_retry_after,
+    strip_think,
 };
 pub use cache::{CallCache, short_hash};
 pub use client::{CallError, CallReport, Meter, ModelClient};
@@ -46,10 +48,12 @@ pub use convert::{Budget, TooLarge, from_json, to_json, to_json_bounded};
 pub use fanout::{
     Concurrency, ConcurrencySource, Fanout, MAX_CONCURRENCY, choose as choose_concurrency,
 };
-pub use handle::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
+pub use handle::{
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, Segment,
+};
 pub use model::{
-    ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Role, Sampling,
-    Usage,
+    ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, ReplyStart, Role,
+    Sampling, ToolCall, ToolChoice, ToolSpec, Usage,
 };
 pub use prompts::{Profile, PromptFacts, metadata_message, system_prompt};
 pub use repl::{
@@ -58,7 +62,7 @@ pub use repl::{
 };
 pub use retry::{RetryNote, RetryPolicy, chat_with_retry, chat_with_retry_limited};
 pub use rlm::{
-    Budgets, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Observer, Price, Rlm,
+    Budgets, DEFAULT_MAX_WALL_TIME, Ending, FallbackReason, Guards, Observer, Price, Protocol, Rlm,
     RlmConfig, RlmError, RunOutcome, Session, extract_blocks, find_placeholder,
 };
 pub use trajectory::{Totals, TraceLine, Trajectory};

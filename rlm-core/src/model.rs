@@ -16,6 +16,8 @@ pub enum Role {
     User,
     /// The model.
     Assistant,
+    /// The result of a tool call the model made (carries its `tool_call_id`).
+    Tool,
 }
 
 /// One chat message.
@@ -25,6 +27,12 @@ pub struct Message {
     pub role: Role,
     /// Text of the message.
     pub content: String,
+    /// The tool calls of an assistant message (the tool-call protocol).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a [`Role::Tool`] message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl Message {
@@ -33,6 +41,22 @@ impl Message {
         Self {
             role,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+    /// An assistant message making tool calls (with whatever text came with them).
+    pub fn assistant_calls(content: impl Into<String>, calls: Vec<ToolCall>) -> Self {
+        Self {
+            tool_calls: calls,
+            ..Self::new(Role::Assistant, content)
+        }
+    }
+    /// The result of tool call `id`.
+    pub fn tool(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_call_id: Some(id.into()),
+            ..Self::new(Role::Tool, content)
         }
     }
     /// A system message.
@@ -66,6 +90,113 @@ pub struct Sampling {
     pub stop: Vec<String>,
 }
 
+/// A call of a tool the model made.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call's id (the backend's, or one made up where the model gave none).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as JSON text (what the model wrote; may be malformed).
+    pub arguments: String,
+}
+
+/// A tool offered to the model (an OpenAI-style function).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Its name.
+    pub name: String,
+    /// What it does, written for the model.
+    pub description: String,
+    /// A JSON schema of its arguments object.
+    pub parameters: serde_json::Value,
+}
+
+/// Whether the model must call a tool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolChoice {
+    /// It may answer in text instead.
+    #[default]
+    Auto,
+    /// Every reply is a tool call (backends force it: `tool_choice: "required"`,
+    /// a constrained decoding, or the call started for the model).
+    Required,
+}
+
+/// A reply started for the model (the forced-code protocol): it begins with
+/// `prefix` and ends at the first `end` after it.
+///
+/// Backends start it as they can: the embedded model and servers that
+/// continue a trailing assistant message generate after `prefix`; servers with
+/// grammar-constrained decoding are given [`ReplyStart::grammar`]. The reply a
+/// backend returns holds the prefix and the end whenever it honoured the start
+/// ([`ChatResponse::started`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ReplyStart {
+    /// The text the reply opens with.
+    pub prefix: String,
+    /// Where the reply ends (a stop string after the prefix).
+    pub end: String,
+}
+
+impl ReplyStart {
+    /// A GBNF grammar (llama.cpp's format, which vLLM's xgrammar reads too)
+    /// for a reply that opens with the prefix, holds no `end` text, and ends
+    /// with `end`; `None` when the end has no single first character to
+    /// exclude.
+    pub fn grammar(&self) -> Option<String> {
+        let first = self.end.chars().next()?;
+        if !first.is_ascii_punctuation() || self.end.chars().any(|c| c != first) {
+            return None;
+        }
+        let lit = |t: &str| serde_json::to_string(t).unwrap_or_default();
+        Some(format!(
+            "root ::= {} [^{}]* {}\n",
+            lit(&self.prefix),
+            gbnf_class_char(first),
+            lit(&self.end)
+        ))
+    }
+}
+
+/// `c` as it may stand inside a GBNF character class.
+fn gbnf_class_char(c: char) -> String {
+    match c {
+        ']' | '\\' | '^' | '-' => format!("\\{c}"),
+        other => other.to_string(),
+    }
+}
+
+/// A model's size in billions of parameters read off its name: the last
+/// `<number>b` or `<number>m` word part (`qwen2.5-coder-1.5b-instruct` → 1.5,
+/// `SmolLM2-135M` → 0.135, `llama3:8b` → 8); `None` when it names none.
+pub fn size_from_name(name: &str) -> Option<f64> {
+    let lower = name.to_ascii_lowercase();
+    let mut found = None;
+    for part in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')) {
+        let (num, scale) = if let Some(n) = part.strip_suffix('b') {
+            (n, 1.0)
+        } else if let Some(n) = part.strip_suffix('m') {
+            (n, 0.001)
+        } else {
+            continue;
+        };
+        // `8x7b` (mixtures) counts all experts.
+        let (mult, num) = match num.split_once('x') {
+            Some((m, n)) => (m.parse::<f64>().ok(), n),
+            None => (Some(1.0), num),
+        };
+        if let (Some(mult), Ok(n)) = (mult, num.parse::<f64>())
+            && n.is_finite()
+            && n > 0.0
+        {
+            found = Some(mult * n * scale);
+        }
+    }
+    found
+}
+
 /// A provider-neutral chat request.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
@@ -73,6 +204,19 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// Sampling settings.
     pub sampling: Sampling,
+    /// Tools offered (the tool-call protocol); empty offers none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Whether a tool call is required (only with tools).
+    #[serde(default, skip_serializing_if = "is_auto")]
+    pub tool_choice: ToolChoice,
+    /// The reply started for the model (the forced-code protocol).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<ReplyStart>,
+}
+
+fn is_auto(c: &ToolChoice) -> bool {
+    *c == ToolChoice::Auto
 }
 
 /// Token usage of one call.
@@ -109,6 +253,13 @@ pub struct ChatResponse {
     pub finish: FinishReason,
     /// The model name the backend reported.
     pub model: String,
+    /// The tool calls of the reply (the tool-call protocol).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The reply was started as the request's [`ChatRequest::start`] asked:
+    /// `content` opens with its prefix and closes with its end.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub started: bool,
 }
 
 /// Errors of a model call, classified where the provider is called (SPEC §6.1).
@@ -203,5 +354,29 @@ pub trait LanguageModel: Send + Sync {
     /// Concurrent sub-calls to use when neither the user nor the server says.
     fn default_concurrency(&self) -> usize {
         4
+    }
+
+    /// The model's size in billions of parameters, when known (from the
+    /// file's metadata or the model's name); picks the default prompt profile.
+    fn size_billions(&self) -> Option<f64> {
+        size_from_name(&self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_read_off_model_names() {
+        assert_eq!(
+            size_from_name("qwen2.5-coder-1.5b-instruct-q4_k_m"),
+            Some(1.5)
+        );
+        assert_eq!(size_from_name("SmolLM2-135M-Instruct"), Some(0.135));
+        assert_eq!(size_from_name("llama3:8b"), Some(8.0));
+        assert_eq!(size_from_name("mixtral-8x7b"), Some(56.0));
+        assert_eq!(size_from_name("gpt-4o"), None);
+        assert_eq!(size_from_name("openai:http://h/v1:qwen3-32b"), Some(32.0));
     }
 }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::handle::{CorpusMetadata, HandleFunction};
+use crate::rlm::Protocol;
 
 /// A prompt profile.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,6 +18,9 @@ pub enum Profile {
     Paper,
     /// Like `kg`, ending with the `answer` dict.
     Dict,
+    /// A short prompt of plain steps for small models (a few billion
+    /// parameters or fewer), which follow a recipe better than a description.
+    Small,
 }
 
 impl Profile {
@@ -26,9 +30,22 @@ impl Profile {
             Self::Kg => "kg",
             Self::Paper => "paper",
             Self::Dict => "dict",
+            Self::Small => "small",
+        }
+    }
+
+    /// The profile for a root model of about `billions` parameters, when the
+    /// user names none: `small` under 10 B, else `kg`.
+    pub fn for_model_size(billions: Option<f64>) -> Self {
+        match billions {
+            Some(b) if b < SMALL_MODEL_BILLIONS => Self::Small,
+            _ => Self::Kg,
         }
     }
 }
+
+/// Root models below this many billion parameters get the `small` profile by default.
+pub const SMALL_MODEL_BILLIONS: f64 = 10.0;
 
 impl std::str::FromStr for Profile {
     type Err = String;
@@ -37,8 +54,9 @@ impl std::str::FromStr for Profile {
             "kg" => Ok(Self::Kg),
             "paper" => Ok(Self::Paper),
             "dict" => Ok(Self::Dict),
+            "small" => Ok(Self::Small),
             other => Err(format!(
-                "unknown profile {other:?} (expected kg, paper or dict)"
+                "unknown profile {other:?} (expected kg, paper, dict or small)"
             )),
         }
     }
@@ -55,6 +73,9 @@ pub struct PromptFacts {
     pub sub_window: Option<usize>,
     /// Maximum answer length in characters.
     pub max_answer_chars: usize,
+    /// The question asks about the whole collection and `map` is offered
+    /// (the `small` profile then shows its step).
+    pub whole_collection: bool,
     /// The handle's worked run ([`crate::ContextHandle::example`]), shown at the
     /// end of the `kg` and `dict` prompts.
     pub example: Option<String>,
@@ -69,8 +90,36 @@ Sub-model helpers, callable from code:
 const ENDINGS: &str = "\
 Finishing: from inside a ```repl block, call FINAL(text) with the answer text, or FINAL_VAR(\"name\") with the name of a variable holding it, or set answer[\"content\"] = text and answer[\"ready\"] = True. Only executed code ends the run; writing FINAL in prose does nothing. Do not answer before you have looked at REPL output.";
 
-/// The system prompt for a profile.
-pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
+/// How the model works, by protocol: what it writes and what it sees back.
+fn working(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::Code => {
+            "You explore it by writing Python: every reply of yours is Python code and nothing else. It runs in a persistent sandbox (variables survive between replies) and you see what it prints; then you write the next code."
+        }
+        Protocol::Tools => {
+            "You explore it by calling the tools you are given; each call's result comes back to you. The `python` tool runs code in a persistent sandbox (variables survive between calls) where `context` and the helpers below are defined."
+        }
+        Protocol::Free | Protocol::Auto => {
+            "You explore it by writing Python in ```repl code blocks; each block runs in a persistent sandbox (variables survive between blocks) and you see what it prints."
+        }
+    }
+}
+
+/// How a run ends, by protocol.
+fn ending(protocol: Protocol, profile: Profile) -> String {
+    if protocol == Protocol::Tools {
+        return "Finishing: call final_answer with the answer text. Do not answer before you have seen tool results.".to_owned();
+    }
+    let how = if profile == Profile::Dict {
+        "When done, set answer[\"content\"] to the cited answer and answer[\"ready\"] = True in a ```repl block (FINAL(text) and FINAL_VAR(\"name\") also work)."
+    } else {
+        "When done, call FINAL(text) in a ```repl block with the cited answer (FINAL_VAR(\"name\") and the answer dict also work)."
+    };
+    format!("{ENDINGS}\n{how}")
+}
+
+/// The system prompt for a profile under a protocol.
+pub fn system_prompt(profile: Profile, protocol: Protocol, facts: &PromptFacts) -> String {
     let budget = format!(
         "You have at most {} turns. rlm_query may nest {} level(s) deep. Keep the final answer under {} characters.",
         facts.max_iterations, facts.max_depth, facts.max_answer_chars
@@ -79,36 +128,87 @@ pub fn system_prompt(profile: Profile, facts: &PromptFacts) -> String {
         .sub_window
         .map(|w| format!(" The sub-model reads at most about {w} tokens per call (roughly {} characters); split longer text.", w * 3))
         .unwrap_or_default();
+    let working = working(protocol);
     match profile {
+        Profile::Small => small_prompt(protocol, facts.max_iterations, facts.whole_collection),
         Profile::Kg | Profile::Dict => {
             let example = facts
                 .example
                 .as_deref()
+                .filter(|_| protocol != Protocol::Tools)
                 .map(|e| format!("\n\n{e}"))
                 .unwrap_or_default();
-            let ending = if profile == Profile::Dict {
-                "When done, set answer[\"content\"] to the cited answer and answer[\"ready\"] = True in a ```repl block (FINAL(text) and FINAL_VAR(\"name\") also work)."
-            } else {
-                "When done, call FINAL(text) in a ```repl block with the cited answer (FINAL_VAR(\"name\") and the answer dict also work)."
-            };
+            let ending = ending(protocol, profile);
             format!(
-                "You answer questions about a document collection that you cannot see directly. You explore it by writing Python in ```repl code blocks; each block runs in a persistent sandbox (variables survive between blocks) and you see what it prints. The sandbox has no files, network or environment; `import re` and `import json` work.\n\n\
+                "You answer questions about a document collection that you cannot see directly. {working} The sandbox has no files, network or environment; `import re` and `import json` work.\n\n\
                  The collection is reachable through the object `context`, a handle onto a full-text index and a knowledge graph of entities and relations. Its methods return plain lists and dicts; they are listed in the next message. Search first, read the chunks that matter, follow entities and relations to connect facts across documents, and print only what you need: long output is cut.\n\n\
                  {TOOLS_COMMON}{window}\n\n\
-                 Citations: every factual sentence of your answer ends with the ids of the text that supports it, in square brackets: [c12] for a chunk, [c12.s3] for one sentence, [c12.s2-s4] for a sentence range, several as [c12.s3, c40.s1]. Prefer sentence ids; reading a chunk shows them. Quote only text that appears verbatim. If the sources do not answer part of the question, say so rather than guess.\n\n\
+                 Citations: every factual sentence of your answer ends with the ids of the text that supports it, in square brackets: [c12] for a chunk, [c12.s3] for one sentence, [c12.s2-s4] for a sentence range, several as [c12.s3, c40.s1]. Prefer sentence ids; reading a chunk shows them. Cite only ids you have read. Quote only text that appears verbatim. If the sources do not answer part of the question, say so rather than guess.\n\n\
                  Begin the answer with the short answer itself (the name, place, date, number or yes/no asked for), then the cited explanation.\n\n\
-                 {budget}\n\n{ENDINGS}\n{ending}{example}"
+                 {budget}\n\n{ending}{example}"
             )
         }
-        Profile::Paper => format!(
-            "You are working inside a Python REPL environment on a task about a long text. The text is stored in the variable `context` (a str); it is far too long to read at once, so inspect it with code: look at its length and structure, slice it, search it with `re`, and pass pieces of it to sub-models. Write code in ```repl blocks; variables persist between blocks and you see what each block prints (long output is cut).\n\n\
+        Profile::Paper => {
+            let ending = ending(protocol, profile);
+            format!(
+                "You are working inside a Python REPL environment on a task about a long text. The text is stored in the variable `context` (a str); it is far too long to read at once, so inspect it with code: look at its length and structure, slice it, search it with `re`, and pass pieces of it to sub-models. {working} Long output is cut.\n\n\
              Your own context window is about 32K tokens, and each sub-model call has the same ~32K-token limit, so send roughly 10,000 to 15,000 characters of text per llm_query call and combine the results in code.\n\n\
              {TOOLS_COMMON}\n\
              The same collection is also available as a search and graph handle named `kg` (its methods are listed in the next message); its ids can be cited as [c12] or [c12.s3].\n\n\
-             {budget}\n\n{ENDINGS}\n\
+             {budget}\n\n{ending}\n\
              End with FINAL(your answer) or FINAL_VAR(\"variable_name\") inside a ```repl block."
-        ),
+            )
+        }
     }
+}
+
+/// What the `small` profile tells the model after each output.
+pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If not, read the id of a hit you have not read yet, or search for the name you have just found.";
+
+/// The `small` profile: the task, then the steps of a multi-hop lookup as
+/// calls to copy, with placeholders (`<the answer>`) that the answer guard
+/// rejects if copied as they are.
+fn small_prompt(protocol: Protocol, max_turns: u32, whole_collection: bool) -> String {
+    let steps = if protocol == Protocol::Tools {
+        "1. search with words from the question; each hit has an id, a title and text.\n\
+         2. read the best hit's id; each sentence of it starts with its own id, like [c4.s2].\n\
+         3. If the question goes through a name you have just found (the author of a book, the city of an institute), search for that name and read again.\n\
+         4. final_answer(\"<the answer>. <the sentence that says it> [<its id>]\")"
+    } else {
+        "1. print(context.search(\"<words from the question>\")[:3]) shows the best hits, each with an id, a title and text.\n\
+         2. print(context.read(\"<a hit's id>\")) shows that chunk; each sentence starts with its own id, like [c4.s2].\n\
+         3. If the question goes through a name you have just found (the author of a book, the city of an institute), search for that name and read again.\n\
+         4. FINAL(\"<the answer>. <the sentence that says it> [<its id>]\") ends the run."
+    };
+    let steps = if whole_collection {
+        if protocol == Protocol::Tools {
+            "This question is about the whole collection, so no single passage answers it. The steps:\n\
+             1. map with an instruction saying what to extract from each document, as key<TAB>value lines (for example: category<TAB>the incident's category); it reads every document.\n\
+             2. tally the records it returned by value; the first row is the most frequent, each row has a count and the chunks it came from.\n\
+             3. final_answer(\"<the answer>, found in <count> documents [<a chunk id of that row>]\")"
+        } else {
+            "This question is about the whole collection, so no single passage answers it. The steps:\n\
+             1. records = context.map(\"<what to extract from each document, as key<TAB>value lines>\", over=\"docs\") reads every document.\n\
+             2. print(context.tally(records)[:5]) shows the most frequent values first, each with its count and the chunks it came from.\n\
+             3. FINAL(\"<the answer>, found in <count> documents [<a chunk id of that row>]\") ends the run."
+        }
+    } else {
+        steps
+    };
+    let how = match protocol {
+        Protocol::Tools => "You look things up by calling tools; each result comes back to you.",
+        Protocol::Code => {
+            "You look things up by writing Python. Every reply of yours is Python code and nothing else; it runs, and you see what it prints. Variables persist."
+        }
+        Protocol::Free | Protocol::Auto => {
+            "You look things up by writing Python in a ```repl code block; it runs, and you see what it prints. Variables persist."
+        }
+    };
+    format!(
+        "You answer a question about a collection of documents that you cannot see. {how}\n\n\
+         The collection is the object `context`; its methods are listed in the next message. The usual steps:\n{steps}\n\n\
+         Cite only ids you have read, and only for what their sentences say. Replace every <...> with real text. If what you read does not answer the question, search with other words. You have at most {max_turns} turns."
+    )
 }
 
 /// The metadata message: corpus facts, functions and the question (SPEC §5.3.1).
@@ -175,20 +275,38 @@ mod tests {
             sub_window: Some(8192),
             max_answer_chars: 4000,
             example: None,
+            whole_collection: false,
         };
         for p in [Profile::Kg, Profile::Paper, Profile::Dict] {
-            let s = system_prompt(p, &f);
+            let s = system_prompt(p, Protocol::Free, &f);
             assert!(s.contains("FINAL("), "{p:?}");
             assert!(s.contains("answer[\"ready\"]"), "{p:?}");
             assert!(s.contains("```repl"), "{p:?}");
         }
-        assert!(system_prompt(Profile::Paper, &f).contains("32K"));
-        assert!(system_prompt(Profile::Kg, &f).contains("[c12.s3]"));
+        assert!(system_prompt(Profile::Paper, Protocol::Free, &f).contains("32K"));
+        assert!(system_prompt(Profile::Kg, Protocol::Code, &f).contains("[c12.s3]"));
+        assert!(system_prompt(Profile::Kg, Protocol::Tools, &f).contains("final_answer"));
+        assert!(system_prompt(Profile::Small, Protocol::Code, &f).contains("FINAL("));
+        assert!(system_prompt(Profile::Small, Protocol::Tools, &f).contains("final_answer("));
         let with = PromptFacts {
             example: Some("Example of a whole run: ...".into()),
             ..f.clone()
         };
-        assert!(system_prompt(Profile::Kg, &with).ends_with("Example of a whole run: ..."));
-        assert!(!system_prompt(Profile::Paper, &with).contains("Example of a whole run"));
+        assert!(
+            system_prompt(Profile::Kg, Protocol::Code, &with)
+                .ends_with("Example of a whole run: ...")
+        );
+        assert!(
+            !system_prompt(Profile::Paper, Protocol::Free, &with)
+                .contains("Example of a whole run")
+        );
+        // The small profile shows the map steps only for a question about the
+        // whole collection.
+        assert!(!system_prompt(Profile::Small, Protocol::Code, &f).contains("context.map"));
+        let agg = PromptFacts {
+            whole_collection: true,
+            ..f.clone()
+        };
+        assert!(system_prompt(Profile::Small, Protocol::Code, &agg).contains("context.map"));
     }
 }

@@ -460,6 +460,24 @@ impl Repl {
             match progress {
                 ReplProgress::Complete { repl, value } => {
                     self.inner = Some(repl);
+                    // A block that ends in an expression shows its value, as
+                    // Python's REPL does: small models write
+                    // `context.search(…)` without `print`.
+                    if value != MontyObject::none() {
+                        let shown = value.py_repr();
+                        let room = cap.saturating_sub(out.len());
+                        if room > 1 {
+                            if !out.is_empty() && !out.ends_with('\n') {
+                                out.push('\n');
+                            }
+                            let mut end = shown.len().min(room - 1);
+                            while !shown.is_char_boundary(end) {
+                                end -= 1;
+                            }
+                            out.push_str(&shown[..end]);
+                            out.push('\n');
+                        }
+                    }
                     self.ledger.metered(|| drop(value));
                     break;
                 }

@@ -188,6 +188,10 @@ pub struct Totals {
     pub seconds: f64,
     /// Root iterations.
     pub iterations: u32,
+    /// Calls of the handle's functions (`context.search`, `context.map`, …)
+    /// from the root's code or tool calls.
+    #[serde(default)]
+    pub handle_calls: u64,
 }
 
 impl Totals {

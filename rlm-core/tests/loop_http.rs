@@ -105,7 +105,7 @@ async fn guards_reject_blind_answers_and_placeholders() {
     let r = common::scripted_rlm(
         &srv,
         RlmConfig {
-            profile: Profile::Dict,
+            profile: Some(Profile::Dict),
             ..RlmConfig::default()
         },
     );
@@ -278,7 +278,7 @@ async fn paper_profile_gives_context_as_text_and_kg_as_handle() {
     let (_, out) = common::scripted_rlm(
         &srv,
         RlmConfig {
-            profile: Profile::Paper,
+            profile: Some(Profile::Paper),
             ..RlmConfig::default()
         },
     )

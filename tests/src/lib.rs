@@ -222,3 +222,16 @@ pub fn turn(req: &Value) -> usize {
 pub fn repl(code: &str) -> String {
     format!("Next step.\n```repl\n{code}\n```\n")
 }
+
+/// The Qwen2.5-Coder-1.5B-Instruct GGUF for the real-model tests:
+/// `RLMKG_QWEN_GGUF`, else the file `../shared/models/qwen-gguf.sh 1.5b`
+/// (or `ci/qwen-gguf.sh`) writes to `~/.cache/rlmkg-dev-models`; `None` when
+/// absent (the test then says it skips).
+pub fn qwen_gguf() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RLMKG_QWEN_GGUF").map(PathBuf::from) {
+        return p.is_file().then_some(p);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let p = home.join(".cache/rlmkg-dev-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf");
+    p.is_file().then_some(p)
+}

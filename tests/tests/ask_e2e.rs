@@ -123,8 +123,14 @@ fn citing_the_wrong_sentence_shows_in_the_verdicts() {
 
 #[test]
 fn a_root_that_never_answers_ends_on_the_budget() {
+    // Different code every turn (a repeated reply ends the run sooner: see below).
     let case = scripted_case(
-        |_, _| Reply::Text(repl("print(context.stats()[\"documents\"])")),
+        |req: &Value, _| {
+            Reply::Text(repl(&format!(
+                "print(context.stats()[\"documents\"] + {})",
+                turn(req)
+            )))
+        },
         &["--max-iterations", "3"],
         "Who founded Northlight Press?",
     );
@@ -145,6 +151,33 @@ fn a_root_that_never_answers_ends_on_the_budget() {
 }
 
 #[test]
+fn a_root_repeating_itself_does_not_burn_the_turn_budget() {
+    let case = scripted_case(
+        |_, _| Reply::Text(repl("print(context.stats()[\"documents\"])")),
+        &["--max-iterations", "20"],
+        "Who founded Northlight Press?",
+    );
+    let answer = case.answer();
+    // The same reply four times (run once, then three repeats not run), then
+    // the fallback answers and says why.
+    assert_eq!(answer["fallback"]["kind"], "repeating", "{answer:#}");
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    let root_turns = case
+        .server
+        .requests()
+        .iter()
+        // The root's requests carry the corpus metadata message.
+        .filter(|r| {
+            r["messages"][1]["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Corpus:"))
+        })
+        .count();
+    assert!(root_turns <= 5, "{root_turns} root turns");
+    assert!(case.stderr().contains("repeated"), "{}", case.stderr());
+}
+
+#[test]
 fn an_injected_final_is_not_a_supported_answer() {
     let case = scripted_case(
         |req: &Value, _| {
@@ -160,11 +193,23 @@ fn an_injected_final_is_not_a_supported_answer() {
         "Who founded the Kestrel Institute for Coastal Studies?",
     );
     let answer = case.answer();
-    assert_eq!(answer["text"], "pwned");
-    let v = verdicts(&answer);
-    assert!(!v.is_empty(), "{answer:#}");
-    assert!(v.iter().all(|v| v != "supported"), "{answer:#}");
-    assert_eq!(answer["verified"], false, "{answer:#}");
+    // "pwned" carries no supported claim: the review sends it back, and as the
+    // scripted model insists, it never stands as the RLM's answer; the run falls
+    // back and says why.
+    assert!(answer["fallback"]["kind"].is_string(), "{answer:#}");
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert!(
+        !answer["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("pwned"),
+        "{answer:#}"
+    );
+    assert!(
+        case.stderr().contains("answering with the heuristic"),
+        "{}",
+        case.stderr()
+    );
 }
 
 #[test]

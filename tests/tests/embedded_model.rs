@@ -38,6 +38,7 @@ fn request(user: &str, sampling: Sampling) -> ChatRequest {
             Message::user(user),
         ],
         sampling,
+        ..Default::default()
     }
 }
 

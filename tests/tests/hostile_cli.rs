@@ -77,7 +77,10 @@ fn huge_k_from_python_is_clamped_and_the_run_answers() {
     });
     assert!(case.out.status.success(), "{}", case.stderr());
     let v = case.answer();
-    assert_eq!(v["text"].as_str(), Some("clamped"), "{v}");
+    // "clamped" cites nothing: it does not stand as the RLM's answer, and the
+    // run answers by its fallback instead.
+    assert!(v["fallback"]["kind"].is_string(), "{v}");
+    assert!(!v["text"].as_str().unwrap_or_default().is_empty(), "{v}");
     let feedback = case.server.requests()[1]["messages"].to_string();
     assert!(feedback.contains("True True True"), "{feedback}");
 }
@@ -93,14 +96,17 @@ fn a_block_stuck_in_a_native_operation_is_given_up_and_the_run_answers() {
         Reply::Text(match turn(req) {
             0 => repl("keep = 'kept'"),
             1 => repl("import re\nre.sub(r'(?=(a+))\\1b', 'x', 'a' * 200_000)"),
+            2 => repl("print(keep)"),
             _ => repl("FINAL(keep)"),
         })
     });
     assert!(case.out.status.success(), "{}", case.stderr());
-    let v = case.answer();
-    assert_eq!(v["text"].as_str(), Some("kept"), "{v}");
     let feedback = case.server.requests()[2]["messages"].to_string();
     assert!(feedback.contains("TimeoutError"), "{feedback}");
+    // The variable from before the stuck block is still there.
+    let requests = case.server.requests();
+    let last = requests[3]["messages"].as_array().unwrap().last().unwrap();
+    assert!(last["content"].as_str().unwrap().contains("kept"), "{last}");
     assert!(started.elapsed() < Duration::from_secs(60));
 }
 

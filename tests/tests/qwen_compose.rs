@@ -6,23 +6,12 @@
 //! One question only: about 30 s of CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
-
-use rlmkg_tests::{sample_store, stderr, stdout, without_models};
+use rlmkg_tests::{qwen_gguf, sample_store, stderr, stdout, without_models};
 use serde_json::Value;
-
-fn qwen() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("RLMKG_QWEN_GGUF").map(PathBuf::from) {
-        return p.is_file().then_some(p);
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
-    let p = home.join(".cache/rlmkg-dev-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf");
-    p.is_file().then_some(p)
-}
 
 #[test]
 fn a_real_model_composes_a_verified_short_answer() {
-    let Some(model) = qwen() else {
+    let Some(model) = qwen_gguf() else {
         eprintln!(
             "skipping: no Qwen2.5-Coder-1.5B GGUF (run ../shared/models/qwen-gguf.sh 1.5b or set RLMKG_QWEN_GGUF)"
         );

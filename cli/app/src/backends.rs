@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rlm_core::embedded::{EmbeddedModel, EmbeddedOptions, installed_default};
-use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, Sampling};
+use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, Sampling, ServerKind};
 
 use crate::ask::Models;
 
@@ -27,6 +27,8 @@ pub struct HttpModel {
     pub api_key: Option<String>,
     /// Context window in tokens, when known (else the server is asked).
     pub context_window: Option<usize>,
+    /// The kind of server, when known (else the server is asked).
+    pub server: Option<ServerKind>,
 }
 
 /// The embedded in-process model.
@@ -147,6 +149,7 @@ impl BackendConfig {
         cfg.api_key.clone_from(&h.api_key);
         cfg.sampling = self.sampling.clone();
         cfg.context_window = h.context_window;
+        cfg.server = h.server;
         if let Some(t) = self.timeout {
             cfg.timeout = t;
         }
@@ -199,6 +202,7 @@ mod tests {
             model: model.into(),
             api_key: None,
             context_window: None,
+            server: None,
         }
     }
 

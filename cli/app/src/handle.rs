@@ -9,7 +9,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply};
+use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, Segment};
+use rlmkg_citation::CheckOptions;
 use rlmkg_ids::ChunkId;
 use rlmkg_ingest::{Store, StoreError};
 use serde::Serialize;
@@ -38,26 +39,34 @@ enum ParamDefault {
 struct Param {
     name: &'static str,
     default: ParamDefault,
+    /// Its JSON schema type (`string` or `integer`), for the tool protocol.
+    kind: &'static str,
 }
 
+/// A required string parameter.
 const fn req(name: &'static str) -> Param {
     Param {
         name,
         default: ParamDefault::Required,
+        kind: "string",
     }
 }
 
+/// An integer parameter with a default.
 const fn int(name: &'static str, default: usize) -> Param {
     Param {
         name,
         default: ParamDefault::Int(default),
+        kind: "integer",
     }
 }
 
-const fn none(name: &'static str) -> Param {
+/// An optional parameter of JSON type `kind`, `None` when not given.
+const fn none(name: &'static str, kind: &'static str) -> Param {
     Param {
         name,
         default: ParamDefault::None,
+        kind,
     }
 }
 
@@ -89,6 +98,24 @@ impl Function {
             .collect();
         format!("{}({})", self.name, params.join(", "))
     }
+
+    /// The JSON schema of its keyword arguments (the tool protocol's `parameters`).
+    fn schema(&self) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for p in self.params {
+            let mut prop = json!({ "type": p.kind });
+            match p.default {
+                ParamDefault::Required => required.push(Value::from(p.name)),
+                ParamDefault::Int(n) => {
+                    prop["default"] = Value::from(n);
+                }
+                ParamDefault::None => {}
+            }
+            properties.insert(p.name.to_owned(), prop);
+        }
+        json!({ "type": "object", "properties": properties, "required": required })
+    }
 }
 
 /// The functions of the handle.
@@ -96,14 +123,19 @@ const FUNCTIONS: &[Function] = &[
     Function {
         name: "search",
         params: &[req("query"), int("k", 10)],
-        doc: "BM25 search over chunks -> list of {id, doc, title, score, text}",
+        doc: "BM25 search over chunks -> list of {id, doc, title, score, text}; each sentence of text starts with its [id]",
         body: |h, a| {
             let k = a.k()?;
-            let hits = h
+            let hits: Vec<HitView> = h
                 .store
                 .search(a.str("query")?, h.fetch_k(k))
-                .map_err(store_err)?;
-            h.first_in_scope(hits, k, |hit| hit.id)
+                .map_err(store_err)?
+                .into_iter()
+                .filter(|hit| h.in_scope(hit.id))
+                .take(k)
+                .map(|hit| h.hit_view(hit))
+                .collect();
+            h.first_in_scope(hits, k, |hit| hit.chunk)
         },
     },
     Function {
@@ -150,7 +182,7 @@ const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "neighbors",
-        params: &[req("entity"), int("k", 20), none("relation")],
+        params: &[req("entity"), int("k", 20), none("relation", "string")],
         doc: "adjacent entities -> list of {id, name, type, relation, weight, evidence: [chunk ids]}",
         body: |h, a| {
             let got = h
@@ -237,7 +269,7 @@ const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "doc_text",
-        params: &[req("doc"), int("start", 0), none("end")],
+        params: &[req("doc"), int("start", 0), none("end", "integer")],
         doc: "raw normalized text of a document between byte offsets",
         body: |h, a| {
             let start = a.usize("start")?;
@@ -290,17 +322,44 @@ FINAL(\"Ines Varga [c31.s1]. The Pellan Bridge crosses the Oran River [c7.s2] an
 ```
 (The names and ids above are only an illustration; use what your own searches return.)";
 
+/// A search hit as `context.search` shows it: the chunk's sentences marked
+/// with their ids (so a hit can be cited without reading it again), the score
+/// rounded, no file path.
+#[derive(Debug, Serialize)]
+struct HitView {
+    id: String,
+    doc: String,
+    title: String,
+    score: f64,
+    text: String,
+    #[serde(skip)]
+    chunk: ChunkId,
+}
+
 /// `context` over a store, optionally restricted to a scope of chunk ids.
 pub struct StoreHandle {
     store: Arc<Store>,
     /// Chunk ids the handle may show; `None` means the whole corpus.
     scope: Option<Arc<HashSet<ChunkId>>>,
+    /// Checker settings of the answer review; `None` accepts every answer.
+    review: Option<Arc<CheckOptions>>,
 }
 
 impl StoreHandle {
     /// A handle on the whole store.
     pub fn new(store: Arc<Store>) -> Self {
-        Self { store, scope: None }
+        Self {
+            store,
+            scope: None,
+            review: None,
+        }
+    }
+
+    /// The handle that reviews answers before the run accepts them (see
+    /// [`crate::review`]), checking citations with `check`.
+    pub fn reviewing(mut self, check: CheckOptions) -> Self {
+        self.review = Some(Arc::new(check));
+        self
     }
 
     fn in_scope(&self, chunk: ChunkId) -> bool {
@@ -324,6 +383,22 @@ impl StoreHandle {
         Ok(HandleReply::showing(to_value(&kept)?, shown))
     }
 
+    /// How `context.search` shows `hit`.
+    fn hit_view(&self, hit: rlmkg_ingest::SearchHit) -> HitView {
+        let text = match self.store.read(&hit.id.to_string()) {
+            Ok(p) if !p.sentences.is_empty() => heuristic::mark_sentences(&p),
+            _ => hit.text,
+        };
+        HitView {
+            id: hit.id.to_string(),
+            doc: hit.doc.to_string(),
+            title: hit.title,
+            score: (f64::from(hit.score) * 100.0).round() / 100.0,
+            text,
+            chunk: hit.id,
+        }
+    }
+
     /// Ask the store for more than `k` when a scope will filter results (at most
     /// ten times [`MAX_K`]).
     fn fetch_k(&self, k: usize) -> usize {
@@ -343,6 +418,7 @@ impl ContextHandle for StoreHandle {
                 name: f.name.to_owned(),
                 signature: f.signature(),
                 doc: f.doc.to_owned(),
+                parameters: f.schema(),
             })
             .collect()
     }
@@ -407,6 +483,25 @@ impl ContextHandle for StoreHandle {
         Some(out)
     }
 
+    fn can_map(&self) -> bool {
+        true
+    }
+
+    fn about_whole_collection(&self, question: &str) -> bool {
+        crate::review::whole_collection(question)
+    }
+
+    fn segments(&self, over: &Value, max_chars: usize) -> Result<Vec<Segment>, HandleError> {
+        crate::segments::segments(&self.store, over, max_chars, &|c| self.in_scope(c))
+    }
+
+    fn review(&self, question: &str, answer: &str, read: &[String]) -> Result<(), String> {
+        match &self.review {
+            Some(check) => crate::review::review(&self.store, check, question, answer, read),
+            None => Ok(()),
+        }
+    }
+
     fn scoped(&self, ids: &[String]) -> Result<Arc<dyn ContextHandle>, HandleError> {
         let mut chunks = HashSet::new();
         for id in ids {
@@ -426,6 +521,7 @@ impl ContextHandle for StoreHandle {
         Ok(Arc::new(StoreHandle {
             store: Arc::clone(&self.store),
             scope: Some(Arc::new(chunks)),
+            review: self.review.clone(),
         }))
     }
 }

@@ -41,6 +41,8 @@ pub mod backends;
 mod handle;
 pub mod named;
 mod report;
+pub mod review;
+mod segments;
 mod spans;
 pub mod usage;
 

@@ -106,6 +106,7 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
             model: "scripted".into(),
             api_key: None,
             context_window: Some(32_768),
+            server: None,
         }),
         ..Default::default()
     }

@@ -124,6 +124,7 @@ pub fn run(args: &BenchOptions, note_out: &mut dyn FnMut(&str)) -> anyhow::Resul
             max_tokens: Some(16),
             ..Sampling::default()
         },
+        ..Default::default()
     };
     model.clear_prefix_cache();
     model

@@ -72,6 +72,15 @@ pub struct QuestionRun {
     /// Model calls (root and sub-calls).
     #[serde(default)]
     pub calls: u64,
+    /// Handle calls of the root (search, read, map, …).
+    #[serde(default)]
+    pub handle_calls: u64,
+    /// Sub-model calls from the root's code.
+    #[serde(default)]
+    pub sub_calls: u64,
+    /// Root turns.
+    #[serde(default)]
+    pub turns: u32,
     /// Prompt tokens over all calls.
     #[serde(default)]
     pub input_tokens: u64,
@@ -470,6 +479,14 @@ pub struct MethodRow {
     pub citation_recall: Option<f64>,
     /// Share of answers that said "not found".
     pub not_found: f64,
+    /// Mean handle calls of the root per run.
+    pub handle_calls: f64,
+    /// Mean sub-model calls per run.
+    pub sub_calls: f64,
+    /// Mean root turns per run.
+    pub turns: f64,
+    /// Mean wall time per run, in seconds.
+    pub seconds: f64,
 }
 
 impl MethodRow {
@@ -485,6 +502,10 @@ impl MethodRow {
             citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
             citation_recall: mean(runs.iter().map(|r| r.citation_recall)),
             not_found: runs.iter().filter(|r| r.run.not_found).count() as f64 / n,
+            handle_calls: runs.iter().map(|r| r.run.handle_calls as f64).sum::<f64>() / n,
+            sub_calls: runs.iter().map(|r| r.run.sub_calls as f64).sum::<f64>() / n,
+            turns: runs.iter().map(|r| f64::from(r.run.turns)).sum::<f64>() / n,
+            seconds: runs.iter().map(|r| r.run.seconds).sum::<f64>() / n,
         }
     }
 }

@@ -861,7 +861,17 @@ pub struct Composed {
 pub fn parse_composed(reply: &str) -> Composed {
     let mut short = None;
     let mut rest: Vec<&str> = Vec::new();
+    // Code a model wrote instead of prose (a fenced block and what is inside
+    // it) is no part of an answer.
+    let mut in_code = false;
     for line in reply.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
         let t = line.trim().trim_start_matches(['*', '#', '-', ' ']);
         let lower = t.to_ascii_lowercase();
         let label = ["short answer:", "answer:"]
@@ -894,5 +904,19 @@ pub fn parse_composed(reply: &str) -> Composed {
         short: short.filter(|s| !s.trim().is_empty() && !not_found),
         not_found,
         explanation: rest.join(" "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn composed_replies_lose_the_code_a_model_wrote_into_them() {
+        let c = parse_composed(
+            "Short answer: Tromsø [c4.s1]\nIt lies in Tromsø [c4.s1].\n```repl\nprint(context.search(\"x\"))\n```\n",
+        );
+        assert_eq!(c.short.as_deref(), Some("Tromsø [c4.s1]"));
+        assert_eq!(c.explanation, "It lies in Tromsø [c4.s1].");
     }
 }

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use rlm_core::{Budgets, Profile, RlmConfig, Sampling};
+use rlm_core::{Budgets, Profile, Protocol, RlmConfig, Sampling, ServerKind};
 use rlmkg::backends::{BackendConfig, Backends, EmbeddedChoice, HttpModel};
 
 /// Errors of resolving settings: a bad value, an unreadable or malformed
@@ -210,6 +210,9 @@ settings! {
     /// Context window of the sub-model in tokens.
     #[arg(long, help_heading = "Model")]
     sub_context_window: usize,
+    /// The kind of OpenAI-compatible server (openai, vllm, llamacpp, llama-cpp-python, ollama); asked of the server when not set.
+    #[arg(long, help_heading = "Model")]
+    server: String,
     /// HTTP request timeout in seconds.
     #[arg(long, help_heading = "Model")]
     timeout: f64,
@@ -231,9 +234,12 @@ settings! {
     /// Do not read or write the model-call cache.
     #[arg(long, help_heading = "Run", num_args = 0, default_missing_value = "true")]
     no_cache: bool,
-    /// Prompt profile: kg, paper or dict.
+    /// Prompt profile: kg, paper, dict or small (default: small for root models under 10B parameters, else kg).
     #[arg(long, help_heading = "Run")]
     profile: String,
+    /// How the root model acts: code (its reply is started as a ```repl block), tools (OpenAI tool calls), free (it writes ```repl blocks unprompted) or auto.
+    #[arg(long, help_heading = "Run")]
+    protocol: String,
     /// A file whose text replaces the profile's system prompt.
     #[arg(long, help_heading = "Run")]
     system_prompt: PathBuf,
@@ -520,12 +526,19 @@ pub fn backend_config(s: &Settings) -> Result<BackendConfig> {
         return Err(invalid("an HTTP model needs both --base-url and --model"));
     }
     let root_window = t.context_window;
+    let server = t
+        .server
+        .as_deref()
+        .map(str::parse::<ServerKind>)
+        .transpose()
+        .map_err(invalid)?;
     let http = match (t.base_url.clone(), t.model.clone()) {
         (Some(base_url), Some(model)) => Some(HttpModel {
             base_url,
             model,
             api_key: t.api_key.clone(),
             context_window: root_window,
+            server,
         }),
         _ => None,
     };
@@ -537,6 +550,12 @@ pub fn backend_config(s: &Settings) -> Result<BackendConfig> {
         model: t.sub_model.clone().unwrap_or_else(|| root.model.clone()),
         api_key: t.sub_api_key.clone().or_else(|| root.api_key.clone()),
         context_window: t.sub_context_window.or(root_window),
+        // The sub-model's server is the root's only when it has the root's URL.
+        server: if t.sub_base_url.is_none() {
+            server
+        } else {
+            None
+        },
     });
     Ok(BackendConfig {
         http,
@@ -566,7 +585,10 @@ pub fn rlm_config(s: &Settings, store: &Path, trace_path: Option<PathBuf>) -> Re
     let t = s.typed()?;
     let mut cfg = RlmConfig::default();
     if let Some(p) = &t.profile {
-        cfg.profile = p.parse::<Profile>().map_err(invalid)?;
+        cfg.profile = Some(p.parse::<Profile>().map_err(invalid)?);
+    }
+    if let Some(p) = &t.protocol {
+        cfg.protocol = p.parse::<Protocol>().map_err(invalid)?;
     }
     if let Some(p) = &t.system_prompt {
         cfg.system_prompt =

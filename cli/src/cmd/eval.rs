@@ -445,13 +445,25 @@ fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
         )?;
         writeln!(
             out,
-            "{:<20} {:>5} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>9}",
-            "method", "runs", "EM", "F1", "contains", "supported", "cit P", "cit R", "not found"
+            "{:<20} {:>5} {:>6} {:>6} {:>8} {:>9} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>7}",
+            "method",
+            "runs",
+            "EM",
+            "F1",
+            "contains",
+            "supported",
+            "cit P",
+            "cit R",
+            "not found",
+            "handle",
+            "sub",
+            "turns",
+            "s/run"
         )?;
         for m in &s.by_method {
             writeln!(
                 out,
-                "{:<20} {:>5} {:>6.3} {:>6.3} {:>8.3} {:>9} {:>7} {:>7} {:>9.3}",
+                "{:<20} {:>5} {:>6.3} {:>6.3} {:>8.3} {:>9} {:>7} {:>7} {:>9.3} {:>7.1} {:>7.1} {:>6.1} {:>7.1}",
                 m.method,
                 m.runs,
                 m.em,
@@ -460,7 +472,11 @@ fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
                 fmt_opt(m.claims_supported),
                 fmt_opt(m.citation_precision),
                 fmt_opt(m.citation_recall),
-                m.not_found
+                m.not_found,
+                m.handle_calls,
+                m.sub_calls,
+                m.turns,
+                m.seconds
             )?;
         }
         if let Some(n) = s.run_errors.filter(|n| *n > 0) {

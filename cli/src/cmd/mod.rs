@@ -8,6 +8,7 @@ pub mod entity;
 pub mod eval;
 pub mod eval_wice;
 pub mod export;
+pub mod generate;
 pub mod ingest;
 pub mod model;
 pub mod path;

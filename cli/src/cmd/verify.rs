@@ -145,6 +145,7 @@ impl Judge for ModelJudge {
                 max_tokens: Some(256),
                 ..Sampling::default()
             },
+            ..Default::default()
         };
         // A reply the judge cannot read is neither taken from the cache nor cached.
         let report = self.runtime.block_on(

@@ -14,7 +14,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, Sampling, Usage,
+    ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, ReplyStart, Role,
+    Sampling, ToolCall, ToolChoice, ToolSpec, Usage,
 };
 
 /// Settings of one OpenAI-compatible backend.
@@ -45,6 +46,97 @@ pub struct OpenAiConfig {
     /// non-streaming server has finished generating by then).
     #[serde(default = "default_body_timeout")]
     pub body_timeout: Duration,
+    /// Which server this is, for what the OpenAI API leaves open (starting a
+    /// reply for the model, constrained decoding, tool calls); `None` asks the
+    /// server once ([`ServerKind::probe`]).
+    #[serde(default)]
+    pub server: Option<ServerKind>,
+}
+
+/// The kind of OpenAI-compatible server, for the features the OpenAI API itself
+/// does not have: how a reply is started for the model ([`ReplyStart`]) and how
+/// a tool call is required.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ServerKind {
+    /// Plain OpenAI API (hosted services): no started replies; native tools.
+    Openai,
+    /// vLLM: a trailing assistant message continued with
+    /// `continue_final_message`; native tools (`tool_choice: "required"`).
+    Vllm,
+    /// llama.cpp's own `llama-server`: a trailing assistant message is
+    /// continued (its default prefill); native tools with `--jinja`.
+    LlamaCpp,
+    /// llama-cpp-python's server: replies started by a GBNF `grammar`; tool
+    /// calls required through a JSON schema (`response_format`), since its
+    /// chat formats do not return usable `tool_calls`.
+    LlamaCppPython,
+    /// Ollama's `/v1`: a trailing assistant message is continued; native tools.
+    Ollama,
+}
+
+impl ServerKind {
+    /// Every kind, in the order they are shown.
+    pub const ALL: &[Self] = &[
+        Self::Openai,
+        Self::Vllm,
+        Self::LlamaCpp,
+        Self::LlamaCppPython,
+        Self::Ollama,
+    ];
+
+    /// Its name in settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Openai => "openai",
+            Self::Vllm => "vllm",
+            Self::LlamaCpp => "llama-cpp",
+            Self::LlamaCppPython => "llama-cpp-python",
+            Self::Ollama => "ollama",
+        }
+    }
+
+    /// The kind from what the server says of itself: llama.cpp answers
+    /// `GET /props`; otherwise the `owned_by` of `GET /v1/models` names it
+    /// (`vllm`, `llamacpp`, `me` for llama-cpp-python, `library` for Ollama).
+    fn from_signs(props_ok: bool, owned_by: Option<&str>) -> Self {
+        if props_ok {
+            return Self::LlamaCpp;
+        }
+        match owned_by.map(str::to_ascii_lowercase).as_deref() {
+            Some("vllm") => Self::Vllm,
+            Some("llamacpp") => Self::LlamaCpp,
+            Some("me") => Self::LlamaCppPython,
+            Some("library" | "ollama") => Self::Ollama,
+            _ => Self::Openai,
+        }
+    }
+
+    /// Whether the server continues a trailing assistant message.
+    fn continues(self) -> bool {
+        matches!(self, Self::Vllm | Self::LlamaCpp | Self::Ollama)
+    }
+}
+
+impl std::fmt::Display for ServerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for ServerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown server kind {s:?} (expected {})", names.join(", "))
+            })
+    }
 }
 
 fn default_max_reply_bytes() -> usize {
@@ -69,6 +161,7 @@ impl OpenAiConfig {
             truncation_ratio: 0.4,
             max_reply_bytes: default_max_reply_bytes(),
             body_timeout: default_body_timeout(),
+            server: None,
         }
     }
 }
@@ -79,6 +172,7 @@ pub struct OpenAiModel {
     cfg: OpenAiConfig,
     client: reqwest::Client,
     url: String,
+    kind: std::sync::Arc<tokio::sync::OnceCell<ServerKind>>,
 }
 
 impl OpenAiModel {
@@ -99,12 +193,70 @@ impl OpenAiModel {
         } else {
             format!("{base}/chat/completions")
         };
-        Ok(Self { cfg, client, url })
+        let kind = std::sync::Arc::new(match cfg.server {
+            Some(k) => tokio::sync::OnceCell::new_with(Some(k)),
+            None => tokio::sync::OnceCell::new(),
+        });
+        Ok(Self {
+            cfg,
+            client,
+            url,
+            kind,
+        })
     }
 
     /// The settings.
     pub fn config(&self) -> &OpenAiConfig {
         &self.cfg
+    }
+
+    /// The server's root (the base URL without `/v1` or `/chat/completions`).
+    fn root(&self) -> &str {
+        let base = self.cfg.base_url.trim_end_matches('/');
+        let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+        base.strip_suffix("/v1").unwrap_or(base)
+    }
+
+    /// A small JSON document from `url`, within two seconds, if it answers.
+    async fn get_json(&self, url: &str) -> Option<serde_json::Value> {
+        let quick = Duration::from_secs(2);
+        let mut req = self.client.get(url).timeout(quick);
+        if let Some(key) = self.cfg.api_key.as_deref().filter(|k| !k.is_empty()) {
+            req = req.bearer_auth(key);
+        }
+        let resp = req.send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        let text = read_body(resp, 1 << 20, quick).await.ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Which server this is: the configured kind, else asked once
+    /// ([`ServerKind::from_signs`]); a server that answers neither question is
+    /// taken for the plain OpenAI API.
+    pub async fn server_kind(&self) -> ServerKind {
+        *self
+            .kind
+            .get_or_init(|| async {
+                let props = self.get_json(&format!("{}/props", self.root())).await;
+                let base = self.cfg.base_url.trim_end_matches('/');
+                let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+                let models = self.get_json(&format!("{base}/models")).await;
+                let owned_by = models.as_ref().and_then(|m| {
+                    m.get("data")?
+                        .as_array()?
+                        .first()?
+                        .get("owned_by")?
+                        .as_str()
+                        .map(str::to_owned)
+                });
+                ServerKind::from_signs(
+                    props.is_some_and(|p| p.get("total_slots").is_some()),
+                    owned_by.as_deref(),
+                )
+            })
+            .await
     }
 }
 
@@ -124,7 +276,7 @@ fn estimate_messages(messages: &[Message]) -> usize {
 #[derive(Serialize)]
 struct WireRequest<'a> {
     model: &'a str,
-    messages: &'a [Message],
+    messages: Vec<WireOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,6 +290,84 @@ struct WireRequest<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
     stream: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
+    /// llama.cpp: a GBNF grammar the reply must match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grammar: Option<String>,
+    /// llama-cpp-python: `{"type": "json_object", "schema": …}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<serde_json::Value>,
+    /// vLLM: continue the trailing assistant message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    continue_final_message: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    add_generation_prompt: Option<bool>,
+}
+
+/// A message as the OpenAI API writes it.
+#[derive(Serialize)]
+struct WireOut<'a> {
+    role: Role,
+    content: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+impl<'a> From<&'a Message> for WireOut<'a> {
+    fn from(m: &'a Message) -> Self {
+        Self {
+            role: m.role,
+            content: &m.content,
+            tool_calls: m
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": { "name": c.name, "arguments": c.arguments },
+                    })
+                })
+                .collect(),
+            tool_call_id: m.tool_call_id.as_deref(),
+        }
+    }
+}
+
+/// The OpenAI `tools` entry of a tool.
+fn wire_tool(t: &ToolSpec) -> serde_json::Value {
+    serde_json::json!({
+        "type": "function",
+        "function": {
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.parameters,
+        }
+    })
+}
+
+/// A JSON schema of one call of any of `tools` (`{"name": …, "arguments": …}`),
+/// for servers that require a call by constrained decoding.
+fn call_schema(tools: &[ToolSpec]) -> serde_json::Value {
+    let variants: Vec<serde_json::Value> = tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "name": { "const": t.name },
+                    "arguments": t.parameters,
+                },
+                "required": ["name", "arguments"],
+            })
+        })
+        .collect();
+    serde_json::json!({ "anyOf": variants })
 }
 
 #[derive(Deserialize)]
@@ -164,6 +394,24 @@ struct WireMessage {
     content: Option<String>,
     #[serde(default)]
     reasoning_content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<WireCall>,
+}
+
+#[derive(Deserialize)]
+struct WireCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<WireFunction>,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    arguments: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -346,22 +594,7 @@ impl LanguageModel for OpenAiModel {
     async fn server_slots(&self) -> Option<usize> {
         // llama.cpp's server reports its parallel slots at `GET /props` (next to
         // `/v1`); other servers answer 404 or something without `total_slots`.
-        let base = self.cfg.base_url.trim_end_matches('/');
-        let base = base.strip_suffix("/chat/completions").unwrap_or(base);
-        let root = base.strip_suffix("/v1").unwrap_or(base);
-        let quick = Duration::from_secs(2);
-        let resp = self
-            .client
-            .get(format!("{root}/props"))
-            .timeout(quick)
-            .send()
-            .await
-            .ok()?;
-        if !resp.status().is_success() {
-            return None;
-        }
-        let text = read_body(resp, 1 << 20, quick).await.ok()?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let v = self.get_json(&format!("{}/props", self.root())).await?;
         let n = v.get("total_slots")?.as_u64()?;
         usize::try_from(n).ok().filter(|n| *n > 0)
     }
@@ -383,16 +616,41 @@ impl LanguageModel for OpenAiModel {
                 limit: window,
             });
         }
+        let kind = if request.start.is_some() || !request.tools.is_empty() {
+            Some(self.server_kind().await)
+        } else {
+            None
+        };
+        let plan = Plan::new(request, kind);
+        let mut stop = sampling.stop.clone();
+        if let Some(end) = plan.stop_at {
+            stop.push(end.to_owned());
+        }
+        let mut messages: Vec<WireOut<'_>> = request.messages.iter().map(WireOut::from).collect();
+        if let Some(prefix) = plan.trailing {
+            messages.push(WireOut {
+                role: Role::Assistant,
+                content: prefix,
+                tool_calls: Vec::new(),
+                tool_call_id: None,
+            });
+        }
         let body = WireRequest {
             model: &self.cfg.model,
-            messages: &request.messages,
+            messages,
             temperature: sampling.temperature,
             top_p: sampling.top_p,
             top_k: sampling.top_k,
             max_tokens: sampling.max_tokens,
             seed: sampling.seed,
-            stop: &sampling.stop,
+            stop: &stop,
             stream: false,
+            tools: request.tools.iter().map(wire_tool).collect(),
+            tool_choice: plan.tool_choice,
+            grammar: plan.grammar.clone(),
+            response_format: plan.response_format.clone(),
+            continue_final_message: plan.continue_final.then_some(true),
+            add_generation_prompt: plan.continue_final.then_some(false),
         };
         let mut req = self.client.post(&self.url).json(&body);
         if let Some(key) = self.cfg.api_key.as_deref().filter(|k| !k.is_empty()) {
@@ -431,9 +689,38 @@ impl LanguageModel for OpenAiModel {
         let msg = choice.message.unwrap_or(WireMessage {
             content: None,
             reasoning_content: None,
+            tool_calls: Vec::new(),
         });
         let raw = msg.content.unwrap_or_default();
         let (content, mut reasoning) = strip_think(&raw);
+        let (content, started) = plan.restore(content, choice.finish_reason.as_deref());
+        let mut tool_calls: Vec<ToolCall> = msg
+            .tool_calls
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let f = c.function?;
+                let arguments = match f.arguments {
+                    Some(serde_json::Value::String(s)) => s,
+                    Some(other) => other.to_string(),
+                    None => "{}".to_owned(),
+                };
+                Some(ToolCall {
+                    id: c.id.unwrap_or_else(|| format!("call_{i}")),
+                    name: f.name.trim().trim_end_matches(':').to_owned(),
+                    arguments,
+                })
+            })
+            .filter(|c| !c.name.is_empty())
+            .collect();
+        // Tools offered but none returned as calls: the call may be in the text.
+        let content = if tool_calls.is_empty() && !request.tools.is_empty() {
+            let (rest, calls) = crate::tools::parse_calls(&content);
+            tool_calls = calls;
+            rest
+        } else {
+            content
+        };
         if let Some(r) = msg.reasoning_content.filter(|r| !r.trim().is_empty()) {
             reasoning = Some(match reasoning {
                 Some(inline) => format!("{r}\n\n{inline}"),
@@ -467,7 +754,90 @@ impl LanguageModel for OpenAiModel {
             usage,
             finish,
             model: wire.model.unwrap_or_else(|| self.cfg.model.clone()),
+            tool_calls,
+            started,
         })
+    }
+}
+
+/// How one request asks this server for what the OpenAI API leaves open.
+#[derive(Default)]
+struct Plan<'a> {
+    /// The reply start asked for, if the server can honour it.
+    start: Option<&'a ReplyStart>,
+    /// A trailing assistant message the server continues.
+    trailing: Option<&'a str>,
+    /// vLLM's flags for continuing it.
+    continue_final: bool,
+    /// A stop string added for the start's end.
+    stop_at: Option<&'a str>,
+    /// A grammar the reply must match.
+    grammar: Option<String>,
+    /// A JSON-schema constraint.
+    response_format: Option<serde_json::Value>,
+    /// `tool_choice`.
+    tool_choice: Option<&'static str>,
+    /// The server generates the prefix itself (grammar): it is in the reply.
+    prefix_generated: bool,
+}
+
+impl<'a> Plan<'a> {
+    fn new(request: &'a ChatRequest, kind: Option<ServerKind>) -> Self {
+        let mut plan = Plan::default();
+        let Some(kind) = kind else {
+            return plan;
+        };
+        if !request.tools.is_empty() {
+            let required = request.tool_choice == ToolChoice::Required;
+            if required && kind == ServerKind::LlamaCppPython {
+                // Its chat formats return no usable calls: constrain the reply to one.
+                plan.response_format = Some(serde_json::json!({
+                    "type": "json_object",
+                    "schema": call_schema(&request.tools),
+                }));
+            } else {
+                plan.tool_choice = Some(if required { "required" } else { "auto" });
+            }
+            return plan;
+        }
+        let Some(start) = request.start.as_ref() else {
+            return plan;
+        };
+        if kind.continues() {
+            plan.start = Some(start);
+            plan.trailing = Some(&start.prefix);
+            plan.continue_final = kind == ServerKind::Vllm;
+            plan.stop_at = Some(&start.end);
+        } else if kind == ServerKind::LlamaCppPython
+            && let Some(g) = start.grammar()
+        {
+            plan.start = Some(start);
+            plan.grammar = Some(g);
+            plan.prefix_generated = true;
+        }
+        plan
+    }
+
+    /// The reply as the model wrote it: a continued one gets its prefix and
+    /// end back. Whether the reply was started as asked.
+    fn restore(&self, content: String, finish: Option<&str>) -> (String, bool) {
+        let Some(start) = self.start else {
+            return (content, false);
+        };
+        if self.prefix_generated {
+            let ok = content.starts_with(&start.prefix);
+            return (content, ok);
+        }
+        // A server that ignored the trailing message wrote a reply of its own.
+        if content.trim_start().starts_with(start.prefix.trim_end()) {
+            return (content, false);
+        }
+        let end = if matches!(finish, None | Some("stop")) {
+            start.end.as_str()
+        } else {
+            ""
+        };
+        (format!("{}{content}{end}", start.prefix), true)
     }
 }
 

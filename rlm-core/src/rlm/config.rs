@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::protocol::Protocol;
 use crate::cache::CallCache;
 use crate::client::{Meter, ModelClient};
 use crate::model::{LanguageModel, Sampling};
@@ -83,8 +84,9 @@ pub struct Price {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RlmConfig {
-    /// Prompt profile.
-    pub profile: Profile,
+    /// Prompt profile; `None` chooses by the root model's size
+    /// ([`Profile::for_model_size`]).
+    pub profile: Option<Profile>,
     /// A system prompt replacing the profile's (`--system-prompt FILE`).
     pub system_prompt: Option<String>,
     /// Budgets.
@@ -112,12 +114,14 @@ pub struct RlmConfig {
     pub sub_price: Option<Price>,
     /// Largest corpus (characters) materialized as `context` for the `paper` profile.
     pub max_context_chars: usize,
+    /// How the root model's actions reach the loop.
+    pub protocol: Protocol,
 }
 
 impl Default for RlmConfig {
     fn default() -> Self {
         Self {
-            profile: Profile::Kg,
+            profile: None,
             system_prompt: None,
             budgets: Budgets::default(),
             guards: Guards::default(),
@@ -131,6 +135,7 @@ impl Default for RlmConfig {
             root_price: None,
             sub_price: None,
             max_context_chars: 20_000_000,
+            protocol: Protocol::Auto,
         }
     }
 }

@@ -96,6 +96,34 @@ pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
         .collect()
 }
 
+/// The byte offset just after the closing fence of the first block of `reply`
+/// that runs (see [`runs`]); `None` when no closed block runs.
+pub(super) fn first_block_end(reply: &str) -> Option<usize> {
+    let mut open: Option<(String, usize)> = None;
+    let mut offset = 0;
+    for line in reply.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let t = line.trim();
+        match &open {
+            None => {
+                if t.starts_with("```") {
+                    open = Some((String::new(), start));
+                }
+            }
+            Some((_, from)) if t == "```" => {
+                let block = &reply[*from..start];
+                if !extract_blocks(&format!("{block}```"), true).is_empty() {
+                    return Some(start + line.trim_end().len());
+                }
+                open = None;
+            }
+            Some(_) => {}
+        }
+    }
+    None
+}
+
 /// The one correction sent when a reply ran no code: what it wrote, and what
 /// runs, with a call of the handle's first function (`first`) as the example.
 pub(super) fn no_code_correction(reply: &str, first: Option<&HandleFunction>) -> String {
@@ -129,15 +157,31 @@ pub(super) fn no_code_correction(reply: &str, first: Option<&HandleFunction>) ->
     )
 }
 
-/// Unsubstituted placeholders in an answer: `{name}` or `[snake_case_name]`.
+/// Unsubstituted placeholders in an answer: `{name}`, `[snake_case_name]`, or
+/// words in angle brackets (`<the answer>`, `<its id>`), as prompts write them.
 pub fn find_placeholder(answer: &str) -> Option<String> {
     let bytes = answer.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         let close = match b {
             b'{' => b'}',
             b'[' => b']',
+            b'<' => b'>',
             _ => continue,
         };
+        if b == b'<' {
+            let rest = &answer[i + 1..];
+            let inner: &str = rest.split('>').next().unwrap_or_default();
+            let words = inner.len() < rest.len()
+                && inner.len() <= 60
+                && inner.bytes().next().is_some_and(|c| c.is_ascii_lowercase())
+                && inner.bytes().all(|c| {
+                    c.is_ascii_lowercase() || matches!(c, b' ' | b'_' | b'\'' | b'-' | b'.')
+                });
+            if words {
+                return Some(format!("<{inner}>"));
+            }
+            continue;
+        }
         let rest = &answer[i + 1..];
         let Some(end) = rest.bytes().position(|c| c == close) else {
             continue;
@@ -164,6 +208,15 @@ pub fn find_placeholder(answer: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_running_block_ends_where_its_fence_closes() {
+        let reply = "Sure.\n```text\nno\n```\n```repl\nprint(1)\n```\nREPL output: 1\n```repl\nFINAL(1)\n```";
+        let end = first_block_end(reply).unwrap();
+        assert!(reply[..end].ends_with("print(1)\n```"), "{}", &reply[..end]);
+        assert_eq!(first_block_end("```repl\nprint(1)"), None);
+        assert_eq!(first_block_end("prose"), None);
+    }
 
     #[test]
     fn blocks_in_order_and_only_code() {
@@ -207,6 +260,7 @@ mod tests {
             name: "search".into(),
             signature: "search(query, k=10)".into(),
             doc: String::new(),
+            parameters: serde_json::Value::Null,
         };
         let msg = no_code_correction("just prose", Some(&search));
         assert!(
@@ -225,5 +279,14 @@ mod tests {
         assert_eq!(find_placeholder("Paris is the capital [c12.s3]."), None);
         assert_eq!(find_placeholder("See [c12] and [c4.s1-s2]."), None);
         assert_eq!(find_placeholder("A set {1, 2}"), None);
+        assert_eq!(
+            find_placeholder("<the answer>. <the sentence that says it> [<its id>]"),
+            Some("<the answer>".into())
+        );
+        assert_eq!(
+            find_placeholder("x < 5 and y > 3; a<b>"),
+            Some("<b>".into())
+        );
+        assert_eq!(find_placeholder("Tromsø [c4.s1]; 3 < 4 > 2"), None);
     }
 }

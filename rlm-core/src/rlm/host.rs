@@ -8,10 +8,11 @@ use std::time::Instant;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 
+use super::map;
 use super::session::Session;
 use super::{Ending, RunOutcome, Shared};
 use crate::cache::short_hash;
-use crate::handle::ContextHandle;
+use crate::handle::{ContextHandle, HandleFunction};
 use crate::model::{ChatRequest, Message};
 use crate::prompts::Profile;
 use crate::repl::{HostError, HostErrorKind, ReplHost, is_identifier};
@@ -44,6 +45,8 @@ const HOST_FUNCTIONS: &[&str] = &[
     "llm_query_batched",
     "rlm_query",
     "_context_call",
+    "_map",
+    "_tally",
 ];
 
 fn arg_str(args: &[Value], kwargs: &Map<String, Value>, i: usize, name: &str) -> Option<Value> {
@@ -128,6 +131,7 @@ impl LoopHost {
         let request = ChatRequest {
             messages: vec![Message::user(prompt)],
             sampling: shared.cfg.sub_sampling.clone(),
+            ..Default::default()
         };
         let report = shared.sub.chat(&request).await;
         rec.latency_ms = report.latency.as_millis() as u64;
@@ -228,6 +232,58 @@ impl LoopHost {
         result
     }
 
+    /// `context.map`: segments from the handle, one sub-call each, all at once;
+    /// the replies parsed into records that carry their chunk ids.
+    async fn map(
+        &self,
+        instruction: String,
+        over: Value,
+        format: map::Format,
+        max_chars: usize,
+    ) -> Result<Value, HostError> {
+        if instruction.trim().is_empty() {
+            return Err(HostError::new(
+                HostErrorKind::Value,
+                "map: the instruction is empty",
+            ));
+        }
+        let handle = self.handle.clone();
+        let max_chars = max_chars.clamp(200, 50_000);
+        let segments = tokio::task::spawn_blocking(move || handle.segments(&over, max_chars))
+            .await
+            .map_err(|e| HostError::new(HostErrorKind::Runtime, format!("map failed: {e}")))?
+            .map_err(|e| HostError::new(HostErrorKind::Value, format!("map: {e}")))?;
+        if segments.len() > map::MAX_SEGMENTS {
+            return Err(HostError::new(
+                HostErrorKind::Value,
+                format!(
+                    "map: {} segments is more than {}; map over a search (over=\"search: words\") or a list of ids",
+                    segments.len(),
+                    map::MAX_SEGMENTS
+                ),
+            ));
+        }
+        let calls = segments
+            .iter()
+            .map(|seg| self.sub_query("map", map::segment_prompt(&instruction, format, seg)));
+        let replies = futures::future::join_all(calls).await;
+        let mut parsed = map::Parsed::default();
+        let mut failed = 0usize;
+        for (seg, reply) in segments.iter().zip(replies) {
+            match reply {
+                Ok(text) => map::parse_reply(&text, format, seg, &mut parsed),
+                Err(_) => failed += 1,
+            }
+        }
+        self.note_ids(segments.iter().flat_map(|s| s.ids.clone()).collect());
+        Ok(serde_json::json!({
+            "records": parsed.records,
+            "segments": segments.len(),
+            "unparsed": parsed.unparsed,
+            "failed": failed,
+        }))
+    }
+
     pub(super) fn state_read_ids(&self) -> Vec<String> {
         lock(&self.state).read_ids.clone()
     }
@@ -254,9 +310,20 @@ impl ReplHost for LoopHost {
     ) -> Result<Value, HostError> {
         match name {
             "FINAL" => {
-                let text = arg_str(&args, &kwargs, 0, "answer")
-                    .map(|v| value_text(&v))
-                    .unwrap_or_default();
+                // `FINAL("text", "[c4.s1]")`, as small models write it: the
+                // positional parts joined.
+                let text = if args.len() > 1 {
+                    args.iter()
+                        .map(value_text)
+                        .filter(|t| !t.trim().is_empty())
+                        .map(|t| bracket_bare_id(&t))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                } else {
+                    arg_str(&args, &kwargs, 0, "answer")
+                        .map(|v| value_text(&v))
+                        .unwrap_or_default()
+                };
                 lock(&self.state).final_answer = Some((Ending::Final, text));
                 Ok(Value::Null)
             }
@@ -315,6 +382,7 @@ impl ReplHost for LoopHost {
                 self.rlm_query(question, scope).await.map(Value::String)
             }
             "_context_call" => {
+                self.shared.meter.count_handle_call();
                 let fname = args.first().map(value_text).unwrap_or_default();
                 let fargs = match args.get(1) {
                     Some(Value::Array(a)) => a.clone(),
@@ -351,12 +419,70 @@ impl ReplHost for LoopHost {
                     }
                 }
             }
+            "_map" => {
+                self.shared.meter.count_handle_call();
+                let instruction = arg_str(&args, &kwargs, 0, "instruction")
+                    .map(|v| value_text(&v))
+                    .unwrap_or_default();
+                let over = arg_str(&args, &kwargs, 1, "over").unwrap_or(Value::from("docs"));
+                let format = arg_str(&args, &kwargs, 2, "format")
+                    .map(|v| value_text(&v))
+                    .unwrap_or_default();
+                let format = map::Format::parse(&format)
+                    .map_err(|m| HostError::new(HostErrorKind::Value, m))?;
+                let max_chars = arg_str(&args, &kwargs, 3, "max_chars")
+                    .and_then(|v| v.as_u64())
+                    .map_or(map::DEFAULT_SEGMENT_CHARS, |n| {
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    });
+                self.map(instruction, over, format, max_chars).await
+            }
+            "_tally" => {
+                let Some(Value::Array(records)) = arg_str(&args, &kwargs, 0, "records") else {
+                    return Err(HostError::new(
+                        HostErrorKind::Type,
+                        "tally takes the list of records that map returned",
+                    ));
+                };
+                let field = arg_str(&args, &kwargs, 1, "field")
+                    .map(|v| value_text(&v))
+                    .unwrap_or_else(|| "value".into());
+                Ok(map::tally(&records, &field))
+            }
             other => Err(HostError::new(
                 HostErrorKind::Runtime,
                 format!("unknown host function {other}"),
             )),
         }
     }
+}
+
+/// A part of a `FINAL(…)` that is a bare citation id (`c20.s3`) as the
+/// citation it stands for (`[c20.s3]`); any other text as it is.
+fn bracket_bare_id(part: &str) -> String {
+    let t = part.trim();
+    let is_id = t.strip_prefix('c').is_some_and(|rest| {
+        !rest.is_empty()
+            && rest.starts_with(|c: char| c.is_ascii_digit())
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | 's' | '-'))
+    });
+    if is_id {
+        format!("[{t}]")
+    } else {
+        part.to_owned()
+    }
+}
+
+/// What `context` offers the root: the handle's functions, and `map` and
+/// `tally` when the handle can make segments and `with_map` lists them.
+pub(super) fn loop_functions(handle: &dyn ContextHandle, with_map: bool) -> Vec<HandleFunction> {
+    let mut functions = handle.functions();
+    if with_map && map::offered(handle) {
+        functions.extend(map::functions());
+    }
+    functions
 }
 
 /// The Python that defines the handle object, `answer`, and nothing else.
@@ -373,6 +499,10 @@ pub(super) fn prelude(handle: &dyn ContextHandle, profile: Profile) -> String {
             f.name
         ));
     }
+    if map::offered(handle) {
+        any = true;
+        s.push_str(map::PRELUDE_METHODS);
+    }
     if !any {
         s.push_str("    pass\n");
     }
@@ -385,4 +515,18 @@ pub(super) fn prelude(handle: &dyn ContextHandle, profile: Profile) -> String {
         "{var} = _Handle()\nanswer = {{\"content\": \"\", \"ready\": False}}\n"
     ));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bracket_bare_id;
+
+    #[test]
+    fn bare_ids_become_citations() {
+        assert_eq!(bracket_bare_id("c20.s3"), "[c20.s3]");
+        assert_eq!(bracket_bare_id(" c4.s2-s4 "), "[c4.s2-s4]");
+        assert_eq!(bracket_bare_id("c12"), "[c12]");
+        assert_eq!(bracket_bare_id("cats"), "cats");
+        assert_eq!(bracket_bare_id("Tromsø"), "Tromsø");
+    }
 }

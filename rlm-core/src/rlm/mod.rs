@@ -13,12 +13,16 @@
 //! - `host`: the functions the REPL calls back (`FINAL`, `llm_query`, `rlm_query`,
 //!   the handle's functions) and the prelude that defines them in Python.
 //! - `fences`: which fenced blocks of a reply run, and answer placeholders.
+//! - `map`: `context.map` / `context.tally` (segments to sub-models, records).
+//! - `protocol`: how the root acts (code, forced code, tool calls).
 //! - `session`: one question's conversation.
 
 mod config;
 mod fences;
 mod host;
+mod map;
 mod outcome;
+mod protocol;
 mod session;
 
 use std::sync::Arc;
@@ -26,6 +30,7 @@ use std::sync::Arc;
 pub use config::{Budgets, DEFAULT_MAX_WALL_TIME, Guards, Price, RlmConfig};
 pub use fences::{extract_blocks, find_placeholder};
 pub use outcome::{Ending, FallbackReason, RlmError, RunOutcome};
+pub use protocol::Protocol;
 pub use session::Session;
 
 use crate::client::{Meter, ModelClient};

@@ -46,6 +46,20 @@ pub enum FallbackReason {
         /// The model error.
         error: String,
     },
+    /// The root model wrote the same reply again and again, whatever it was
+    /// told, so more turns would not have changed it.
+    Repeating {
+        /// Root turns the run took.
+        turns: u32,
+        /// Replies in a row that repeated the one before.
+        repeats: u32,
+    },
+    /// The run's answer does not stand: none of its claims is carried by the
+    /// text it cites (ids that do not resolve, unsupported claims, overreach).
+    UnsupportedAnswer {
+        /// Why, per failing claim.
+        why: String,
+    },
 }
 
 impl std::fmt::Display for FallbackReason {
@@ -58,6 +72,15 @@ impl std::fmt::Display for FallbackReason {
             Self::RootModelFailed { turns, error } => write!(
                 f,
                 "the root model failed at turn {turns} ({error}) and the run had no answer yet"
+            ),
+            Self::Repeating { turns, repeats } => write!(
+                f,
+                "the root model repeated the same reply {repeats} time(s) in a row (turn {turns}), \
+                 whatever it was told"
+            ),
+            Self::UnsupportedAnswer { why } => write!(
+                f,
+                "none of the claims of the root model's answer is supported by what it cites ({why})"
             ),
         }
     }

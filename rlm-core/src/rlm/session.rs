@@ -5,13 +5,17 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::fences::{extract_blocks, find_placeholder, no_code_correction};
-use super::host::{HostState, LoopHost, lock, prelude, value_text};
+use super::fences::{extract_blocks, find_placeholder, first_block_end, no_code_correction};
+use super::host::{HostState, LoopHost, lock, loop_functions, prelude, value_text};
+use super::protocol::{self, Protocol};
 use super::{Ending, FallbackReason, RlmError, RunOutcome, Shared};
 use crate::cache::short_hash;
 use crate::client::CallError;
 use crate::handle::ContextHandle;
-use crate::model::{ChatRequest, FinishReason, Message, ModelError};
+use crate::handle::HandleFunction;
+use crate::model::{
+    ChatRequest, ChatResponse, FinishReason, Message, ModelError, ToolChoice, ToolSpec,
+};
 use crate::prompts::{self, Profile, PromptFacts};
 use crate::repl::Repl;
 use crate::trajectory::{
@@ -37,6 +41,69 @@ pub struct Session {
     pub(super) finished: bool,
     pub(super) run_id: String,
     pub(super) warnings: Vec<String>,
+    /// How the root model's actions reach the loop.
+    pub(super) protocol: Protocol,
+    /// The prompt profile the run uses.
+    pub(super) profile: Profile,
+    /// The handle's functions (what `context` offers).
+    pub(super) functions: Vec<HandleFunction>,
+    /// The tools offered under the tool-call protocol.
+    pub(super) tools: Vec<ToolSpec>,
+    /// The replies so far, normalized ([`protocol::reply_key`]): one seen
+    /// before is a repeat (a model going round in a cycle as much as one
+    /// saying the same thing twice).
+    pub(super) seen_keys: Vec<String>,
+    /// Replies in a row that repeated the one before.
+    pub(super) repeats: u32,
+    /// Answers the handle's review rejected.
+    pub(super) reviews: u32,
+}
+
+/// Replies in a row that repeat the one before after which the run ends.
+const MAX_REPEATS: u32 = 3;
+/// Answers the handle's review may reject before one is let through.
+const MAX_REVIEWS: u32 = 2;
+
+/// What one reply asks the loop to run.
+struct Action {
+    /// The tool call it answers, under the tool-call protocol.
+    call_id: Option<String>,
+    /// The code, or why the call could not be made into code.
+    code: Result<String, String>,
+}
+
+/// A trajectory event.
+fn event(kind: &str, message: impl Into<String>) -> TraceEvent {
+    TraceEvent {
+        kind: kind.into(),
+        message: message.into(),
+    }
+}
+
+/// What the model is told after its reply repeated the one before: a
+/// different message each time.
+fn repeat_correction(repeats: u32, had_code: bool) -> String {
+    let what = if had_code {
+        "It was not run again: it would print what it printed before."
+    } else {
+        "It still has no code, so nothing ran."
+    };
+    let next = match repeats {
+        1 => {
+            "Do something different now: search with other words from the question, read a chunk you have not read yet, or, if a sentence you read answers the question, call FINAL with it and its id."
+        }
+        _ => {
+            "This is the last warning: one more identical reply ends the run. Write new code that uses what the earlier output showed."
+        }
+    };
+    format!("Your reply repeats one of your earlier replies word for word. {what} {next}")
+}
+
+/// What the model is told when its reply under the tool-call protocol made no call.
+fn tools_correction() -> String {
+    "No tool was called: your reply had no tool call, so nothing ran. Reply with a tool call \
+     (search, read, …), and end the run by calling final_answer with the cited answer."
+        .to_owned()
 }
 
 impl std::fmt::Debug for Session {
@@ -66,13 +133,19 @@ impl Session {
         depth: u32,
     ) -> Self {
         let cfg = &shared.cfg;
-        let profile = cfg.profile;
+        let profile = cfg
+            .profile
+            .unwrap_or_else(|| Profile::for_model_size(shared.root.model().size_billions()));
         let context_text = if profile == Profile::Paper {
             handle.corpus_text(cfg.max_context_chars)
         } else {
             None
         };
+        let protocol = cfg.protocol.resolve(profile, cfg.system_prompt.is_some());
+        let whole_collection = handle.about_whole_collection(question);
+        let with_map = handle.can_map() && (profile != Profile::Small || whole_collection);
         let facts = PromptFacts {
+            whole_collection: with_map && whole_collection,
             max_iterations: cfg.budgets.max_iterations,
             max_depth: cfg.budgets.max_depth,
             sub_window: shared.sub.model().context_window(),
@@ -82,11 +155,12 @@ impl Session {
         let system = cfg
             .system_prompt
             .clone()
-            .unwrap_or_else(|| prompts::system_prompt(profile, &facts));
+            .unwrap_or_else(|| prompts::system_prompt(profile, protocol, &facts));
+        let functions = loop_functions(handle.as_ref(), with_map);
         let metadata = prompts::metadata_message(
             profile,
             &handle.metadata(),
-            &handle.functions(),
+            &functions,
             question,
             context_text.as_ref().map(|t| t.chars().count()),
         );
@@ -100,6 +174,11 @@ impl Session {
         });
         let mut repl = Repl::new(cfg.repl.clone());
         let _ = repl.run(&prelude_code, host.as_ref()).await;
+        let tools = if protocol == Protocol::Tools {
+            protocol::tool_specs(&functions)
+        } else {
+            Vec::new()
+        };
         let started_ns = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -126,6 +205,13 @@ impl Session {
             finished: false,
             run_id,
             warnings: Vec::new(),
+            protocol,
+            profile,
+            functions,
+            tools,
+            seen_keys: Vec::new(),
+            repeats: 0,
+            reviews: 0,
         }
     }
 
@@ -142,7 +228,7 @@ impl Session {
             profile: if cfg.system_prompt.is_some() {
                 "custom".into()
             } else {
-                cfg.profile.name().into()
+                self.profile.name().into()
             },
             root_model: self.shared.root.id(),
             sub_model: self.shared.sub.id(),
@@ -237,7 +323,7 @@ impl Session {
         let max = self.shared.cfg.budgets.max_iterations;
         loop {
             if let Some(why) = self.shared.meter.exhausted() {
-                let o = self.outcome(None, Ending::Budget, why);
+                let o = self.stopped_by_budget(why).await;
                 self.last = Some(o.clone());
                 return Ok(o);
             }
@@ -302,6 +388,105 @@ impl Session {
         Ok(())
     }
 
+    /// The request of the next root turn under the run's protocol. After a
+    /// repeated reply the sampling is warmer and reseeded, and a free-form run
+    /// gets its reply started as code: what the model sees changes.
+    fn request(&self, kind: TurnKind) -> ChatRequest {
+        let mut sampling = self.shared.cfg.root_sampling.clone();
+        if self.repeats > 0 {
+            let bump = 0.3 * self.repeats as f32;
+            sampling.temperature = Some((sampling.temperature.unwrap_or(0.0) + bump).min(1.2));
+            sampling.seed = Some(
+                sampling
+                    .seed
+                    .unwrap_or(0)
+                    .wrapping_add(u64::from(self.repeats)),
+            );
+        }
+        let mut request = ChatRequest {
+            messages: self.messages.clone(),
+            sampling,
+            ..Default::default()
+        };
+        let can_search = self.functions.iter().any(|f| f.name == "search");
+        match self.protocol {
+            // The last turn of a code run is begun as its answer.
+            Protocol::Code if kind == TurnKind::Last => {
+                request.start = Some(protocol::final_start());
+            }
+            // A model stuck repeating itself gets a search begun for it.
+            Protocol::Code if self.repeats > 0 && can_search => {
+                request.start = Some(protocol::search_start());
+            }
+            Protocol::Code => request.start = Some(protocol::code_start()),
+            Protocol::Tools => {
+                request.tools = self.tools.clone();
+                request.tool_choice = ToolChoice::Required;
+            }
+            Protocol::Free | Protocol::Auto => {
+                if self.repeats >= 2 {
+                    request.start = Some(protocol::code_start());
+                }
+            }
+        }
+        request
+    }
+
+    /// What the reply asks the loop to run, and the message it leaves in the
+    /// conversation: under `code` the first block only (text after it is cut,
+    /// so an imagined output never enters the conversation); under `free`
+    /// every block; under `tools` each call as the Python that makes it (and
+    /// any code block written instead of a call).
+    fn actions(&self, resp: &ChatResponse, truncated: bool) -> (Message, Vec<Action>, Vec<String>) {
+        let mut notes = Vec::new();
+        match self.protocol {
+            Protocol::Tools if !resp.tool_calls.is_empty() => {
+                let actions = resp
+                    .tool_calls
+                    .iter()
+                    .map(|c| Action {
+                        call_id: Some(c.id.clone()),
+                        code: protocol::call_code(c, &self.functions),
+                    })
+                    .collect();
+                (
+                    Message::assistant_calls(resp.content.clone(), resp.tool_calls.clone()),
+                    actions,
+                    notes,
+                )
+            }
+            Protocol::Code => {
+                let blocks = extract_blocks(&resp.content, truncated);
+                let Some(first) = blocks.into_iter().next() else {
+                    return (Message::assistant(resp.content.clone()), Vec::new(), notes);
+                };
+                let kept = first_block_end(&resp.content)
+                    .map_or(resp.content.as_str(), |end| &resp.content[..end]);
+                if kept.len() < resp.content.trim_end().len() {
+                    notes.push("text after the first code block was cut".to_owned());
+                }
+                (
+                    Message::assistant(kept.to_owned()),
+                    vec![Action {
+                        call_id: None,
+                        code: Ok(first),
+                    }],
+                    notes,
+                )
+            }
+            _ => {
+                let actions = extract_blocks(&resp.content, truncated)
+                    .into_iter()
+                    .map(|code| Action {
+                        call_id: None,
+                        code: Ok(code),
+                    })
+                    .collect();
+                (Message::assistant(resp.content.clone()), actions, notes)
+            }
+        }
+    }
+
     async fn turn(&mut self, kind: TurnKind) -> Result<TurnEnd, RlmError> {
         self.iteration += 1;
         let mut it = TraceIteration {
@@ -322,41 +507,29 @@ impl Session {
         if self.depth > 0
             && let Err(why) = self.shared.meter.take_sub_call()
         {
-            it.events.push(TraceEvent {
-                kind: "budget".into(),
-                message: why.clone(),
-            });
+            it.events.push(event("budget", why.clone()));
             self.record(it)?;
             return Ok(done(self.outcome(None, Ending::Budget, why)));
         }
-        let request = ChatRequest {
-            messages: self.messages.clone(),
-            sampling: self.shared.cfg.root_sampling.clone(),
-        };
+        let request = self.request(kind);
         let report = self.shared.root.chat(&request).await;
         it.latency_ms = report.latency.as_millis() as u64;
         it.cached = report.cached;
         for n in &report.retries {
-            it.events.push(TraceEvent {
-                kind: "retry".into(),
-                message: format!("{} (waited {:.2}s)", n.error, n.waited.as_secs_f64()),
-            });
+            it.events.push(event(
+                "retry",
+                format!("{} (waited {:.2}s)", n.error, n.waited.as_secs_f64()),
+            ));
         }
         let resp = match report.result {
             Ok(r) => r,
             Err(CallError::Budget(why)) => {
-                it.events.push(TraceEvent {
-                    kind: "budget".into(),
-                    message: why.clone(),
-                });
+                it.events.push(event("budget", why.clone()));
                 self.record(it)?;
                 return Ok(done(self.stopped_by_budget(why).await));
             }
             Err(CallError::Model(e)) => {
-                it.events.push(TraceEvent {
-                    kind: "model_error".into(),
-                    message: e.to_string(),
-                });
+                it.events.push(event("model_error", e.to_string()));
                 self.record(it)?;
                 if self.depth > 0 || self.iteration <= 1 {
                     // Nothing done yet (or a child run): the caller reports it.
@@ -368,29 +541,83 @@ impl Session {
             }
         };
         it.reply = resp.content.clone();
+        for c in &resp.tool_calls {
+            it.reply
+                .push_str(&format!("\n[tool call {}: {}]", c.name, c.arguments));
+        }
         it.reasoning = resp.reasoning.clone();
         it.usage = resp.usage;
         let truncated = resp.finish == FinishReason::Length;
         if truncated {
-            it.events.push(TraceEvent {
-                kind: "truncated_reply".into(),
-                message: "the reply hit the token limit; its unclosed code block was not run"
-                    .into(),
-            });
+            it.events.push(event(
+                "truncated_reply",
+                "the reply hit the token limit; its unclosed code block was not run",
+            ));
         }
-        self.messages.push(Message::assistant(resp.content.clone()));
+        if request.start.is_some() && !resp.started {
+            it.events.push(event(
+                "not_started",
+                "the backend could not start the reply as code; read as free text",
+            ));
+        }
+        let (message, actions, notes) = self.actions(&resp, truncated);
+        for n in notes {
+            it.events.push(event("cut", n));
+        }
+        self.messages.push(message);
 
-        let blocks = extract_blocks(&resp.content, truncated);
-        let mut feedback = Vec::new();
+        // A verbatim repeat of the last reply is not run again; what the model
+        // sees next changes instead, and enough of them end the run.
+        let key = protocol::reply_key(&resp.content, &resp.tool_calls);
+        let repeated = self.seen_keys.contains(&key);
+        if !repeated {
+            self.seen_keys.push(key);
+        }
+        if repeated {
+            self.repeats += 1;
+            it.events.push(event(
+                "repeat",
+                format!(
+                    "the reply repeats an earlier one ({} in a row)",
+                    self.repeats
+                ),
+            ));
+            if self.repeats >= MAX_REPEATS {
+                let why = FallbackReason::Repeating {
+                    turns: self.iteration,
+                    repeats: self.repeats,
+                };
+                self.record(it)?;
+                let mut o = self.outcome(None, Ending::NoAnswer, why.to_string());
+                if o.fallback.is_none() {
+                    o.fallback = Some(why);
+                }
+                return Ok(done(o));
+            }
+            let fb = repeat_correction(self.repeats, !actions.is_empty());
+            it.feedback = fb.clone();
+            let outputs = actions
+                .iter()
+                .map(|_| "Not run: it repeats your previous call.".to_owned())
+                .collect();
+            self.record(it)?;
+            self.send_feedback(kind, &actions, outputs, fb);
+            return Ok(TurnEnd::Continue);
+        }
+        self.repeats = 0;
+
+        let mut outputs: Vec<String> = Vec::new();
+        let mut extra: Vec<String> = Vec::new();
         let mut accepted: Option<(Ending, String)> = None;
         let seen_before = self.seen_output;
-        for (i, code) in blocks.iter().enumerate() {
+        let labelled = actions.len() > 1 && self.protocol != Protocol::Tools;
+        for (i, action) in actions.iter().enumerate() {
             // The wall-time (and other) budgets hold between blocks too.
             if let Some(why) = self.shared.meter.exhausted() {
-                it.events.push(TraceEvent {
-                    kind: "budget".into(),
-                    message: format!("{why}; {} block(s) not run", blocks.len() - i),
-                });
+                it.events.push(event(
+                    "budget",
+                    format!("{why}; {} block(s) not run", actions.len() - i),
+                ));
                 it.sub_calls = std::mem::take(&mut lock(&self.host.state).sub_calls);
                 if !it.blocks.is_empty() {
                     self.seen_output = true;
@@ -398,6 +625,14 @@ impl Session {
                 self.record(it)?;
                 return Ok(done(self.stopped_by_budget(why).await));
             }
+            let code = match &action.code {
+                Ok(code) => code,
+                Err(msg) => {
+                    it.events.push(event("bad_call", msg.clone()));
+                    outputs.push(format!("Error: {msg}"));
+                    continue;
+                }
+            };
             {
                 let mut st = lock(&self.host.state);
                 st.final_answer = None;
@@ -413,40 +648,40 @@ impl Session {
                 limit: res.limit,
                 elapsed_ms: res.elapsed.as_millis() as u64,
             });
-            let label = if blocks.len() > 1 {
-                format!(" (block {})", i + 1)
+            let mut out = if labelled {
+                format!("REPL output (block {}):\n{rendered}", i + 1)
+            } else if self.protocol == Protocol::Tools {
+                rendered
             } else {
-                String::new()
+                format!("REPL output:\n{rendered}")
             };
-            feedback.push(format!("REPL output{label}:\n{rendered}"));
-            let candidate = self.candidate().await;
-            match candidate {
+            match self.candidate().await {
                 Err(msg) => {
-                    it.events.push(TraceEvent {
-                        kind: "guard".into(),
-                        message: msg.clone(),
-                    });
-                    feedback.push(msg);
+                    it.events.push(event("guard", msg.clone()));
+                    out.push_str(&format!("\n\n{msg}"));
                 }
                 Ok(None) => {}
                 Ok(Some((ending, text))) => {
                     let require = self.shared.cfg.guards.require_repl && kind == TurnKind::Normal;
-                    match self.check_guards(&text, require && !seen_before) {
+                    let verdict = match self.check_guards(&text, require && !seen_before) {
+                        Ok(()) if kind == TurnKind::Normal => self.review(&text).await,
+                        other => other,
+                    };
+                    match verdict {
                         Ok(()) => {
+                            outputs.push(out);
                             accepted = Some((ending, text));
                             break;
                         }
                         Err(msg) => {
-                            it.events.push(TraceEvent {
-                                kind: "guard".into(),
-                                message: msg.clone(),
-                            });
-                            feedback.push(format!("Answer rejected: {msg}"));
+                            it.events.push(event("guard", msg.clone()));
+                            out.push_str(&format!("\n\nAnswer rejected: {msg}"));
                             self.reset_answer_dict().await;
                         }
                     }
                 }
             }
+            outputs.push(out);
         }
         if !it.blocks.is_empty() {
             self.seen_output = true;
@@ -463,11 +698,9 @@ impl Session {
             };
             return Ok(done(self.outcome(Some(text), ending, why)));
         }
-        if blocks.is_empty() {
-            it.events.push(TraceEvent {
-                kind: "no_code".into(),
-                message: "the reply had no block that runs".into(),
-            });
+        if actions.is_empty() {
+            it.events
+                .push(event("no_code", "the reply had no block that runs"));
             let prose = resp.content.trim().to_string();
             if kind != TurnKind::Normal && !prose.is_empty() {
                 match self.check_guards(&prose, false) {
@@ -480,21 +713,23 @@ impl Session {
                         };
                         return Ok(done(self.outcome(Some(prose), Ending::BestEffort, why)));
                     }
-                    Err(msg) => it.events.push(TraceEvent {
-                        kind: "guard".into(),
-                        message: msg,
-                    }),
+                    Err(msg) => it.events.push(event("guard", msg)),
                 }
             }
-            feedback.push(no_code_correction(
-                &resp.content,
-                self.host.handle.functions().first(),
-            ));
+            extra.push(match self.protocol {
+                Protocol::Tools => tools_correction(),
+                _ => no_code_correction(&resp.content, self.functions.first()),
+            });
         }
         if truncated {
-            feedback.push(
+            extra.push(
                 "Your reply was cut off at the token limit; write shorter replies.".to_string(),
             );
+        }
+        // A small model is told the next step after every output, as the
+        // recipe of its prompt would have it.
+        if self.profile == Profile::Small && kind == TurnKind::Normal && !it.blocks.is_empty() {
+            extra.push(prompts::SMALL_NEXT_STEP.to_owned());
         }
         let remaining = self
             .shared
@@ -503,15 +738,74 @@ impl Session {
             .max_iterations
             .saturating_sub(self.iteration);
         if kind == TurnKind::Normal && remaining > 0 && remaining <= 2 {
-            feedback.push(format!("{remaining} turn(s) left."));
+            extra.push(format!("{remaining} turn(s) left."));
         }
-        let fb = feedback.join("\n\n");
+        let fb = outputs
+            .iter()
+            .chain(extra.iter())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n");
         it.feedback = fb.clone();
         self.record(it)?;
-        if kind == TurnKind::Normal {
-            self.messages.push(Message::user(fb));
-        }
+        self.send_feedback(kind, &actions, outputs, extra.join("\n\n"));
         Ok(TurnEnd::Continue)
+    }
+
+    /// Put the turn's results into the conversation: one user message under
+    /// `code` and `free`; a tool message per call under `tools` (the notes
+    /// after the last one, or as a user message when there were no calls).
+    fn send_feedback(
+        &mut self,
+        kind: TurnKind,
+        actions: &[Action],
+        outputs: Vec<String>,
+        notes: String,
+    ) {
+        if kind != TurnKind::Normal {
+            return;
+        }
+        let calls: Vec<&str> = actions
+            .iter()
+            .filter_map(|a| a.call_id.as_deref())
+            .collect();
+        if calls.is_empty() {
+            let text = outputs
+                .into_iter()
+                .chain((!notes.is_empty()).then_some(notes))
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            self.messages.push(Message::user(text));
+            return;
+        }
+        let n = calls.len();
+        for (i, (id, mut out)) in calls.into_iter().zip(outputs).enumerate() {
+            if i + 1 == n && !notes.is_empty() {
+                out.push_str("\n\n");
+                out.push_str(&notes);
+            }
+            self.messages.push(Message::tool(id, out));
+        }
+    }
+
+    /// The handle's review of an answer ([`ContextHandle::review`]); after
+    /// [`MAX_REVIEWS`] rejections the answer is let through, for the caller's
+    /// own verification to judge.
+    async fn review(&mut self, text: &str) -> Result<(), String> {
+        if self.reviews >= MAX_REVIEWS {
+            return Ok(());
+        }
+        let handle = self.host.handle.clone();
+        let question = self.question.clone();
+        let answer = text.to_owned();
+        let read = self.host.state_read_ids();
+        let verdict = tokio::task::spawn_blocking(move || handle.review(&question, &answer, &read))
+            .await
+            .unwrap_or(Ok(()));
+        if verdict.is_err() {
+            self.reviews += 1;
+        }
+        verdict
     }
 
     /// The best answer the run has so far without an accepted one: the `answer`

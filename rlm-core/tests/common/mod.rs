@@ -88,16 +88,19 @@ impl ContextHandle for MemHandle {
                 name: "search".into(),
                 signature: "search(query, k=10)".into(),
                 doc: "substring search".into(),
+                parameters: serde_json::Value::Null,
             },
             HandleFunction {
                 name: "read".into(),
                 signature: "read(id)".into(),
                 doc: "chunk text".into(),
+                parameters: serde_json::Value::Null,
             },
             HandleFunction {
                 name: "docs".into(),
                 signature: "docs()".into(),
                 doc: "document titles".into(),
+                parameters: serde_json::Value::Null,
             },
         ]
     }

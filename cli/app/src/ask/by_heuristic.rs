@@ -270,6 +270,7 @@ If the evidence does not answer the question, write: Short answer: not found";
             seed: Some(0),
             ..Sampling::default()
         },
+        ..Default::default()
     };
     let reply = client.chat(&request).await.result?;
     Ok(reply.content.trim().to_owned())

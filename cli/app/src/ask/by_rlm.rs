@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use rlm_core::{LanguageModel, Rlm};
+use rlm_core::{FallbackReason, LanguageModel, Rlm, RunOutcome, Session};
 use rlmkg_citation::Report;
 
 use super::{Answer, AnswerStrategy, AskError, Heuristic, Method, Run};
@@ -28,7 +28,8 @@ impl RlmStrategy {
 impl AnswerStrategy for RlmStrategy {
     async fn answer(&self, run: &mut Run<'_>, question: &str) -> Result<Answer, AskError> {
         let opts = run.opts;
-        let handle = Arc::new(StoreHandle::new(Arc::clone(&run.store)));
+        let handle =
+            Arc::new(StoreHandle::new(Arc::clone(&run.store)).reviewing(opts.check.clone()));
         let mut rlm = Rlm::new(
             opts.rlm.clone(),
             Arc::clone(&self.root),
@@ -43,24 +44,7 @@ impl AnswerStrategy for RlmStrategy {
             (run.note)(w);
         }
         if let Some(reason) = outcome.fallback.clone() {
-            (run.note)(&format!(
-                "{reason}: answering with the heuristic strategy (evidence composed by the model) instead"
-            ));
-            let mut answer = Heuristic::new(Some(rlm.sub_client()))
-                .answer(run, question)
-                .await?;
-            let verification = serde_json::json!({
-                "fallback": reason,
-                "answered_by": answer.method,
-                "report": answer.verification,
-            });
-            session.finish(verification)?;
-            answer.stop_reason = format!("{}; {}", outcome.stop_reason, answer.stop_reason);
-            // The fallback composed through the run's own sub client: one account.
-            answer.usage = rlm.totals();
-            answer.trajectory = outcome.trajectory;
-            answer.fallback = Some(reason);
-            return Ok(answer);
+            return fall_back(&rlm, session, outcome, reason, run, question).await;
         }
         let mut text = outcome.answer.clone().unwrap_or_default();
         opts.events.send(&super::AskEvent::Draft(&text));
@@ -74,6 +58,10 @@ impl AnswerStrategy for RlmStrategy {
                 report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
             }
             repaired = true;
+        }
+        if let Some(why) = unsupported(&report) {
+            let reason = FallbackReason::UnsupportedAnswer { why };
+            return fall_back(&rlm, session, outcome, reason, run, question).await;
         }
         let verified = !text.trim().is_empty() && report.all_supported();
         let verification = serde_json::to_value(&report).unwrap_or_default();
@@ -97,6 +85,60 @@ impl AnswerStrategy for RlmStrategy {
             fallback: None,
         })
     }
+}
+
+/// Hand the question to the heuristic strategy (composing through the run's
+/// sub client) when the run ended without an answer that stands, saying why.
+async fn fall_back(
+    rlm: &Rlm,
+    mut session: Session,
+    outcome: RunOutcome,
+    reason: FallbackReason,
+    run: &mut Run<'_>,
+    question: &str,
+) -> Result<Answer, AskError> {
+    (run.note)(&format!(
+        "{reason}: answering with the heuristic strategy (evidence composed by the model) instead"
+    ));
+    let mut answer = Heuristic::new(Some(rlm.sub_client()))
+        .answer(run, question)
+        .await?;
+    let verification = serde_json::json!({
+        "fallback": reason,
+        "answered_by": answer.method,
+        "report": answer.verification,
+    });
+    session.finish(verification)?;
+    answer.stop_reason = format!("{}; {}", outcome.stop_reason, answer.stop_reason);
+    // The fallback composed through the run's own sub client: one account.
+    answer.usage = rlm.totals();
+    answer.trajectory = outcome.trajectory;
+    answer.fallback = Some(reason);
+    Ok(answer)
+}
+
+/// Why an answer does not stand as the RLM's: it has factual claims and none
+/// of them is supported (broken ids, unsupported, overreach). `None` when one
+/// is supported, or when the answer has no claims to check (not found).
+fn unsupported(report: &Report) -> Option<String> {
+    let factual: Vec<_> = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict != rlmkg_citation::Verdict::Exempt)
+        .collect();
+    if factual.is_empty()
+        || factual
+            .iter()
+            .any(|c| c.verdict == rlmkg_citation::Verdict::Supported)
+    {
+        return None;
+    }
+    let why: Vec<String> = factual
+        .iter()
+        .take(3)
+        .map(|c| format!("\"{}\": {}", c.text, c.verdict.as_str()))
+        .collect();
+    Some(why.join("; "))
 }
 
 /// The short answer of an RLM answer: its first claim, when it is short (the

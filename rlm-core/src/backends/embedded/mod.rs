@@ -28,7 +28,10 @@ pub use pull::{
 use tokenizer::ChatTemplate;
 use transformer::{Hyper, KvCache, Transformer};
 
-use crate::{ChatRequest, ChatResponse, FinishReason, LanguageModel, ModelError, Usage};
+use crate::{
+    ChatRequest, ChatResponse, FinishReason, LanguageModel, ModelError, ReplyStart, ToolChoice,
+    Usage,
+};
 
 /// Default context window when neither the caller nor a smaller trained limit says otherwise.
 const DEFAULT_CTX: usize = 4096;
@@ -114,6 +117,8 @@ struct Inner {
     end_ids: Vec<u32>,
     ctx: usize,
     name: String,
+    /// Parameters in billions, when the file says or its tensors tell.
+    size_b: Option<f64>,
     opts: EmbeddedOptions,
     prefixes: Mutex<Vec<CachedPrefix>>,
     /// One generation at a time: candle's CPU pool is shared.
@@ -173,6 +178,20 @@ impl EmbeddedModel {
                 path.display()
             ))
         })?;
+        // The size: the file's own label, else its tensors' parameters.
+        let size_b = content
+            .metadata
+            .get("general.size_label")
+            .and_then(|v| v.to_string().ok())
+            .and_then(|l| crate::model::size_from_name(l))
+            .or_else(|| {
+                let params: usize = content
+                    .tensor_infos
+                    .values()
+                    .map(|t| t.shape.elem_count())
+                    .sum();
+                (params > 0).then(|| params as f64 / 1e9)
+            });
         let hyper = Hyper::read(&content.metadata)
             .map_err(|e| permanent(format!("{}: {e}", path.display())))?;
         let tokenizer = tokenizer::from_gguf_metadata(&content.metadata)
@@ -221,6 +240,7 @@ impl EmbeddedModel {
                 end_ids,
                 ctx,
                 name,
+                size_b,
                 opts,
                 prefixes: Mutex::new(Vec::new()),
                 busy: Mutex::new(()),
@@ -254,7 +274,11 @@ impl EmbeddedModel {
 
     /// The prompt text for `request` under the model's chat template.
     pub fn render_prompt(&self, request: &ChatRequest) -> String {
-        self.inner.template.render(&request.messages)
+        let start = effective_start(request);
+        let prefix = start.as_ref().map_or("", |s| s.prefix.as_str());
+        self.inner
+            .template
+            .render(&request.messages, &request.tools, prefix)
     }
 
     /// Timing of the most recent call.
@@ -389,7 +413,18 @@ impl Inner {
             .lock()
             .map_err(|_| permanent("embedded model lock poisoned"))?;
         let s = &request.sampling;
-        let prompt_text = self.template.render(&request.messages);
+        let start = effective_start(request);
+        let prefix = start.as_ref().map_or("", |st| st.prefix.as_str());
+        let prompt_text = self
+            .template
+            .render(&request.messages, &request.tools, prefix);
+        let stops: Vec<&str> = s
+            .stop
+            .iter()
+            .map(String::as_str)
+            .chain(start.as_ref().map(|st| st.end.as_str()))
+            .filter(|x| !x.is_empty())
+            .collect();
         let prompt = self.encode(&prompt_text)?;
         if prompt.is_empty() {
             return Err(permanent("empty prompt"));
@@ -444,6 +479,7 @@ impl Inner {
         let mut finish = FinishReason::Length;
         let mut text = String::new();
         let mut history: Vec<u32> = prompt.clone();
+        let mut ended_by: Option<&str> = None;
         while generated.len() < max_new {
             let penalised = if self.opts.repeat_penalty != 1.0 {
                 let start = history.len().saturating_sub(self.opts.repeat_last_n);
@@ -469,15 +505,14 @@ impl Inner {
                 .tokenizer
                 .decode(&generated, true)
                 .map_err(|e| permanent(format!("decode: {e}")))?;
-            if let Some(cut) = s
-                .stop
+            if let Some((cut, stop)) = stops
                 .iter()
-                .filter(|x| !x.is_empty())
-                .filter_map(|x| text.find(x.as_str()))
+                .filter_map(|x| text.find(x).map(|at| (at, *x)))
                 .min()
             {
                 text.truncate(cut);
                 finish = FinishReason::Stop;
+                ended_by = Some(stop);
                 break;
             }
             if generated.len() >= max_new {
@@ -493,7 +528,23 @@ impl Inner {
         if let Ok(mut l) = self.last_stats.lock() {
             *l = stats;
         }
+        // The reply as the model "wrote" it: the started prefix, what it
+        // generated, and the end it stopped at.
+        let started = start.is_some();
+        if let Some(st) = &start {
+            let end = if ended_by == Some(st.end.as_str()) {
+                st.end.as_str()
+            } else {
+                ""
+            };
+            text = format!("{}{text}{end}", st.prefix);
+        }
         let (reasoning, content) = split_reasoning(&text);
+        let (content, tool_calls) = if request.tools.is_empty() {
+            (content, Vec::new())
+        } else {
+            crate::tools::parse_calls(&content)
+        };
         Ok(ChatResponse {
             content,
             reasoning,
@@ -503,8 +554,22 @@ impl Inner {
             },
             finish,
             model: self.name.clone(),
+            tool_calls,
+            started,
         })
     }
+}
+
+/// How the reply is started for the model: as the request asks, or, when a
+/// tool call is required, with the call opened ([`crate::tools::FORCED_CALL_PREFIX`]).
+fn effective_start(request: &ChatRequest) -> Option<ReplyStart> {
+    if !request.tools.is_empty() && request.tool_choice == ToolChoice::Required {
+        return Some(ReplyStart {
+            prefix: crate::tools::FORCED_CALL_PREFIX.to_owned(),
+            end: crate::tools::CALL_CLOSE.to_owned(),
+        });
+    }
+    request.start.clone()
 }
 
 /// Split a leading `<think>…</think>` block from the reply.
@@ -533,6 +598,10 @@ impl LanguageModel for EmbeddedModel {
     fn default_concurrency(&self) -> usize {
         // One in-process CPU model: parallel calls would only split the cores.
         1
+    }
+
+    fn size_billions(&self) -> Option<f64> {
+        self.inner.size_b
     }
 
     fn count_tokens(&self, text: &str) -> usize {
@@ -591,7 +660,7 @@ mod tests {
     fn chatml_renders() {
         let msgs = vec![crate::Message::system("S"), crate::Message::user("U")];
         assert_eq!(
-            ChatTemplate::ChatMl.render(&msgs),
+            ChatTemplate::ChatMl.render(&msgs, &[], ""),
             "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"
         );
     }

@@ -17,7 +17,7 @@ use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::{AddedToken, SplitDelimiterBehavior, Tokenizer};
 
-use crate::{Message, Role};
+use crate::{Message, Role, ToolSpec};
 
 /// GGUF `token_type` of control tokens (`<|im_start|>` and friends).
 const TOKEN_TYPE_CONTROL: i64 = 3;
@@ -50,32 +50,80 @@ impl ChatTemplate {
         }
     }
 
-    /// Render the conversation, ending with the opening of the assistant's turn.
-    pub(crate) fn render(self, messages: &[Message]) -> String {
+    /// Render the conversation, ending with the opening of the assistant's turn
+    /// and `prefix`, the reply as started for the model. `tools` go into the
+    /// system message (Qwen 2.5's layout, [`crate::tools::system_section`]);
+    /// an assistant's tool calls are written as it would write them, and
+    /// consecutive tool results share one user turn as `<tool_response>` blocks.
+    pub(crate) fn render(self, messages: &[Message], tools: &[ToolSpec], prefix: &str) -> String {
+        let (open, sep, close, assistant) = match self {
+            Self::ChatMl => (
+                "<|im_start|>",
+                "\n",
+                "<|im_end|>\n",
+                "<|im_start|>assistant\n",
+            ),
+            Self::Llama3 => (
+                "<|start_header_id|>",
+                "<|end_header_id|>\n\n",
+                "<|eot_id|>",
+                "<|start_header_id|>assistant<|end_header_id|>\n\n",
+            ),
+        };
         let mut out = String::new();
-        match self {
-            Self::ChatMl => {
-                for m in messages {
-                    out.push_str("<|im_start|>");
-                    out.push_str(role_name(m.role));
-                    out.push('\n');
-                    out.push_str(&m.content);
-                    out.push_str("<|im_end|>\n");
-                }
-                out.push_str("<|im_start|>assistant\n");
-            }
-            Self::Llama3 => {
-                out.push_str("<|begin_of_text|>");
-                for m in messages {
-                    out.push_str("<|start_header_id|>");
-                    out.push_str(role_name(m.role));
-                    out.push_str("<|end_header_id|>\n\n");
-                    out.push_str(&m.content);
-                    out.push_str("<|eot_id|>");
-                }
-                out.push_str("<|start_header_id|>assistant<|end_header_id|>\n\n");
-            }
+        if self == Self::Llama3 {
+            out.push_str("<|begin_of_text|>");
         }
+        let tool_text = (!tools.is_empty()).then(|| crate::tools::system_section(tools));
+        let turn = |out: &mut String, role: &str, content: &str| {
+            out.push_str(open);
+            out.push_str(role);
+            out.push_str(sep);
+            out.push_str(content);
+            out.push_str(close);
+        };
+        if let Some(t) = &tool_text
+            && messages.first().is_none_or(|m| m.role != Role::System)
+        {
+            turn(&mut out, "system", t.trim_start());
+        }
+        let mut i = 0;
+        while let Some(m) = messages.get(i) {
+            match m.role {
+                Role::System if i == 0 => {
+                    let content = match &tool_text {
+                        Some(t) => format!("{}{t}", m.content),
+                        None => m.content.clone(),
+                    };
+                    turn(&mut out, "system", &content);
+                }
+                Role::Tool => {
+                    let mut content = String::new();
+                    while let Some(t) = messages.get(i).filter(|t| t.role == Role::Tool) {
+                        content.push_str("\n<tool_response>\n");
+                        content.push_str(&t.content);
+                        content.push_str("\n</tool_response>");
+                        i += 1;
+                    }
+                    turn(&mut out, "user", &content);
+                    continue;
+                }
+                Role::Assistant if !m.tool_calls.is_empty() => {
+                    let mut content = m.content.trim().to_owned();
+                    for call in &m.tool_calls {
+                        if !content.is_empty() {
+                            content.push('\n');
+                        }
+                        content.push_str(&crate::tools::render_call(call));
+                    }
+                    turn(&mut out, "assistant", &content);
+                }
+                role => turn(&mut out, role_name(role), &m.content),
+            }
+            i += 1;
+        }
+        out.push_str(assistant);
+        out.push_str(prefix);
         out
     }
 
@@ -93,6 +141,7 @@ fn role_name(role: Role) -> &'static str {
         Role::System => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
+        Role::Tool => "tool",
     }
 }
 

@@ -1,0 +1,174 @@
+//! The review of a root model's answer before the run accepts it
+//! ([`rlm_core::ContextHandle::review`], issue 28): an answer that cites ids
+//! the run never read, whose claims are none of them carried by what they
+//! cite, or that answers a question about the whole collection from part of
+//! it goes back to the model with the reason.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rlmkg_citation::{CheckOptions, Verdict};
+use rlmkg_ingest::Store;
+
+use crate::spans::StoreSpans;
+
+/// Share of the documents a question about the whole collection must have
+/// been read from (the `min_coverage` guard of the background documents).
+pub const MIN_COVERAGE: f64 = 0.8;
+
+/// Words by which a question asks about the whole collection rather than
+/// one fact: counts and frequencies over documents.
+const WHOLE_COLLECTION: &[&str] = &[
+    "most often",
+    "most frequent",
+    "most common",
+    "least often",
+    "least frequent",
+    "least common",
+    "how often",
+    "in how many",
+    "how many documents",
+    "how many reports",
+    "how many records",
+    "how many of the",
+    "across all",
+    "in all the",
+    "in the collection",
+    "in the corpus",
+    "every document",
+    "all documents",
+    "all reports",
+];
+
+/// Whether `question` asks about the whole collection.
+pub fn whole_collection(question: &str) -> bool {
+    let q = question.to_lowercase();
+    WHOLE_COLLECTION.iter().any(|w| q.contains(w))
+}
+
+/// Judge `answer` to `question`, given the ids the run's calls showed.
+pub(crate) fn review(
+    store: &Arc<Store>,
+    check: &CheckOptions,
+    question: &str,
+    answer: &str,
+    read: &[String],
+) -> Result<(), String> {
+    if answer.trim().is_empty() {
+        return Ok(());
+    }
+    let read_chunks: HashSet<String> = read.iter().map(|id| chunk_of(id).to_string()).collect();
+    if whole_collection(question) {
+        coverage(store, &read_chunks)?;
+    }
+    let spans = StoreSpans::new(Arc::clone(store));
+    let Ok(report) = rlmkg_citation::check(answer, &spans, check) else {
+        return Ok(());
+    };
+    let mut unread: Vec<&str> = Vec::new();
+    for c in report.claims.iter().flat_map(|c| &c.citations) {
+        let id = c.id.as_deref().unwrap_or(&c.raw);
+        if !read_chunks.contains(chunk_of(id)) && !unread.contains(&id) {
+            unread.push(id);
+        }
+    }
+    if !unread.is_empty() {
+        return Err(format!(
+            "it cites {} that none of your calls showed; read what you cite (context.read(id)) \
+             and cite only ids you have read",
+            unread
+                .iter()
+                .take(5)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let factual: Vec<_> = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict != Verdict::Exempt)
+        .collect();
+    if !factual.is_empty() && !factual.iter().any(|c| c.verdict == Verdict::Supported) {
+        let why: Vec<String> = factual
+            .iter()
+            .take(2)
+            .map(|c| {
+                let reasons: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
+                format!(
+                    "\"{}\" is {} ({})",
+                    c.text,
+                    c.verdict.as_str(),
+                    reasons.join("; ")
+                )
+            })
+            .collect();
+        return Err(format!(
+            "none of its claims is carried by the sentence it cites: {}; write what the cited \
+             sentences say, each claim with the [id] of the sentence that says it",
+            why.join("; ")
+        ));
+    }
+    Ok(())
+}
+
+/// The chunk part of a citation id (`c12.s3` → `c12`).
+fn chunk_of(id: &str) -> &str {
+    let id = id.trim();
+    id.split_once('.').map_or(id, |(c, _)| c)
+}
+
+/// Err when the chunks read cover less than [`MIN_COVERAGE`] of the documents.
+fn coverage(store: &Store, read_chunks: &HashSet<String>) -> Result<(), String> {
+    let Ok(docs) = store.docs() else {
+        return Ok(());
+    };
+    if docs.is_empty() {
+        return Ok(());
+    }
+    let mut covered = 0usize;
+    for d in &docs {
+        let Ok(chunks) = store.chunk_ids_of_doc(&d.id) else {
+            continue;
+        };
+        if chunks.iter().any(|c| read_chunks.contains(&c.to_string())) {
+            covered += 1;
+        }
+    }
+    let share = covered as f64 / docs.len() as f64;
+    if share < MIN_COVERAGE {
+        return Err(format!(
+            "the question is about the whole collection, but your calls read {covered} of its {} \
+             documents ({:.0} %, at least {:.0} % needed); use context.map(instruction, \
+             over=\"docs\") to read every document, then count in code",
+            docs.len(),
+            share * 100.0,
+            MIN_COVERAGE * 100.0
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_collection_questions_are_told_apart() {
+        assert!(whole_collection(
+            "Which category of incident is reported most often?"
+        ));
+        assert!(whole_collection("In how many reports is Oslo mentioned?"));
+        assert!(!whole_collection(
+            "How many children did the founder of the institute have?"
+        ));
+        assert!(!whole_collection("Who designed the Pellan Bridge?"));
+    }
+
+    #[test]
+    fn chunk_of_reads_sentence_ids() {
+        assert_eq!(chunk_of("c12.s3"), "c12");
+        assert_eq!(chunk_of("c12"), "c12");
+        assert_eq!(chunk_of(" c4.s2-s5 "), "c4");
+    }
+}

@@ -1,0 +1,299 @@
+//! `context.map` and `context.tally`: the high-level functions a small root
+//! uses instead of writing loops (issue 28). The segment plan comes from the
+//! handle ([`ContextHandle::segments`]); every segment goes to a sub-model
+//! concurrently with a strict line format, and the replies become records that
+//! carry the chunk ids they came from, so an aggregate computed in code can be
+//! cited.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::handle::{ContextHandle, HandleFunction, Segment};
+
+/// Largest text of one segment, in characters, unless the call says otherwise.
+pub(super) const DEFAULT_SEGMENT_CHARS: usize = 4000;
+
+/// Most segments one `map` call sends (each is a sub-call).
+pub(super) const MAX_SEGMENTS: usize = 500;
+
+/// The reply format a `map` call asks the sub-model for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Format {
+    /// `key<TAB>value` lines (also read: `key: value`).
+    KeyValue,
+    /// One JSON object per line.
+    Json,
+}
+
+impl Format {
+    /// Reads `"kv"` / `"json"` (anything else is an error for the code).
+    pub(super) fn parse(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "kv" | "tsv" | "lines" => Ok(Self::KeyValue),
+            "json" | "jsonl" => Ok(Self::Json),
+            other => Err(format!(
+                "map: format must be \"kv\" or \"json\", not {other:?}"
+            )),
+        }
+    }
+}
+
+/// The functions the loop adds to a handle that can map: listed in the prompt
+/// and offered as tools like the handle's own.
+pub(super) fn functions() -> Vec<HandleFunction> {
+    vec![
+        HandleFunction {
+            name: "map".into(),
+            signature: "map(instruction, over=\"docs\", format=\"kv\")".into(),
+            doc: "ask a sub-model the instruction about every document (over=\"docs\"), chunk \
+                  (\"chunks\"), search hit (\"search: words\") or listed id, all at once -> list \
+                  of records {key, value, chunks, source}; each reply line must be key<TAB>value"
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "instruction": {"type": "string"},
+                    "over": {"type": "string", "default": "docs"},
+                    "format": {"type": "string", "enum": ["kv", "json"], "default": "kv"}
+                },
+                "required": ["instruction"]
+            }),
+        },
+        HandleFunction {
+            name: "tally".into(),
+            signature: "tally(records, field=\"value\")".into(),
+            doc: "count records by a field, most frequent first -> list of {value, count, chunks}"
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "records": {"type": "array"},
+                    "field": {"type": "string", "default": "value"}
+                },
+                "required": ["records"]
+            }),
+        },
+    ]
+}
+
+/// The Python methods of the handle object that call the loop's `_map` and
+/// `_tally` (indented for the class body).
+pub(super) const PRELUDE_METHODS: &str = "    def map(self, instruction, over=\"docs\", format=\"kv\", max_chars=4000):
+        r = _map(instruction, over, format, max_chars)
+        print(\"map: \" + str(r[\"segments\"]) + \" segments, \" + str(len(r[\"records\"])) + \" records, \" + str(r[\"unparsed\"]) + \" unparsed lines, \" + str(r[\"failed\"]) + \" failed calls\")
+        return r[\"records\"]
+    def tally(self, records, field=\"value\"):
+        return _tally(records, field)
+";
+
+/// The prompt one segment is sent with.
+pub(super) fn segment_prompt(instruction: &str, format: Format, segment: &Segment) -> String {
+    let rule = match format {
+        Format::KeyValue => {
+            "Reply only with lines of the form key<TAB>value (a tab between them), one line per \
+             finding, nothing else. If the text has nothing for the instruction, reply NONE."
+        }
+        Format::Json => {
+            "Reply only with JSON objects, one per line, one per finding, nothing else. If the \
+             text has nothing for the instruction, reply NONE."
+        }
+    };
+    format!(
+        "{instruction}\n\n{rule}\n\nText ({}):\n{}",
+        segment.label, segment.text
+    )
+}
+
+/// What the replies to one `map` call came to.
+#[derive(Debug, Default)]
+pub(super) struct Parsed {
+    /// The records, in segment order.
+    pub(super) records: Vec<Value>,
+    /// Reply lines that were neither a record nor `NONE`.
+    pub(super) unparsed: usize,
+}
+
+/// Read one segment's reply into records (each carries the segment's ids and
+/// label); lines that do not parse are counted.
+pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: &mut Parsed) {
+    for raw in reply.lines() {
+        let line = raw.trim().trim_start_matches(['-', '*', '•']).trim();
+        if line.is_empty() || line.starts_with("```") || is_none(line) {
+            continue;
+        }
+        let fields = match format {
+            Format::KeyValue => key_value(line).map(|(k, v)| {
+                let mut m = Map::new();
+                m.insert("key".into(), Value::from(k));
+                m.insert("value".into(), Value::from(v));
+                m
+            }),
+            Format::Json => match serde_json::from_str::<Value>(line) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            },
+        };
+        match fields {
+            Some(mut m) => {
+                m.insert("chunks".into(), json!(segment.ids));
+                m.insert("source".into(), Value::from(segment.label.clone()));
+                into.records.push(Value::Object(m));
+            }
+            None => into.unparsed += 1,
+        }
+    }
+}
+
+fn is_none(line: &str) -> bool {
+    let l = line.trim_matches(|c: char| !c.is_alphanumeric());
+    l.eq_ignore_ascii_case("none") || l.eq_ignore_ascii_case("n/a")
+}
+
+/// `key<TAB>value`, or `key: value` as small models often write it.
+fn key_value(line: &str) -> Option<(String, String)> {
+    let (k, v) = line.split_once('\t').or_else(|| line.split_once(": "))?;
+    let (k, v) = (k.trim(), v.trim());
+    if k.is_empty() || v.is_empty() || k.chars().count() > 80 {
+        return None;
+    }
+    Some((k.to_string(), v.to_string()))
+}
+
+/// Count `records` by `field` (case and surrounding space ignored; the first
+/// spelling seen is kept), most frequent first, ties by first appearance; each
+/// row keeps the chunk ids of the records it counts.
+pub(super) fn tally(records: &[Value], field: &str) -> Value {
+    struct Row {
+        value: String,
+        count: usize,
+        chunks: Vec<String>,
+        first: usize,
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, r) in records.iter().enumerate() {
+        let Some(v) = r.get(field) else { continue };
+        let value = match v {
+            Value::String(s) => s.trim().to_string(),
+            Value::Null => continue,
+            other => other.to_string(),
+        };
+        if value.is_empty() {
+            continue;
+        }
+        let key = value.to_lowercase();
+        let at = *index.entry(key).or_insert_with(|| {
+            rows.push(Row {
+                value: value.clone(),
+                count: 0,
+                chunks: Vec::new(),
+                first: i,
+            });
+            rows.len() - 1
+        });
+        let Some(row) = rows.get_mut(at) else {
+            continue;
+        };
+        row.count += 1;
+        if let Some(Value::Array(ids)) = r.get("chunks") {
+            for id in ids.iter().filter_map(Value::as_str) {
+                if !row.chunks.iter().any(|c| c == id) {
+                    row.chunks.push(id.to_string());
+                }
+            }
+        }
+    }
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.first.cmp(&b.first)));
+    Value::Array(
+        rows.into_iter()
+            .map(|r| json!({"value": r.value, "count": r.count, "chunks": r.chunks}))
+            .collect(),
+    )
+}
+
+/// Whether `handle` offers the loop's map functions.
+pub(super) fn offered(handle: &dyn ContextHandle) -> bool {
+    handle.can_map()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn seg(id: &str) -> Segment {
+        Segment {
+            ids: vec![id.into()],
+            label: format!("doc {id}"),
+            text: "t".into(),
+        }
+    }
+
+    #[test]
+    fn key_value_lines_become_records_with_their_chunks() {
+        let mut p = Parsed::default();
+        parse_reply(
+            "category\tfire\nplace: Oslo\nNONE\nrambling prose here\n- category\tflood",
+            Format::KeyValue,
+            &seg("c3"),
+            &mut p,
+        );
+        assert_eq!(p.records.len(), 3);
+        assert_eq!(p.unparsed, 1);
+        assert_eq!(p.records[0]["key"], "category");
+        assert_eq!(p.records[0]["value"], "fire");
+        assert_eq!(p.records[1]["value"], "Oslo");
+        assert_eq!(p.records[2]["value"], "flood");
+        assert_eq!(p.records[0]["chunks"], json!(["c3"]));
+    }
+
+    #[test]
+    fn json_lines_become_records() {
+        let mut p = Parsed::default();
+        parse_reply(
+            "{\"category\": \"fire\"}\nnot json",
+            Format::Json,
+            &seg("c1"),
+            &mut p,
+        );
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.records[0]["category"], "fire");
+        assert_eq!(p.unparsed, 1);
+    }
+
+    #[test]
+    fn tally_counts_case_blind_most_first_with_chunks() {
+        let records = vec![
+            json!({"value": "Fire", "chunks": ["c1"]}),
+            json!({"value": "flood", "chunks": ["c2"]}),
+            json!({"value": "fire ", "chunks": ["c3"]}),
+            json!({"other": 1}),
+        ];
+        let t = tally(&records, "value");
+        assert_eq!(
+            t,
+            json!([
+                {"value": "Fire", "count": 2, "chunks": ["c1", "c3"]},
+                {"value": "flood", "count": 1, "chunks": ["c2"]}
+            ])
+        );
+    }
+
+    #[test]
+    fn formats_parse() {
+        assert_eq!(Format::parse("kv"), Ok(Format::KeyValue));
+        assert_eq!(Format::parse("JSON"), Ok(Format::Json));
+        assert!(Format::parse("xml").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn any_reply_parses_without_panic(reply in ".{0,400}") {
+            let mut p = Parsed::default();
+            parse_reply(&reply, Format::KeyValue, &seg("c1"), &mut p);
+            parse_reply(&reply, Format::Json, &seg("c1"), &mut p);
+            prop_assert!(p.records.len() + p.unparsed <= 2 * reply.lines().count());
+        }
+    }
+}
