@@ -88,6 +88,10 @@ pub enum Command {
     Export(cmd::export::ExportArgs),
     /// Run the benchmark suite.
     Bench(cmd::bench::BenchArgs),
+    /// Serve the store over HTTP: an API, MCP at /mcp and a web page.
+    Serve(cmd::serve::ServeArgs),
+    /// Serve the store as an MCP server over standard input and output.
+    Mcp(cmd::mcp::McpArgs),
 }
 
 /// Run a parsed command line and map the outcome to an exit code.
@@ -109,6 +113,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Rm(a) => cmd::rm::run(a, &global),
         Command::Export(a) => cmd::export::run(a, &global),
         Command::Bench(a) => cmd::bench::run(a, &global),
+        Command::Serve(a) => cmd::serve::run(a, &global),
+        Command::Mcp(a) => cmd::mcp::run(a, &global),
     };
     match result {
         Ok(code) => ExitCode::from(code),
