@@ -331,6 +331,8 @@ pub fn run(opts: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    // reqwest is built without a bundled TLS provider (rlm-core's choice).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(SEARCHERS + ASKERS)
         .timeout(Duration::from_secs(120))
