@@ -56,7 +56,14 @@ fn sample_corpus() -> anyhow::Result<PathBuf> {
 /// Write `docs` generated documents for ingest batch `batch` under `dir`.
 fn write_batch(dir: &Path, batch: usize, docs: usize) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
-    const CITIES: &[&str] = &["Tromsø", "Bergen", "Aldergate", "Halden", "Oslo", "Reykjavik"];
+    const CITIES: &[&str] = &[
+        "Tromsø",
+        "Bergen",
+        "Aldergate",
+        "Halden",
+        "Oslo",
+        "Reykjavik",
+    ];
     const PEOPLE: &[&str] = &["Ines Varga", "Mara Lindqvist", "Tomas Berg", "Eli Strand"];
     for i in 0..docs {
         let n = batch * docs + i;
@@ -198,7 +205,10 @@ async fn search_loop(
             .send()
             .await;
         let outcome = match r {
-            Ok(r) => (r.status().as_u16(), r.bytes().await.unwrap_or_default().to_vec()),
+            Ok(r) => (
+                r.status().as_u16(),
+                r.bytes().await.unwrap_or_default().to_vec(),
+            ),
             Err(e) => return fail(&failure, format!("search: {e}")),
         };
         tally.record(t.elapsed().as_secs_f64() * 1e3);
@@ -206,7 +216,7 @@ async fn search_loop(
             (200, body) => {
                 let v: Value = serde_json::from_slice(&body).unwrap_or_default();
                 // A hit of the commit this search saw reads back.
-                if round % 10 == 0
+                if round.is_multiple_of(10)
                     && let Some(id) = v["hits"][0]["id"].as_str()
                 {
                     match client.get(format!("{base}/v1/read/{id}")).send().await {
@@ -322,7 +332,9 @@ pub fn run(opts: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
     };
     ingest(&[sample_corpus()?])?;
     let (batches, docs) = if opts.quick { (2, 60) } else { (4, 250) };
-    let batch_dirs: Vec<PathBuf> = (0..batches).map(|b| work.join(format!("batch-{b}"))).collect();
+    let batch_dirs: Vec<PathBuf> = (0..batches)
+        .map(|b| work.join(format!("batch-{b}")))
+        .collect();
     for (b, dir) in batch_dirs.iter().enumerate() {
         write_batch(dir, b, docs)?;
     }

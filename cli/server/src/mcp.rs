@@ -167,10 +167,14 @@ impl McpServer {
         if !def.read_only {
             annotations = annotations.destructive(false);
         }
-        Tool::new(def.name, def.description, as_object(schema::input(def.name)))
-            .with_title(def.title)
-            .with_raw_output_schema(as_object(schema::output(def.name)))
-            .with_annotations(annotations)
+        Tool::new(
+            def.name,
+            def.description,
+            as_object(schema::input(def.name)),
+        )
+        .with_title(def.title)
+        .with_raw_output_schema(as_object(schema::output(def.name)))
+        .with_annotations(annotations)
     }
 
     /// The tools this server offers (`ingest` only when allowed).
@@ -237,7 +241,10 @@ impl McpServer {
                 let a = parse(name, args)?;
                 done(ops.ingest(a).await, text::ingest)
             }
-            _ => Err(ErrorData::invalid_params(format!("unknown tool {name:?}"), None)),
+            _ => Err(ErrorData::invalid_params(
+                format!("unknown tool {name:?}"),
+                None,
+            )),
         }
     }
 
@@ -358,4 +365,150 @@ pub fn http_service(
         Arc::new(LocalSessionManager::default()),
         config,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use rmcp::model::ErrorCode;
+    use serde_json::json;
+
+    use super::*;
+    use crate::ops::OpsConfig;
+    use crate::schema::check::violation;
+
+    /// A store of the sample corpus in a temp dir, and operations over it.
+    fn sample(allow_ingest: bool) -> (tempfile::TempDir, McpServer) {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let store_dir = dir.path().join("store");
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus");
+        let mut store = rlmkg::Store::create_or_open(&store_dir).expect("a store");
+        store
+            .ingest(
+                &[corpus],
+                &rlmkg::IngestOptions::default(),
+                &rlmkg::NoProgress,
+            )
+            .expect("ingest");
+        drop(store);
+        let ops = Ops::open(OpsConfig {
+            store: store_dir,
+            models: rlmkg::Models::default(),
+            strategy: rlmkg::Strategy::Heuristic,
+            rlm: rlmkg::RlmConfig::default(),
+            check: rlmkg::CheckOptions::default(),
+            max_runs: 2,
+            run_queue: 2,
+            allow_ingest,
+        })
+        .expect("ops");
+        (dir, McpServer::new(Arc::new(ops)))
+    }
+
+    fn args(v: Value) -> Option<JsonObject> {
+        match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn real_results_fit_their_output_schemas() {
+        let (_dir, server) = sample(false);
+        let question =
+            "In which city is the institute that organised the Skarvik Expedition located?";
+        let calls = [
+            ("search", json!({ "query": "Skarvik Expedition", "k": 3 })),
+            ("read", json!({ "id": "c5.s1-s3" })),
+            ("entity", json!({ "name": "Tomas Reyes" })),
+            ("neighbors", json!({ "entity": "Tomas Reyes", "k": 5 })),
+            (
+                "path",
+                json!({ "a": "Tomas Reyes", "b": "Kestrel Institute for Coastal Studies" }),
+            ),
+            ("related", json!({ "query": question, "k": 3 })),
+            (
+                "verify",
+                json!({ "answer": "KICS is in Tromsø [c5.s2]. It was founded in 1802 [c5.s5]." }),
+            ),
+            (
+                "ask",
+                json!({ "question": question, "strategy": "heuristic" }),
+            ),
+            ("stats", json!({})),
+        ];
+        for (tool, a) in calls {
+            let r = server.call(tool, args(a)).await.expect("a result");
+            assert_eq!(r.is_error, Some(false), "{tool}: {:?}", r.content);
+            let structured = r.structured_content.expect("structured content");
+            let schema = schema::output(tool);
+            assert_eq!(
+                violation(&schema, &structured, tool),
+                None,
+                "{tool}: {structured}"
+            );
+            // The text is a rendering, not the JSON again.
+            let text = r.content[0]
+                .as_text()
+                .map(|t| t.text.clone())
+                .unwrap_or_default();
+            assert!(!text.is_empty() && !text.starts_with('{'), "{tool}: {text}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn errors_are_told_apart_from_results() {
+        let (_dir, server) = sample(false);
+        // An unknown tool and arguments that do not fit: protocol errors.
+        let e = server.call("drop_tables", None).await.expect_err("unknown");
+        assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+        let e = server
+            .call("search", args(json!({ "query": "x", "limit": 3 })))
+            .await
+            .expect_err("unknown argument");
+        assert!(e.message.contains("limit"), "{}", e.message);
+        // Not offered without --allow-ingest.
+        assert!(server.tools().iter().all(|t| t.name != "ingest"));
+        assert!(
+            server
+                .call("ingest", args(json!({ "paths": ["."] })))
+                .await
+                .is_err()
+        );
+        // A tool that ran and found nothing: a tool error the model reads.
+        let r = server
+            .call("read", args(json!({ "id": "c99999" })))
+            .await
+            .expect("a result");
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.structured_content.is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ingest_is_offered_with_the_flag_and_adds_documents() {
+        let (dir, server) = sample(true);
+        assert!(server.tools().iter().any(|t| t.name == "ingest"));
+        let more = dir.path().join("more");
+        std::fs::create_dir_all(&more).expect("a folder");
+        std::fs::write(
+            more.join("a.md"),
+            "# Zyx\n\nThe Zyx Tower stands in Aldergate.\n",
+        )
+        .expect("a file");
+        let before = server.call("stats", None).await.expect("stats");
+        let r = server
+            .call("ingest", args(json!({ "paths": [more] })))
+            .await
+            .expect("a result");
+        assert_eq!(r.is_error, Some(false), "{:?}", r.content);
+        let s = r.structured_content.expect("structured");
+        assert_eq!(violation(&schema::output("ingest"), &s, "ingest"), None);
+        let after = server.call("stats", None).await.expect("stats");
+        let docs = |r: &CallToolResult| r.structured_content.as_ref().map(|s| s["docs"].clone());
+        assert_eq!(
+            docs(&after).and_then(|d| d.as_u64()),
+            docs(&before).and_then(|d| d.as_u64()).map(|d| d + 1)
+        );
+    }
 }

@@ -447,7 +447,11 @@ impl Ops {
     /// Chunks ranked by personalized PageRank from a query's entities and
     /// hits, or from given entities.
     pub fn related(&self, args: &RelatedArgs) -> Result<RelatedResult, OpsError> {
-        let query = args.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+        let query = args
+            .query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
         let seeds: Vec<String> = args
             .entities
             .iter()
@@ -491,7 +495,9 @@ impl Ops {
         let budgets = &mut rlm.budgets;
         if let Some(n) = args.max_iterations {
             if n == 0 {
-                return Err(OpsError::BadRequest("max_iterations must be at least 1".into()));
+                return Err(OpsError::BadRequest(
+                    "max_iterations must be at least 1".into(),
+                ));
             }
             budgets.max_iterations = budgets.max_iterations.min(n);
         }
@@ -579,7 +585,10 @@ impl Ops {
         let paths: Vec<PathBuf> = args.paths.iter().map(PathBuf::from).collect();
         for p in &paths {
             if !p.exists() {
-                return Err(OpsError::NotFound(format!("no such file or folder: {}", p.display())));
+                return Err(OpsError::NotFound(format!(
+                    "no such file or folder: {}",
+                    p.display()
+                )));
             }
         }
         let ticket = self.gate.enter().await?;

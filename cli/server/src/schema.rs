@@ -59,7 +59,10 @@ pub fn input(tool: &str) -> Value {
     match tool {
         "search" => object(
             &[
-                ("query", string("words to look for (BM25 over chunk titles and texts)")),
+                (
+                    "query",
+                    string("words to look for (BM25 over chunk titles and texts)"),
+                ),
                 ("k", k(10)),
             ],
             &["query"],
@@ -75,7 +78,10 @@ pub fn input(tool: &str) -> Value {
             &[
                 ("name", string("entity name, alias or id")),
                 ("k", k(15)),
-                ("relation", string("only neighbors across this relation label")),
+                (
+                    "relation",
+                    string("only neighbors across this relation label"),
+                ),
             ],
             &["name"],
         ),
@@ -83,7 +89,10 @@ pub fn input(tool: &str) -> Value {
             &[
                 ("entity", string("entity name, alias or id")),
                 ("k", k(20)),
-                ("relation", string("only neighbors across this relation label")),
+                (
+                    "relation",
+                    string("only neighbors across this relation label"),
+                ),
             ],
             &["entity"],
         ),
@@ -101,9 +110,15 @@ pub fn input(tool: &str) -> Value {
         ),
         "related" => object(
             &[
-                ("query", string("a question or text whose entities and search hits seed the ranking")),
-                ("entities", json!({ "type": "array", "items": { "type": "string" },
-                                     "description": "entity names or ids to start from" })),
+                (
+                    "query",
+                    string("a question or text whose entities and search hits seed the ranking"),
+                ),
+                (
+                    "entities",
+                    json!({ "type": "array", "items": { "type": "string" },
+                                     "description": "entity names or ids to start from" }),
+                ),
                 ("k", k(10)),
             ],
             &[],
@@ -116,23 +131,40 @@ pub fn input(tool: &str) -> Value {
                     json!({ "type": "string", "enum": ["auto", "rlm", "heuristic"],
                             "description": "rlm: the recursive language model (needs a model on the server); heuristic: model-free and fast; auto: rlm when the server has a model" }),
                 ),
-                ("strict", boolean("give the model one repair turn for claims that fail verification")),
-                ("max_iterations", json!({ "type": "integer", "minimum": 1, "description": "root model turns (capped by the server)" })),
-                ("max_seconds", json!({ "type": "number", "exclusiveMinimum": 0, "description": "wall time of the run (capped by the server)" })),
-                ("max_sub_calls", json!({ "type": "integer", "minimum": 0, "description": "sub-model calls (capped by the server)" })),
+                (
+                    "strict",
+                    boolean("give the model one repair turn for claims that fail verification"),
+                ),
+                (
+                    "max_iterations",
+                    json!({ "type": "integer", "minimum": 1, "description": "root model turns (capped by the server)" }),
+                ),
+                (
+                    "max_seconds",
+                    json!({ "type": "number", "exclusiveMinimum": 0, "description": "wall time of the run (capped by the server)" }),
+                ),
+                (
+                    "max_sub_calls",
+                    json!({ "type": "integer", "minimum": 0, "description": "sub-model calls (capped by the server)" }),
+                ),
             ],
             &["question"],
         ),
         "verify" => object(
             &[(
                 "answer",
-                string("answer text citing source sentences inline: [c12.s3], [c12.s2-s4], [c12] or [c12.s3, c40.s1]"),
+                string(
+                    "answer text citing source sentences inline: [c12.s3], [c12.s2-s4], [c12] or [c12.s3, c40.s1]",
+                ),
             )],
             &["answer"],
         ),
         "ingest" => object(
-            &[("paths", json!({ "type": "array", "items": { "type": "string" }, "minItems": 1,
-                                "description": "files and folders on the server's machine" }))],
+            &[(
+                "paths",
+                json!({ "type": "array", "items": { "type": "string" }, "minItems": 1,
+                                "description": "files and folders on the server's machine" }),
+            )],
             &["paths"],
         ),
         _ => object(&[], &[]),
@@ -188,7 +220,10 @@ fn neighbor() -> Value {
             ("id", string("entity id")),
             ("name", string("name")),
             ("type", string("type guess")),
-            ("relation", string("relation label; '<-' prefix when the neighbor is the subject")),
+            (
+                "relation",
+                string("relation label; '<-' prefix when the neighbor is the subject"),
+            ),
             ("weight", number("weight")),
             ("evidence", strings()),
         ],
@@ -204,7 +239,10 @@ fn report() -> Value {
             ("raw", string("the id as written")),
             ("id", nullable(string("the canonical id"))),
             ("resolved", boolean("whether it names source text")),
-            ("precise", boolean("whether the cited text is needed for the claim")),
+            (
+                "precise",
+                boolean("whether the cited text is needed for the claim"),
+            ),
             ("footnote", nullable(integer("footnote number"))),
         ],
         &["raw", "resolved", "precise"],
@@ -221,7 +259,10 @@ fn report() -> Value {
     );
     let reason = object(
         &[
-            ("kind", string("missing_words, entity, number, date, negation, …")),
+            (
+                "kind",
+                string("missing_words, entity, number, date, negation, …"),
+            ),
             ("detail", string("what exactly")),
         ],
         &["kind", "detail"],
@@ -232,12 +273,23 @@ fn report() -> Value {
             ("text", string("the claim, citations removed")),
             ("span", array(json!({ "type": "integer" }))),
             ("verdict", verdict),
-            ("score", number("share of the claim's terms the evidence carries, 0-1")),
+            (
+                "score",
+                number("share of the claim's terms the evidence carries, 0-1"),
+            ),
             ("citations", array(citation)),
             ("evidence", array(evidence)),
             ("reasons", array(reason)),
         ],
-        &["index", "text", "verdict", "score", "citations", "evidence", "reasons"],
+        &[
+            "index",
+            "text",
+            "verdict",
+            "score",
+            "citations",
+            "evidence",
+            "reasons",
+        ],
     );
     let footnote = object(
         &[
@@ -255,7 +307,12 @@ fn report() -> Value {
             ("answer", string("the answer as given")),
             ("claims", array(claim)),
             ("footnotes", array(footnote)),
-            ("totals", any_object("claims, factual claims, verdict counts, support rate, citation precision and recall")),
+            (
+                "totals",
+                any_object(
+                    "claims, factual claims, verdict counts, support rate, citation precision and recall",
+                ),
+            ),
         ],
         &["answer", "claims", "footnotes", "totals"],
     )
@@ -265,7 +322,10 @@ fn report() -> Value {
 pub fn output(tool: &str) -> Value {
     match tool {
         "search" => object(
-            &[("query", string("the query")), ("hits", array(search_hit()))],
+            &[
+                ("query", string("the query")),
+                ("hits", array(search_hit())),
+            ],
             &["query", "hits"],
         ),
         "read" => object(
@@ -288,9 +348,21 @@ pub fn output(tool: &str) -> Value {
                 ("start", integer("byte start in the document")),
                 ("end", integer("byte end")),
                 ("sentences", array(sentence())),
-                ("marked", string("the text with each sentence prefixed by its [id]")),
+                (
+                    "marked",
+                    string("the text with each sentence prefixed by its [id]"),
+                ),
             ],
-            &["id", "chunk", "doc", "text", "start", "end", "sentences", "marked"],
+            &[
+                "id",
+                "chunk",
+                "doc",
+                "text",
+                "start",
+                "end",
+                "sentences",
+                "marked",
+            ],
         ),
         "entity" => object(
             &[
@@ -302,7 +374,10 @@ pub fn output(tool: &str) -> Value {
             &["entity", "neighbors", "chunks", "chunk_count"],
         ),
         "neighbors" => object(
-            &[("entity", string("entity id")), ("neighbors", array(neighbor()))],
+            &[
+                ("entity", string("entity id")),
+                ("neighbors", array(neighbor())),
+            ],
             &["entity", "neighbors"],
         ),
         "path" => object(
@@ -346,18 +421,34 @@ pub fn output(tool: &str) -> Value {
                         &["text", "citation"],
                     )),
                 ),
-                ("answer_type", any_object("what the question asks for: {type, options}")),
-                ("not_found", boolean("the sources carry no answer of the asked type")),
+                (
+                    "answer_type",
+                    any_object("what the question asks for: {type, options}"),
+                ),
+                (
+                    "not_found",
+                    boolean("the sources carry no answer of the asked type"),
+                ),
                 ("text", string("the answer with inline citations")),
                 ("method", string("rlm, heuristic_composed or extractive")),
                 ("verification", report()),
                 ("verified", boolean("every factual claim is supported")),
                 ("repaired", boolean("a repair turn was used")),
                 ("stop_reason", string("why the run stopped")),
-                ("usage", any_object("model calls, tokens, cost, seconds, iterations")),
+                (
+                    "usage",
+                    any_object("model calls, tokens, cost, seconds, iterations"),
+                ),
                 ("read_ids", strings()),
             ],
-            &["question", "text", "method", "verification", "verified", "stop_reason"],
+            &[
+                "question",
+                "text",
+                "method",
+                "verification",
+                "verified",
+                "stop_reason",
+            ],
         ),
         "stats" => object(
             &[

@@ -141,3 +141,39 @@ impl SharedStore {
         Ok(store)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ingest(dir: &Path, name: &str, text: &str) {
+        let src = dir.join("src").join(name);
+        std::fs::create_dir_all(src.parent().expect("a parent")).expect("a folder");
+        std::fs::write(&src, text).expect("a file");
+        let mut store = Store::create_or_open(&dir.join("store")).expect("the writer");
+        store
+            .ingest(&[src], &rlmkg::IngestOptions::default(), &rlmkg::NoProgress)
+            .expect("ingest");
+    }
+
+    #[test]
+    fn a_commit_gives_readers_a_new_reader_and_nothing_else_does() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        ingest(dir.path(), "a.md", "# A\n\nAlpha stands in Aldergate.\n");
+        let shared = SharedStore::open(&dir.path().join("store")).expect("open");
+        let first = shared.get().expect("a reader");
+        assert!(
+            Arc::ptr_eq(&first, &shared.get().expect("a reader")),
+            "no commit, same reader"
+        );
+        let docs = |s: &Store| s.stats().expect("stats").docs;
+        assert_eq!(docs(&first), 1);
+        ingest(dir.path(), "b.md", "# B\n\nBeta stands in Halden.\n");
+        let second = shared.get().expect("a reader");
+        assert!(!Arc::ptr_eq(&first, &second), "a commit, a new reader");
+        assert_eq!(docs(&second), 2);
+        // The request that held the old reader still sees its whole commit.
+        assert_eq!(docs(&first), 1);
+        assert_eq!(shared.with(|s| s.stats()).expect("stats").docs, 2);
+    }
+}

@@ -53,7 +53,10 @@ pub fn read(r: &ReadResult) -> String {
 /// An entity, its neighbors and chunks.
 pub fn entity(r: &EntityResult) -> String {
     let e = &r.entity;
-    let mut out = format!("{} [{}] id={} mentions={}\n", e.name, e.kind, e.id, e.mentions);
+    let mut out = format!(
+        "{} [{}] id={} mentions={}\n",
+        e.name, e.kind, e.id, e.mentions
+    );
     if !e.aliases.is_empty() {
         let _ = writeln!(out, "aliases: {}", e.aliases.join(", "));
     }
@@ -61,7 +64,12 @@ pub fn entity(r: &EntityResult) -> String {
         out,
         "chunks ({}): {}",
         r.chunk_count,
-        r.chunks.iter().take(20).cloned().collect::<Vec<_>>().join(" ")
+        r.chunks
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     out.push_str(&neighbor_lines(&r.neighbors));
     out
@@ -88,7 +96,11 @@ pub fn neighbors(r: &NeighborsResult) -> String {
     if r.neighbors.is_empty() {
         return format!("{} has no neighbors", r.entity);
     }
-    format!("neighbors of {}:\n{}", r.entity, neighbor_lines(&r.neighbors))
+    format!(
+        "neighbors of {}:\n{}",
+        r.entity,
+        neighbor_lines(&r.neighbors)
+    )
 }
 
 /// Paths, one per line.

@@ -10,7 +10,9 @@ use crate::support::{SKARVIK, Server, artifacts, chromium, python};
 
 #[test]
 fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
-    let (Some(python), Some(chromium)) = (python(), chromium()) else { return };
+    let (Some(python), Some(chromium)) = (python(), chromium()) else {
+        return;
+    };
     let (dir, store) = sample_store();
     let server = Server::start(dir.path(), &store, &[], &[]);
     let shot = artifacts().join("serve-page.png");
@@ -23,7 +25,12 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
         .arg(&shot)
         .output()
         .unwrap();
-    assert!(out.status.success(), "the browser run failed:\n{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success(),
+        "the browser run failed:\n{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let page: Value = serde_json::from_str(stdout(&out).lines().last().unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
     assert_eq!(page["answered"], true, "{page}");
@@ -39,7 +46,10 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
     }
     // The cited sentences are highlighted inside their passages.
     let marked = page["marked"].as_array().unwrap();
-    assert!(!marked.is_empty() && page["sources"].as_u64().unwrap() >= 1, "{page}");
+    assert!(
+        !marked.is_empty() && page["sources"].as_u64().unwrap() >= 1,
+        "{page}"
+    );
     assert!(
         std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000),
         "no screenshot at {}",

@@ -48,7 +48,15 @@ fn ask_answers_as_the_cli_does_and_reads_verify_and_search_work() {
     assert_eq!(answer["verified"], true);
     // The JSON of `ask --json`, field for field (timings aside).
     let cli = without_models(dir.path())
-        .args(["--store", store.to_str().unwrap(), "--json", "ask", "--strategy", "heuristic", SKARVIK])
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--json",
+            "ask",
+            "--strategy",
+            "heuristic",
+            SKARVIK,
+        ])
         .output()
         .unwrap();
     assert!(cli.status.success(), "{}", stderr(&cli));
@@ -68,7 +76,12 @@ fn ask_answers_as_the_cli_does_and_reads_verify_and_search_work() {
     let hits = hits["hits"].as_array().unwrap();
     assert!(!hits.is_empty() && hits.len() <= 3);
     let chunk = hits[0]["id"].as_str().unwrap();
-    assert!(hits[0]["path"].as_str().unwrap().ends_with("skarvik_expedition.md"));
+    assert!(
+        hits[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("skarvik_expedition.md")
+    );
 
     let (status, passage) = get(&server, &format!("/v1/read/{chunk}.s1-s2"));
     assert_eq!(status, StatusCode::OK, "{passage}");
@@ -115,7 +128,10 @@ fn ask_streams_the_run_as_ndjson_then_the_verified_answer() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
     // No model on this server: auto says it uses the heuristic, drafts, answers.
     assert!(kinds.contains(&"note"), "{kinds:?}");
     assert!(kinds.contains(&"draft"), "{kinds:?}");
@@ -135,14 +151,30 @@ fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
     assert!(body["error"]["message"].as_str().unwrap().contains("JSON"));
     assert_serving(&server);
 
-    let (status, _) = post(&server, "/v1/ask", "{\"question\": \"x\", \"stream\": \"yes\"}");
+    let (status, _) = post(
+        &server,
+        "/v1/ask",
+        "{\"question\": \"x\", \"stream\": \"yes\"}",
+    );
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (status, _) = post(&server, "/v1/ask", "{\"question\": \"   \"}");
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    let (status, _) = post(&server, "/v1/ask", "{\"question\": \"x\", \"strategy\": \"magic\"}");
+    let (status, _) = post(
+        &server,
+        "/v1/ask",
+        "{\"question\": \"x\", \"strategy\": \"magic\"}",
+    );
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    let (status, _) = post(&server, "/v1/ask", "{\"question\": \"x\", \"strategy\": \"rlm\"}");
-    assert_eq!(status, StatusCode::BAD_REQUEST, "no root model on this server");
+    let (status, _) = post(
+        &server,
+        "/v1/ask",
+        "{\"question\": \"x\", \"strategy\": \"rlm\"}",
+    );
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "no root model on this server"
+    );
     let (status, _) = post(&server, "/v1/verify", "{\"answer\": 3}");
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_serving(&server);
@@ -169,7 +201,10 @@ fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
         ("/v1/search", StatusCode::BAD_REQUEST),
         ("/v1/search?q=x&k=many", StatusCode::BAD_REQUEST),
         ("/v1/search?q=x&bogus=1", StatusCode::BAD_REQUEST),
-        ("/v1/path?a=Tomas%20Reyes&b=Nobody%20Anywhere", StatusCode::NOT_FOUND),
+        (
+            "/v1/path?a=Tomas%20Reyes&b=Nobody%20Anywhere",
+            StatusCode::NOT_FOUND,
+        ),
         ("/v1/no-such-route", StatusCode::NOT_FOUND),
     ] {
         let (status, body) = get(&server, path);
@@ -223,13 +258,25 @@ fn a_bind_beyond_loopback_without_a_key_is_refused() {
     let (dir, store) = sample_store();
     let out = without_models(dir.path())
         .env_remove("RLMKG_SERVE_API_KEY")
-        .args(["--store", store.to_str().unwrap(), "serve", "--bind", "0.0.0.0", "--port", "0"])
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "serve",
+            "--bind",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("API key"), "{}", stderr(&out));
-    assert!(stdout(&out).is_empty(), "it must not have listened: {}", stdout(&out));
+    assert!(
+        stdout(&out).is_empty(),
+        "it must not have listened: {}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -242,7 +289,13 @@ fn the_api_key_is_required_compared_and_never_logged() {
     let server = Server::start(
         dir.path(),
         &store,
-        &["--bind", "0.0.0.0", "--api-key-file", key_file.to_str().unwrap(), "-v"],
+        &[
+            "--bind",
+            "0.0.0.0",
+            "--api-key-file",
+            key_file.to_str().unwrap(),
+            "-v",
+        ],
         &[],
     );
     let port = server.base.rsplit(':').next().unwrap().to_string();
@@ -251,11 +304,23 @@ fn the_api_key_is_required_compared_and_never_logged() {
     let status = |r: reqwest::blocking::RequestBuilder| r.send().unwrap().status();
     let stats = format!("{local}/v1/stats");
     assert_eq!(status(c.get(&stats)), StatusCode::UNAUTHORIZED);
-    assert_eq!(status(c.get(&stats).bearer_auth("wrong")), StatusCode::UNAUTHORIZED);
-    assert_eq!(status(c.get(&stats).bearer_auth(&key[..key.len() - 1])), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        status(c.get(&stats).bearer_auth("wrong")),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        status(c.get(&stats).bearer_auth(&key[..key.len() - 1])),
+        StatusCode::UNAUTHORIZED
+    );
     assert_eq!(status(c.get(&stats).bearer_auth(key)), StatusCode::OK);
-    assert_eq!(status(c.get(&stats).header("x-api-key", key)), StatusCode::OK);
-    assert_eq!(status(c.post(format!("{local}/mcp")).body("{}")), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        status(c.get(&stats).header("x-api-key", key)),
+        StatusCode::OK
+    );
+    assert_eq!(
+        status(c.post(format!("{local}/mcp")).body("{}")),
+        StatusCode::UNAUTHORIZED
+    );
     // The health check and the page need no key; the page asks for it.
     assert_eq!(status(c.get(format!("{local}/healthz"))), StatusCode::OK);
     assert_eq!(status(c.get(format!("{local}/"))), StatusCode::OK);
@@ -263,8 +328,14 @@ fn the_api_key_is_required_compared_and_never_logged() {
 
     // The same key from the environment on loopback.
     let server = Server::start(dir.path(), &store, &["-v"], &[("RLMKG_SERVE_API_KEY", key)]);
-    assert_eq!(status(c.get(server.url("/v1/stats"))), StatusCode::UNAUTHORIZED);
-    assert_eq!(status(c.get(server.url("/v1/stats")).bearer_auth(key)), StatusCode::OK);
+    assert_eq!(
+        status(c.get(server.url("/v1/stats"))),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        status(c.get(server.url("/v1/stats")).bearer_auth(key)),
+        StatusCode::OK
+    );
     let log = server.stderr();
     drop(server);
     assert!(log.contains("API key"), "{log}");
@@ -288,7 +359,13 @@ fn readers_see_each_commit_whole_after_an_ingest_into_the_served_store() {
     )
     .unwrap();
     let out = without_models(dir.path())
-        .args(["--store", store.to_str().unwrap(), "--quiet", "ingest", more.to_str().unwrap()])
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--quiet",
+            "ingest",
+            more.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

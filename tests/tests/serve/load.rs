@@ -16,7 +16,11 @@ fn searches_and_asks_under_load_while_an_ingest_commits_see_no_errors() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("bench serve:"), "the load run failed: {}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("bench serve:"),
+        "the load run failed: {}",
+        stderr(&out)
+    );
     let rows: Vec<Value> = serde_json::from_str(&stdout(&out)).unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
     for want in [

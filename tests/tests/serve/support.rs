@@ -86,13 +86,15 @@ pub fn client() -> reqwest::blocking::Client {
 /// The python of the serve venv (`ci/serve-clients.sh`), or `None` with a
 /// message saying why the test skips.
 pub fn python() -> Option<PathBuf> {
-    let p = std::env::var_os("RLMKG_SERVE_PYTHON").map(PathBuf::from).or_else(|| {
-        let home = std::env::var_os("HOME")?;
-        let cache = std::env::var_os("RLMKG_CI_CACHE")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(home).join(".cache").join("rlmkg-ci"));
-        Some(cache.join("serve-venv").join("bin").join("python"))
-    })?;
+    let p = std::env::var_os("RLMKG_SERVE_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let home = std::env::var_os("HOME")?;
+            let cache = std::env::var_os("RLMKG_CI_CACHE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(home).join(".cache").join("rlmkg-ci"));
+            Some(cache.join("serve-venv").join("bin").join("python"))
+        })?;
     if p.exists() {
         Some(p)
     } else {

@@ -70,7 +70,11 @@ pub async fn ask(State(ops): State<Arc<Ops>>, body: Bytes) -> Result<Response, A
         }
     });
     let prepared = ops.prepare_ask(&args, events)?;
-    let ticket = ops.gate().enter().await.map_err(crate::ops::OpsError::from)?;
+    let ticket = ops
+        .gate()
+        .enter()
+        .await
+        .map_err(crate::ops::OpsError::from)?;
     tokio::spawn(async move {
         let last = match ops.run_ask(prepared, ticket).await {
             Ok(answer) => json!({ "event": "answer", "answer": answer }),

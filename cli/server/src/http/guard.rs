@@ -237,10 +237,24 @@ mod tests {
 
     #[test]
     fn loopback_hosts_with_and_without_ports() {
-        for ok in ["localhost", "LOCALHOST:8765", "127.0.0.1:80", "127.1.2.3", "[::1]:8765", "[::1]"] {
+        for ok in [
+            "localhost",
+            "LOCALHOST:8765",
+            "127.0.0.1:80",
+            "127.1.2.3",
+            "[::1]:8765",
+            "[::1]",
+        ] {
             assert!(is_loopback_host(ok), "{ok}");
         }
-        for bad in ["evil.example", "evil.example:8765", "10.0.0.1:80", "localhost.evil.example", "[::2]:1", ""] {
+        for bad in [
+            "evil.example",
+            "evil.example:8765",
+            "10.0.0.1:80",
+            "localhost.evil.example",
+            "[::2]:1",
+            "",
+        ] {
             assert!(!is_loopback_host(bad), "{bad}");
         }
     }
@@ -260,7 +274,10 @@ mod tests {
     #[test]
     fn keys_come_from_bearer_or_x_api_key() {
         let mut h = HeaderMap::new();
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer abc"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer abc"),
+        );
         assert_eq!(given_key(&h), Some(&b"abc"[..]));
         let mut h = HeaderMap::new();
         h.insert("x-api-key", HeaderValue::from_static("abc"));

@@ -70,7 +70,10 @@ pub async fn search(
     let Some(text) = q.q.or(q.query) else {
         return Err(ApiError::bad_request("give the query as ?q=…"));
     };
-    let args = SearchArgs { query: text, k: q.k };
+    let args = SearchArgs {
+        query: text,
+        k: q.k,
+    };
     run(move || ops.search(&args)).await
 }
 

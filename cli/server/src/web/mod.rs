@@ -19,8 +19,14 @@ fn file(body: &'static str, content_type: &'static str) -> Response {
     let mut r = body.into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
 }
@@ -28,7 +34,16 @@ fn file(body: &'static str, content_type: &'static str) -> Response {
 /// The page's routes.
 pub fn routes() -> Router {
     Router::new()
-        .route("/", get(|| async { file(INDEX, "text/html; charset=utf-8") }))
-        .route("/app.js", get(|| async { file(APP, "text/javascript; charset=utf-8") }))
-        .route("/style.css", get(|| async { file(STYLE, "text/css; charset=utf-8") }))
+        .route(
+            "/",
+            get(|| async { file(INDEX, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { file(APP, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { file(STYLE, "text/css; charset=utf-8") }),
+        )
 }
