@@ -1,9 +1,11 @@
 //! The web page in headless Chromium: the test types the sample question
 //! and presses Ask, waits for the streamed answer and reads what the page
 //! shows from the DOM (`tests/fixtures/serve/browser.py` drives Chromium over
-//! the DevTools protocol). The screenshot is kept in `test-artifacts/`.
+//! the DevTools protocol), then opens a saved trajectory in the page's file
+//! input. The screenshots are kept in `test-artifacts/`.
 
-use rlmkg_tests::{fixture, sample_store, stderr, stdout};
+use rlm_core::testkit::Reply;
+use rlmkg_tests::{fixture, repl, sample_store, scripted_case, stderr, stdout, turn};
 use serde_json::Value;
 
 use crate::support::{SKARVIK, Server, artifacts, chromium, python};
@@ -13,6 +15,24 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
     let (Some(python), Some(chromium)) = (python(), chromium()) else {
         return;
     };
+    // A real trajectory to open in the page: a scripted root model's run.
+    let case = scripted_case(
+        |req, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(
+                    "hits = context.search(\"Kestrel Institute Tromsø\", k=2)\nprint(hits[0][\"id\"])",
+                ),
+                _ => repl("FINAL(\"The Kestrel Institute is in Tromsø [c5.s2].\")"),
+            })
+        },
+        &[],
+        SKARVIK,
+    );
+    let trajectory = case.answer()["trajectory"]
+        .as_str()
+        .map(std::path::PathBuf::from)
+        .filter(|t| t.exists())
+        .unwrap_or_else(|| panic!("the scripted run wrote no trajectory: {}", case.stderr()));
     let (dir, store) = sample_store();
     let server = Server::start(dir.path(), &store, &[], &[]);
     let shot = artifacts().join("serve-page.png");
@@ -23,6 +43,7 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
         .arg(server.url("/"))
         .arg(SKARVIK)
         .arg(&shot)
+        .arg(&trajectory)
         .output()
         .unwrap();
     assert!(
@@ -55,4 +76,26 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
         "no screenshot at {}",
         shot.display()
     );
+
+    // The saved trajectory opened in the page: its turns, code and outputs.
+    assert_eq!(page["trace_opened"], true, "{page}");
+    let trace = &page["trace"];
+    assert_eq!(trace["turns"], 2, "{trace}");
+    assert!(
+        trace["code"][0]
+            .as_str()
+            .unwrap()
+            .contains("context.search"),
+        "{trace}"
+    );
+    assert!(
+        trace["code"][1].as_str().unwrap().contains("FINAL"),
+        "{trace}"
+    );
+    assert!(
+        trace["summary"].as_str().unwrap().contains("root openai:")
+            && trace["summary"].as_str().unwrap().contains("scripted"),
+        "{trace}"
+    );
+    assert_eq!(trace["claims"], serde_json::json!(["supported"]), "{trace}");
 }
