@@ -18,7 +18,7 @@ pub struct McpArgs {
 
 /// Run `rlmkg mcp` until the client closes standard input.
 pub fn run(args: McpArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
-    let ops = crate::cmd::serve::open_ops(&args.run, global)?;
+    let ops = crate::cmd::serve::open_ops(&args.run, global, None)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

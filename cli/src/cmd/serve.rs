@@ -63,8 +63,13 @@ pub struct ServeArgs {
     pub run: RunArgs,
 }
 
-/// The operations over the store as the flags say.
-pub(crate) fn open_ops(run: &RunArgs, global: &GlobalArgs) -> anyhow::Result<Arc<Ops>> {
+/// The operations over the store as the flags say; a run's wall time is at
+/// most `max_wall` when given (a request's time limit).
+pub(crate) fn open_ops(
+    run: &RunArgs,
+    global: &GlobalArgs,
+    max_wall: Option<std::time::Duration>,
+) -> anyhow::Result<Arc<Ops>> {
     if run.allow_ingest && !global.store.join("manifest.json").exists() {
         // An empty store to ingest into.
         drop(rlmkg::Store::create_or_open(&global.store)?);
@@ -75,7 +80,11 @@ pub(crate) fn open_ops(run: &RunArgs, global: &GlobalArgs) -> anyhow::Result<Arc
     if global.verbose > 0 {
         eprintln!("models: {}", backends.description);
     }
-    let rlm = rlmkg_settings::rlm_config(&settings, &global.store, None)?;
+    let mut rlm = rlmkg_settings::rlm_config(&settings, &global.store, None)?;
+    if let Some(max) = max_wall {
+        let wall = &mut rlm.budgets.max_wall_time;
+        *wall = Some(wall.map_or(max, |w| w.min(max)));
+    }
     let config = OpsConfig {
         store: global.store.clone(),
         models: backends.models,
@@ -140,7 +149,9 @@ pub fn run(args: ServeArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if args.request_timeout == 0 {
         anyhow::bail!("--request-timeout must be at least 1 second");
     }
-    let ops = open_ops(&args.run, global)?;
+    let timeout = std::time::Duration::from_secs(args.request_timeout);
+    // A run ends within a request's time limit rather than outliving it.
+    let ops = open_ops(&args.run, global, Some(timeout))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -151,7 +162,7 @@ pub fn run(args: ServeArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         port: args.port,
         api_key: key,
         max_body: args.max_body,
-        request_timeout: std::time::Duration::from_secs(args.request_timeout),
+        request_timeout: timeout,
     };
     runtime.block_on(async move {
         let bound = Bound::bind(ops, config).await?;

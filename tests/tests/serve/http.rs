@@ -220,6 +220,14 @@ fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
         .send()
         .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    // A page of another site posting through its visitor's browser.
+    let r = client()
+        .post(server.url("/v1/ask"))
+        .header("origin", "https://evil.example")
+        .body(json!({ "question": SKARVIK }).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert_serving(&server);
 }
 

@@ -1,6 +1,7 @@
 //! The guards every request passes, outermost first: the `Host` check (on a
-//! loopback bind, against DNS rebinding), the API key (constant-time), the
-//! request time limit and the body size limit.
+//! loopback bind, against DNS rebinding), the `Origin` check (a page of
+//! another site may not use the server through its visitor's browser), the
+//! API key (constant-time), the request time limit and the body size limit.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -92,6 +93,22 @@ fn is_loopback_host(value: &str) -> bool {
         || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether a request's `Origin` (when it has one) is this server itself: a
+/// browser sends it with every cross-site request, so a page of another
+/// site cannot make a browser run asks or reads here on its user's behalf.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let authority = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, rest)| rest.trim_end_matches('/'));
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h.trim()))
+}
+
 /// The key a request carries: `Authorization: Bearer KEY` or `x-api-key: KEY`.
 fn given_key(headers: &HeaderMap) -> Option<&[u8]> {
     if let Some(v) = headers.get(header::AUTHORIZATION) {
@@ -118,6 +135,13 @@ pub async fn check_access(
             StatusCode::FORBIDDEN,
             "this server is bound to loopback and answers only requests for localhost \
              (the Host header names another host)",
+        )
+        .into_response();
+    }
+    if !same_origin(request.headers()) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "cross-origin requests are refused: the Origin header names another site",
         )
         .into_response();
     }
@@ -269,6 +293,24 @@ mod tests {
         assert!(!format!("{key:?}").contains("s3cret"));
         assert_eq!(ApiKey::new("  \n").err(), Some(BadKey));
         assert_eq!(ApiKey::new("two words").err(), Some(BadKey));
+    }
+
+    #[test]
+    fn only_the_servers_own_origin_or_none_is_let_through() {
+        let with = |origin: Option<&'static str>, host: &'static str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static(host));
+            if let Some(o) = origin {
+                h.insert(header::ORIGIN, HeaderValue::from_static(o));
+            }
+            same_origin(&h)
+        };
+        assert!(with(None, "127.0.0.1:8765"));
+        assert!(with(Some("http://127.0.0.1:8765"), "127.0.0.1:8765"));
+        assert!(with(Some("http://LOCALHOST:8765"), "localhost:8765"));
+        assert!(!with(Some("https://evil.example"), "127.0.0.1:8765"));
+        assert!(!with(Some("http://127.0.0.1:9999"), "127.0.0.1:8765"));
+        assert!(!with(Some("null"), "127.0.0.1:8765"));
     }
 
     #[test]
