@@ -14,9 +14,9 @@
 //! | `/mcp` | MCP over streamable HTTP |
 //!
 //! Errors are JSON, `{"error": {"status", "message"}}`: 400 malformed, 401
-//! no or wrong key, 403 a foreign `Host` on a loopback bind, 404 unknown
-//! id, name or route, 413 body too large, 503 busy or too slow (with
-//! `Retry-After`).
+//! no or wrong key, 403 a foreign `Host` on a loopback bind or a foreign
+//! `Origin`, 404 unknown id, name or route, 413 body too large, 503 busy or
+//! too slow (with `Retry-After`).
 
 mod ask;
 mod error;
