@@ -90,6 +90,10 @@ pub enum Command {
     Bench(cmd::bench::BenchArgs),
     /// Write a generated evaluation set (documents and questions with answers).
     Generate(cmd::generate::GenerateArgs),
+    /// Serve the store over HTTP: an API, MCP at /mcp and a web page.
+    Serve(cmd::serve::ServeArgs),
+    /// Serve the store as an MCP server over standard input and output.
+    Mcp(cmd::mcp::McpArgs),
 }
 
 /// Run a parsed command line and map the outcome to an exit code.
@@ -112,6 +116,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Export(a) => cmd::export::run(a, &global),
         Command::Bench(a) => cmd::bench::run(a, &global),
         Command::Generate(a) => cmd::generate::run(a, &global),
+        Command::Serve(a) => cmd::serve::run(a, &global),
+        Command::Mcp(a) => cmd::mcp::run(a, &global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

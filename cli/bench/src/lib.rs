@@ -12,6 +12,7 @@ mod graph;
 mod ingest;
 mod model;
 mod repl;
+mod serve;
 
 use std::path::PathBuf;
 
@@ -31,6 +32,8 @@ pub enum Area {
     Batched,
     /// Embedded model tokens/s.
     Model,
+    /// `rlmkg serve` latencies under load while an ingest commits.
+    Serve,
 }
 
 impl Named for Area {
@@ -40,6 +43,7 @@ impl Named for Area {
         Self::Repl,
         Self::Batched,
         Self::Model,
+        Self::Serve,
     ];
     const WHAT: &'static str = "benchmark area";
 
@@ -50,6 +54,7 @@ impl Named for Area {
             Self::Repl => "repl",
             Self::Batched => "batched",
             Self::Model => "model",
+            Self::Serve => "serve",
         }
     }
 }
@@ -97,5 +102,6 @@ pub fn run(
         Area::Repl => repl::run(opts),
         Area::Batched => batched::run(opts),
         Area::Model => model::run(opts, note),
+        Area::Serve => serve::run(opts),
     }
 }

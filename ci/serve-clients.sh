@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The real clients the serve tests drive (issue 29): the official Python MCP SDK
+# (`mcp` from PyPI) in a venv cached outside the clone, and Debian's Chromium for
+# the web page test, driven over the DevTools protocol with `websocket-client`
+# (PyPI) from the same venv.
+#
+#   ci/serve-clients.sh            install them (or reuse them); prints `export` lines
+#   eval "$(ci/serve-clients.sh)"  then `cargo test -p rlmkg-tests --test serve`
+#
+# The tests read RLMKG_SERVE_PYTHON (the venv's python) and RLMKG_CHROMIUM (the
+# browser); without them they look in the default places, and skip with a message
+# when nothing is there. Logs go to stderr; only the `export` lines go to stdout.
+#
+# Environment:
+#   RLMKG_CI_CACHE   cache dir (default ~/.cache/rlmkg-ci); the venv is $RLMKG_CI_CACHE/serve-venv
+#   PYTHON           interpreter that creates the venv (default python3)
+set -euo pipefail
+
+MCP_VERSION=2.3.0
+WS_VERSION=1.9.2
+CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
+VENV="$CACHE/serve-venv"
+VPY="$VENV/bin/python"
+
+log() { echo "serve-clients: $*" >&2; }
+die() { echo "serve-clients: error: $*" >&2; exit 1; }
+
+venv_ok() {
+  [ -x "$VPY" ] && "$VPY" - "$MCP_VERSION" "$WS_VERSION" >/dev/null 2>&1 <<'PY'
+import sys
+from importlib.metadata import version
+import mcp, mcp.client.stdio, mcp.client.streamable_http, websocket  # noqa: F401
+ok = version("mcp") == sys.argv[1] and version("websocket-client") == sys.argv[2]
+sys.exit(0 if ok else 1)
+PY
+}
+
+mkdir -p "$CACHE"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE/serve-venv.lock"
+  flock 9
+fi
+if venv_ok; then
+  log "reusing $VENV (mcp $MCP_VERSION, websocket-client $WS_VERSION)"
+else
+  py="${PYTHON:-python3}"
+  command -v "$py" >/dev/null 2>&1 || die "no $py to create the venv (set PYTHON)"
+  log "installing mcp==$MCP_VERSION and websocket-client==$WS_VERSION into $VENV"
+  rm -rf "$VENV"
+  "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
+  "$VPY" -m pip install --quiet --disable-pip-version-check \
+    "mcp==$MCP_VERSION" "websocket-client==$WS_VERSION" >&2 \
+    || die "pip install mcp websocket-client failed"
+  venv_ok || die "the venv at $VENV does not import mcp and websocket"
+fi
+
+CHROMIUM="${RLMKG_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Debian's chromium"
+    apt-get update -qq >&2 || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2 || die "apt-get install chromium failed"
+  else
+    die "no Chromium at $CHROMIUM and no root apt-get to install it (apt-get install chromium)"
+  fi
+fi
+"$CHROMIUM" --version >&2 || die "$CHROMIUM does not run"
+
+echo "export RLMKG_SERVE_PYTHON=$VPY"
+echo "export RLMKG_CHROMIUM=$CHROMIUM"
