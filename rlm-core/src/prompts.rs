@@ -162,8 +162,12 @@ pub fn system_prompt(profile: Profile, protocol: Protocol, facts: &PromptFacts) 
     }
 }
 
+/// The functions the `small` profile lists (when the handle has them): the
+/// steps of its recipe.
+pub const SMALL_FUNCTIONS: &[&str] = &["search", "read", "neighbors", "path", "map", "tally"];
+
 /// What the `small` profile tells the model after each output.
-pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If not, read the id of a hit you have not read yet, or search for the name you have just found.";
+pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: print(context.search(\"<that name> <what the question asks of it>\")[:3]).";
 
 /// The `small` profile: the task, then the steps of a multi-hop lookup as
 /// calls to copy, with placeholders (`<the answer>`) that the answer guard

@@ -46,6 +46,54 @@ pub fn whole_collection(question: &str) -> bool {
     WHOLE_COLLECTION.iter().any(|w| q.contains(w))
 }
 
+/// Most sentences [`recite`] tries (it tries pairs of them: the cap bounds
+/// the work).
+pub const MAX_RECITE_SENTENCES: usize = 24;
+
+/// Re-cite an answer from what the run read: a claim that its own citation
+/// does not carry but a sentence the run's calls showed does gets that
+/// sentence added to its citations (the heuristic's evidence repair, over the
+/// run's reads instead of its evidence). `None` when nothing changed.
+pub(crate) fn recite(
+    store: &Store,
+    spans: &StoreSpans,
+    check: &CheckOptions,
+    answer: &str,
+    read: &[String],
+) -> Option<(String, rlmkg_heuristic::CiteRepair)> {
+    let mut evidence: Vec<rlmkg_heuristic::Evidence> = Vec::new();
+    let mut seen = HashSet::new();
+    // Sentences read one by one first (what the model looked at most
+    // closely), then the sentences of chunks a call showed whole.
+    let sentences = read.iter().filter(|id| id.contains('.'));
+    let chunks = read.iter().filter(|id| !id.contains('.'));
+    for id in sentences.chain(chunks) {
+        if evidence.len() >= MAX_RECITE_SENTENCES {
+            break;
+        }
+        let Ok(p) = store.read(id) else { continue };
+        for s in p.sentences {
+            if evidence.len() >= MAX_RECITE_SENTENCES {
+                break;
+            }
+            if seen.insert(s.id.clone()) {
+                evidence.push(rlmkg_heuristic::Evidence {
+                    id: s.id,
+                    chunk: p.chunk.to_string(),
+                    title: p.doc.title.clone(),
+                    path: p.doc.path.clone(),
+                    text: s.text,
+                    score: 0.0,
+                    about: None,
+                });
+            }
+        }
+    }
+    let (text, repair) =
+        rlmkg_heuristic::cite_from_evidence(answer, &evidence, spans, check).ok()?;
+    (repair.cited + repair.repaired > 0).then_some((text, repair))
+}
+
 /// Judge `answer` to `question`, given the ids the run's calls showed.
 pub(crate) fn review(
     store: &Arc<Store>,
@@ -62,6 +110,9 @@ pub(crate) fn review(
         coverage(store, &read_chunks)?;
     }
     let spans = StoreSpans::new(Arc::clone(store));
+    // Judged as the caller will judge it: re-cited from the run's reads.
+    let recited = recite(store, &spans, check, answer, read);
+    let answer = recited.as_ref().map_or(answer, |(t, _)| t.as_str());
     let Ok(report) = rlmkg_citation::check(answer, &spans, check) else {
         return Ok(());
     };

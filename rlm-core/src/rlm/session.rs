@@ -156,7 +156,19 @@ impl Session {
             .system_prompt
             .clone()
             .unwrap_or_else(|| prompts::system_prompt(profile, protocol, &facts));
-        let functions = loop_functions(handle.as_ref(), with_map);
+        let mut functions = loop_functions(handle.as_ref(), with_map);
+        // A small model is shown the few functions of its recipe (the others
+        // still work when called).
+        if profile == Profile::Small {
+            let core: Vec<HandleFunction> = functions
+                .iter()
+                .filter(|f| prompts::SMALL_FUNCTIONS.contains(&f.name.as_str()))
+                .cloned()
+                .collect();
+            if !core.is_empty() {
+                functions = core;
+            }
+        }
         let metadata = prompts::metadata_message(
             profile,
             &handle.metadata(),
@@ -569,7 +581,8 @@ impl Session {
         // A verbatim repeat of the last reply is not run again; what the model
         // sees next changes instead, and enough of them end the run.
         let key = protocol::reply_key(&resp.content, &resp.tool_calls);
-        let repeated = self.seen_keys.contains(&key);
+        // The last turn runs whatever it is given: there is no turn after it.
+        let repeated = kind == TurnKind::Normal && self.seen_keys.contains(&key);
         if !repeated {
             self.seen_keys.push(key);
         }

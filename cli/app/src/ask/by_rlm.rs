@@ -49,6 +49,22 @@ impl AnswerStrategy for RlmStrategy {
         let mut text = outcome.answer.clone().unwrap_or_default();
         opts.events.send(&super::AskEvent::Draft(&text));
         let mut report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
+        if !report.all_supported()
+            && let Some((fixed, repair)) = crate::review::recite(
+                &run.store,
+                &run.spans,
+                &opts.check,
+                &text,
+                &outcome.read_ids,
+            )
+        {
+            (run.note)(&format!(
+                "citation repair: {} uncited and {} wrongly cited claim(s) cited from sentences the run read",
+                repair.cited, repair.repaired
+            ));
+            text = fixed;
+            report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
+        }
         let mut repaired = false;
         if opts.strict && !report.all_supported() {
             (run.note)("--strict: asking the root model to repair the failing claims");

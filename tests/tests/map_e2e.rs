@@ -1,0 +1,100 @@
+//! `context.map` end to end (issue 28): `rlmkg generate incidents` writes a
+//! collection whose questions count over every document; the root (a scripted
+//! model) maps an extraction over the documents and tallies the records; the
+//! sub-model (scripted too: it reads the category line of each report) answers
+//! in `key<TAB>value` lines; the answer cites a record's chunk and verifies.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rlm_core::testkit::{ChatServer, Reply, last_user};
+use rlmkg_tests::{ask_scripted, rlmkg, stderr, stdout};
+use serde_json::Value;
+
+/// The text between `open` and the next `close` after it.
+fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let from = s.find(open)? + open.len();
+    let len = s[from..].find(close)?;
+    Some(&s[from..from + len])
+}
+
+/// The scripted models: the root maps and tallies, then answers from the top
+/// row; the sub-model reads each report's recorded category.
+fn script(req: &Value, _: usize) -> Reply {
+    let is_root = req["messages"][1]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("Corpus:"));
+    let last = last_user(req);
+    if !is_root {
+        return Reply::Text(match between(&last, "safety desk: ", ".") {
+            Some(cat) => format!("category\t{cat}\nsome rambling line the parser must count"),
+            None => "NONE".into(),
+        });
+    }
+    let turns = req["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+    let code = if turns == 0 {
+        "records = context.map(\"the category the safety desk recorded\", over=\"docs\")\nprint(context.tally(records)[:3])".to_string()
+    } else {
+        // The first row of the tally: its value and first chunk.
+        let value = between(&last, "'value': '", "'").unwrap_or("none");
+        let chunk = between(&last, "'chunks': ['", "'").unwrap_or("c0");
+        format!(
+            "FINAL(\"{value} [{chunk}]. The category recorded by the safety desk is {value} [{chunk}].\")"
+        )
+    };
+    Reply::Text(format!("```repl\n{code}\n```"))
+}
+
+#[test]
+fn map_and_tally_answer_a_question_about_the_whole_collection() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set");
+    let out = rlmkg(dir.path())
+        .args(["generate", "incidents"])
+        .arg(&set)
+        .args(["--reports", "24", "--seed", "3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let questions = std::fs::read_to_string(set.join("questions.jsonl")).unwrap();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    assert!(
+        q["question"].as_str().unwrap().contains("most often"),
+        "{q}"
+    );
+    let store = dir.path().join("store");
+    let out = rlmkg(dir.path())
+        .args(["--store", store.to_str().unwrap(), "ingest"])
+        .arg(set.join("reports"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let server = ChatServer::start(script).unwrap();
+    let out = ask_scripted(
+        dir.path(),
+        &store,
+        &server.base_url(),
+        &[],
+        q["question"].as_str().unwrap(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_eq!(answer["method"], "rlm", "{why}");
+    assert_eq!(answer["verified"], true, "{why}");
+    let text = answer["text"].as_str().unwrap().to_lowercase();
+    let gold = q["answer"].as_str().unwrap();
+    assert!(text.starts_with(gold), "expected {gold}: {why}");
+    // One sub-call per report, and the map's summary reached the root.
+    assert_eq!(answer["usage"]["sub_calls"], 24, "{why}");
+    let feedback = server
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            let s = r.to_string();
+            s.contains("map: 24 segments").then_some(s)
+        })
+        .count();
+    assert!(feedback >= 1, "{why}");
+}
