@@ -141,6 +141,21 @@ pub struct ReplyStart {
 }
 
 impl ReplyStart {
+    /// The whole reply from what the model generated after the prefix:
+    /// prefix, text and — when generation stopped at it — the end, on a line
+    /// of its own if it is a fence (a server may trim the newline before it).
+    pub fn wrap(&self, generated: &str, stopped_at_end: bool) -> String {
+        if !stopped_at_end {
+            return format!("{}{generated}", self.prefix);
+        }
+        let sep = if self.end.starts_with("```") && !generated.ends_with('\n') {
+            "\n"
+        } else {
+            ""
+        };
+        format!("{}{generated}{sep}{}", self.prefix, self.end)
+    }
+
     /// A GBNF grammar (llama.cpp's format, which vLLM's xgrammar reads too)
     /// for a reply that opens with the prefix, holds no `end` text, and ends
     /// with `end`; `None` when the end has no single first character to

@@ -210,7 +210,7 @@ settings! {
     /// Context window of the sub-model in tokens.
     #[arg(long, help_heading = "Model")]
     sub_context_window: usize,
-    /// The kind of OpenAI-compatible server (openai, vllm, llamacpp, llama-cpp-python, ollama); asked of the server when not set.
+    /// The kind of OpenAI-compatible server (openai, vllm, llama-cpp, llama-cpp-python, ollama); asked of the server when not set.
     #[arg(long, help_heading = "Model")]
     server: String,
     /// HTTP request timeout in seconds.

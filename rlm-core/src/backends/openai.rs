@@ -832,12 +832,10 @@ impl<'a> Plan<'a> {
         if content.trim_start().starts_with(start.prefix.trim_end()) {
             return (content, false);
         }
-        let end = if matches!(finish, None | Some("stop")) {
-            start.end.as_str()
-        } else {
-            ""
-        };
-        (format!("{}{content}{end}", start.prefix), true)
+        (
+            start.wrap(&content, matches!(finish, None | Some("stop"))),
+            true,
+        )
     }
 }
 

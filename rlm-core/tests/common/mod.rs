@@ -115,6 +115,7 @@ impl ContextHandle for MemHandle {
             "search" => {
                 let q = args
                     .first()
+                    .or_else(|| kwargs.get("query"))
                     .and_then(Value::as_str)
                     .ok_or_else(|| {
                         HandleError::BadArgument("search(query): query must be a str".into())

@@ -128,6 +128,7 @@ async fn fall_back(
     answer.stop_reason = format!("{}; {}", outcome.stop_reason, answer.stop_reason);
     // The fallback composed through the run's own sub client: one account.
     answer.usage = rlm.totals();
+    answer.usage.iterations = outcome.usage.iterations;
     answer.trajectory = outcome.trajectory;
     answer.fallback = Some(reason);
     Ok(answer)

@@ -532,12 +532,7 @@ impl Inner {
         // generated, and the end it stopped at.
         let started = start.is_some();
         if let Some(st) = &start {
-            let end = if ended_by == Some(st.end.as_str()) {
-                st.end.as_str()
-            } else {
-                ""
-            };
-            text = format!("{}{text}{end}", st.prefix);
+            text = st.wrap(&text, ended_by == Some(st.end.as_str()));
         }
         let (reasoning, content) = split_reasoning(&text);
         let (content, tool_calls) = if request.tools.is_empty() {

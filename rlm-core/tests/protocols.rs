@@ -1,0 +1,191 @@
+//! The root protocols against a real HTTP server on 127.0.0.1 (issue 28): tool
+//! calls come back as tool messages and end with `final_answer`; a forced-code
+//! reply is continued by a server that continues a trailing assistant message
+//! (llama.cpp's), stopping at the fence; a repeated reply is not run again and
+//! three in a row end the run.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::MemHandle;
+use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
+use rlm_core::{FallbackReason, Protocol, Rlm, RlmConfig};
+use serde_json::{Value, json};
+
+/// An OpenAI chat-completion body whose message makes one tool call.
+fn tool_call(id: &str, name: &str, args: Value) -> Reply {
+    Reply::Raw(
+        json!({
+            "id": "x",
+            "object": "chat.completion",
+            "model": "scripted",
+            "choices": [{
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": null,
+                    "tool_calls": [{
+                        "id": id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": args.to_string()}
+                    }]
+                },
+                "finish_reason": "tool_calls"
+            }],
+            "usage": {"prompt_tokens": 5000, "completion_tokens": 5}
+        })
+        .to_string(),
+    )
+}
+
+fn rlm(server: &ChatServer, protocol: Protocol) -> Rlm {
+    let m = common::scripted_model(server, None);
+    let cfg = RlmConfig {
+        protocol,
+        ..RlmConfig::default()
+    };
+    Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()))
+}
+
+fn root_requests(server: &ChatServer) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(is_root_request)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_calls_run_and_their_results_come_back_as_tool_messages() {
+    let srv = ChatServer::start(|req: &Value, _| {
+        if !is_root_request(req) {
+            return Reply::Text("sub".into());
+        }
+        let has_tool_result = req["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+        if has_tool_result {
+            tool_call(
+                "call_2",
+                "final_answer",
+                json!({"answer": "Warsaw. Marie Curie was born in Warsaw [c1.s1]."}),
+            )
+        } else {
+            tool_call("call_1", "search", json!({"query": "Marie Curie"}))
+        }
+    })
+    .unwrap();
+    let (_, out) = rlm(&srv, Protocol::Tools)
+        .run("Where was Marie Curie born?")
+        .await
+        .unwrap();
+    assert_eq!(
+        out.answer.as_deref(),
+        Some("Warsaw. Marie Curie was born in Warsaw [c1.s1]."),
+        "{out:?}"
+    );
+    let reqs = root_requests(&srv);
+    assert_eq!(reqs.len(), 2);
+    // The tools offered: the handle's functions and the loop's own.
+    let names: Vec<&str> = reqs[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    for n in ["search", "read", "llm_query", "python", "final_answer"] {
+        assert!(names.contains(&n), "{names:?}");
+    }
+    // The search result came back as the tool message answering call_1.
+    let tool = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .unwrap();
+    assert_eq!(tool["tool_call_id"], "call_1", "{tool}");
+    assert!(tool["content"].as_str().unwrap().contains("c1"), "{tool}");
+    assert_eq!(out.usage.handle_calls, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forced_code_is_continued_by_a_server_that_continues_the_reply() {
+    // `GET /props` with total_slots: the client takes it for llama.cpp's server.
+    let srv = ChatServer::start_with_slots(Some(1), |req: &Value, _| {
+        if !is_root_request(req) {
+            return Reply::Text("sub".into());
+        }
+        let turns = req["messages"]
+            .as_array()
+            .map_or(0, |m| m.iter().filter(|m| m["role"] == "user").count());
+        // The server writes only what follows the prefix, up to the stop.
+        Reply::Text(if turns <= 1 {
+            "text = context.read('c1')\nprint(text)\n".into()
+        } else {
+            "FINAL('Warsaw. Marie Curie was born in Warsaw [c1.s1].')\n".into()
+        })
+    })
+    .unwrap();
+    let (_, out) = rlm(&srv, Protocol::Code)
+        .run("Where was Marie Curie born?")
+        .await
+        .unwrap();
+    assert_eq!(
+        out.answer.as_deref(),
+        Some("Warsaw. Marie Curie was born in Warsaw [c1.s1]."),
+        "{out:?}"
+    );
+    let reqs = root_requests(&srv);
+    let first = &reqs[0];
+    let last = first["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "assistant", "{first}");
+    assert_eq!(last["content"], "```repl\n", "{first}");
+    assert!(
+        first["stop"].as_array().unwrap().iter().any(|s| s == "```"),
+        "{first}"
+    );
+    // What the model saw of its own first turn is the whole block.
+    let seen = reqs[1]["messages"][2]["content"].as_str().unwrap();
+    assert!(
+        seen.starts_with("```repl\ntext = context.read('c1')"),
+        "{seen}"
+    );
+    assert!(last_user(&reqs[1]).contains("Marie Curie was born in Warsaw"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_repeated_three_times_ends_the_run_without_burning_the_budget() {
+    let srv = ChatServer::start(|req: &Value, _| {
+        if is_root_request(req) {
+            Reply::Text("```repl\nprint(context.search('Curie'))\n```".into())
+        } else {
+            Reply::Text("sub".into())
+        }
+    })
+    .unwrap();
+    let (_, out) = rlm(&srv, Protocol::Free)
+        .run("Where was Marie Curie born?")
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            out.fallback,
+            Some(FallbackReason::Repeating { repeats: 3, .. })
+        ),
+        "{out:?}"
+    );
+    let reqs = root_requests(&srv);
+    assert_eq!(reqs.len(), 4, "run once, then three repeats");
+    // Each repeat changed what the model saw: a warmer temperature, and from
+    // the second on, the reply begun as code.
+    let temps: Vec<f64> = reqs
+        .iter()
+        .map(|r| r["temperature"].as_f64().unwrap_or(0.0))
+        .collect();
+    assert!(temps.windows(2).skip(1).all(|w| w[1] > w[0]), "{temps:?}");
+    // The code ran once.
+    assert_eq!(out.usage.handle_calls, 1);
+}
