@@ -166,6 +166,9 @@ pub fn system_prompt(profile: Profile, protocol: Protocol, facts: &PromptFacts) 
 /// steps of its recipe.
 pub const SMALL_FUNCTIONS: &[&str] = &["search", "read", "neighbors", "path", "map", "tally"];
 
+/// Most tokens of a root reply under the `small` profile.
+pub const SMALL_MAX_TOKENS: u32 = 320;
+
 /// What the `small` profile tells the model after each output.
 pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: print(context.search(\"<that name> <what the question asks of it>\")[:3]).";
 

@@ -101,6 +101,18 @@ pub fn search_start() -> ReplyStart {
     }
 }
 
+/// Line starts at which a model under the code protocol has begun writing the
+/// output it imagines its code prints: generation stops there.
+pub const IMAGINED_OUTPUT: &[&str] = &["\n# Output", "\n# output", "\nREPL output", "\nOutput:"];
+
+/// The code of a begun block cut at the token limit: the lines after the
+/// fence but the last (which the limit cut), `None` when none is left.
+pub fn whole_lines(content: &str) -> Option<String> {
+    let body = content.strip_prefix(CODE_PREFIX)?;
+    let (whole, _cut) = body.rsplit_once('\n')?;
+    (!whole.trim().is_empty()).then(|| whole.to_owned())
+}
+
 /// The reply start of a code run's last turn: the answer begun for the model.
 pub fn final_start() -> ReplyStart {
     ReplyStart {
@@ -298,6 +310,16 @@ mod tests {
             name: name.into(),
             arguments: args.into(),
         }
+    }
+
+    #[test]
+    fn a_cut_block_keeps_its_whole_lines() {
+        assert_eq!(
+            whole_lines("```repl\nx = 1\nprint(x)\n# Output: [{'id"),
+            Some("x = 1\nprint(x)".into())
+        );
+        assert_eq!(whole_lines("```repl\nprint(context.sea"), None);
+        assert_eq!(whole_lines("no fence\nx = 1\n"), None);
     }
 
     #[test]

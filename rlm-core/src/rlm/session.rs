@@ -421,6 +421,20 @@ impl Session {
             ..Default::default()
         };
         let can_search = self.functions.iter().any(|f| f.name == "search");
+        if self.protocol == Protocol::Code {
+            // Lines where a model starts writing the output it imagines.
+            request
+                .sampling
+                .stop
+                .extend(protocol::IMAGINED_OUTPUT.iter().map(|s| (*s).to_owned()));
+        }
+        if self.profile == Profile::Small {
+            // A small model's turn is a few lines of code; a long one is it
+            // writing on past them.
+            let cap = prompts::SMALL_MAX_TOKENS;
+            request.sampling.max_tokens =
+                Some(request.sampling.max_tokens.map_or(cap, |m| m.min(cap)));
+        }
         match self.protocol {
             // The last turn of a code run is begun as its answer.
             Protocol::Code if kind == TurnKind::Last => {
@@ -470,6 +484,25 @@ impl Session {
             Protocol::Code => {
                 let blocks = extract_blocks(&resp.content, truncated);
                 let Some(first) = blocks.into_iter().next() else {
+                    // A begun block cut at the token limit: its whole lines
+                    // run (the last, cut one does not).
+                    if truncated
+                        && resp.started
+                        && let Some(code) = protocol::whole_lines(&resp.content)
+                    {
+                        notes.push(
+                            "the reply was cut at the token limit; its last line was dropped"
+                                .to_owned(),
+                        );
+                        return (
+                            Message::assistant(resp.content.clone()),
+                            vec![Action {
+                                call_id: None,
+                                code: Ok(code),
+                            }],
+                            notes,
+                        );
+                    }
                     return (Message::assistant(resp.content.clone()), Vec::new(), notes);
                 };
                 let kept = first_block_end(&resp.content)
