@@ -50,10 +50,11 @@ pub fn whole_collection(question: &str) -> bool {
 /// the work).
 pub const MAX_RECITE_SENTENCES: usize = 24;
 
-/// Re-cite an answer from what the run read: a claim that its own citation
-/// does not carry but a sentence the run's calls showed does gets that
-/// sentence added to its citations (the heuristic's evidence repair, over the
-/// run's reads instead of its evidence). `None` when nothing changed.
+/// Re-cite an answer from what the run read: a cited claim that its own
+/// citation does not carry but a sentence the run's calls showed does gets
+/// that sentence added to its citations (the heuristic's evidence repair, over
+/// the run's reads instead of its evidence; uncited claims stay uncited).
+/// `None` when nothing changed.
 pub(crate) fn recite(
     store: &Store,
     spans: &StoreSpans,
@@ -90,7 +91,7 @@ pub(crate) fn recite(
         }
     }
     let (text, repair) =
-        rlmkg_heuristic::cite_from_evidence(answer, &evidence, spans, check).ok()?;
+        rlmkg_heuristic::complete_citations(answer, &evidence, spans, check).ok()?;
     (repair.cited + repair.repaired > 0).then_some((text, repair))
 }
 

@@ -754,6 +754,28 @@ pub fn cite_from_evidence(
     source: &dyn rlmkg_citation::SpanSource,
     opts: &rlmkg_citation::CheckOptions,
 ) -> Result<(String, CiteRepair), rlmkg_citation::SourceError> {
+    repair_citations(text, evidence, source, opts, true)
+}
+
+/// [`cite_from_evidence`] for the claims that cite something only: a claim
+/// its writer left uncited stays uncited (an answer a model was led to by
+/// text in the corpus must not gain a citation to that text).
+pub fn complete_citations(
+    text: &str,
+    evidence: &[Evidence],
+    source: &dyn rlmkg_citation::SpanSource,
+    opts: &rlmkg_citation::CheckOptions,
+) -> Result<(String, CiteRepair), rlmkg_citation::SourceError> {
+    repair_citations(text, evidence, source, opts, false)
+}
+
+fn repair_citations(
+    text: &str,
+    evidence: &[Evidence],
+    source: &dyn rlmkg_citation::SpanSource,
+    opts: &rlmkg_citation::CheckOptions,
+    cite_uncited: bool,
+) -> Result<(String, CiteRepair), rlmkg_citation::SourceError> {
     use rlmkg_citation::Verdict;
     let report = rlmkg_citation::check(text, source, opts)?;
     let ids: Vec<&str> = evidence.iter().map(|e| e.id.as_str()).collect();
@@ -766,7 +788,7 @@ pub fn cite_from_evidence(
     let mut inserts: Vec<(usize, String)> = Vec::new();
     let mut done = CiteRepair::default();
     for claim in &report.claims {
-        let uncited = claim.verdict == Verdict::Uncited;
+        let uncited = cite_uncited && claim.verdict == Verdict::Uncited;
         let failing = matches!(
             claim.verdict,
             Verdict::Partial | Verdict::Unsupported | Verdict::Overreach

@@ -59,8 +59,8 @@ impl AnswerStrategy for RlmStrategy {
             )
         {
             (run.note)(&format!(
-                "citation repair: {} uncited and {} wrongly cited claim(s) cited from sentences the run read",
-                repair.cited, repair.repaired
+                "citation repair: {} claim(s) whose citation did not carry them cited from sentences the run read",
+                repair.repaired
             ));
             text = fixed;
             report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
