@@ -136,32 +136,53 @@ pub(crate) fn review(
                 .join(", ")
         ));
     }
+    if let Some(why) = not_carried(&report) {
+        return Err(format!(
+            "{why}; write what the cited sentences say, the answer first, each claim with the \
+             [id] of the sentence that says it"
+        ));
+    }
+    Ok(())
+}
+
+/// Why an answer does not stand: its first factual claim — the answer
+/// itself, which the prompts ask for first — is not carried by what it cites
+/// (partly carried counts), or no claim is supported at all. `None` when it
+/// stands, or when it makes no claim to check (not found).
+pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
     let factual: Vec<_> = report
         .claims
         .iter()
         .filter(|c| c.verdict != Verdict::Exempt)
         .collect();
-    if !factual.is_empty() && !factual.iter().any(|c| c.verdict == Verdict::Supported) {
-        let why: Vec<String> = factual
-            .iter()
-            .take(2)
-            .map(|c| {
-                let reasons: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
-                format!(
-                    "\"{}\" is {} ({})",
-                    c.text,
-                    c.verdict.as_str(),
-                    reasons.join("; ")
-                )
-            })
-            .collect();
-        return Err(format!(
-            "none of its claims is carried by the sentence it cites: {}; write what the cited \
-             sentences say, each claim with the [id] of the sentence that says it",
+    let first = factual.first()?;
+    let describe = |c: &rlmkg_citation::ClaimReport| {
+        let reasons: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
+        if reasons.is_empty() {
+            format!("\"{}\" is {}", c.text, c.verdict.as_str())
+        } else {
+            format!(
+                "\"{}\" is {} ({})",
+                c.text,
+                c.verdict.as_str(),
+                reasons.join("; ")
+            )
+        }
+    };
+    if !matches!(first.verdict, Verdict::Supported | Verdict::Partial) {
+        return Some(format!(
+            "its answer is not carried by the sentence it cites: {}",
+            describe(first)
+        ));
+    }
+    if !factual.iter().any(|c| c.verdict == Verdict::Supported) {
+        let why: Vec<String> = factual.iter().take(2).map(|c| describe(c)).collect();
+        return Some(format!(
+            "none of its claims is carried by the sentence it cites: {}",
             why.join("; ")
         ));
     }
-    Ok(())
+    None
 }
 
 /// The chunk part of a citation id (`c12.s3` → `c12`).

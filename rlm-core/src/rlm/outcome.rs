@@ -54,8 +54,9 @@ pub enum FallbackReason {
         /// Replies in a row that repeated the one before.
         repeats: u32,
     },
-    /// The run's answer does not stand: none of its claims is carried by the
-    /// text it cites (ids that do not resolve, unsupported claims, overreach).
+    /// The run's answer does not stand: the answer itself (its first claim),
+    /// or every claim, is not carried by the text it cites (ids that do not
+    /// resolve, unsupported claims, overreach).
     UnsupportedAnswer {
         /// Why, per failing claim.
         why: String,
@@ -78,10 +79,9 @@ impl std::fmt::Display for FallbackReason {
                 "the root model repeated the same reply {repeats} time(s) in a row (turn {turns}), \
                  whatever it was told"
             ),
-            Self::UnsupportedAnswer { why } => write!(
-                f,
-                "none of the claims of the root model's answer is supported by what it cites ({why})"
-            ),
+            Self::UnsupportedAnswer { why } => {
+                write!(f, "the root model's answer does not stand: {why}")
+            }
         }
     }
 }

@@ -75,7 +75,7 @@ impl AnswerStrategy for RlmStrategy {
             }
             repaired = true;
         }
-        if let Some(why) = unsupported(&report) {
+        if let Some(why) = crate::review::not_carried(&report) {
             let reason = FallbackReason::UnsupportedAnswer { why };
             return fall_back(&rlm, session, outcome, reason, run, question).await;
         }
@@ -132,30 +132,6 @@ async fn fall_back(
     answer.trajectory = outcome.trajectory;
     answer.fallback = Some(reason);
     Ok(answer)
-}
-
-/// Why an answer does not stand as the RLM's: it has factual claims and none
-/// of them is supported (broken ids, unsupported, overreach). `None` when one
-/// is supported, or when the answer has no claims to check (not found).
-fn unsupported(report: &Report) -> Option<String> {
-    let factual: Vec<_> = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict != rlmkg_citation::Verdict::Exempt)
-        .collect();
-    if factual.is_empty()
-        || factual
-            .iter()
-            .any(|c| c.verdict == rlmkg_citation::Verdict::Supported)
-    {
-        return None;
-    }
-    let why: Vec<String> = factual
-        .iter()
-        .take(3)
-        .map(|c| format!("\"{}\": {}", c.text, c.verdict.as_str()))
-        .collect();
-    Some(why.join("; "))
 }
 
 /// The short answer of an RLM answer: its first claim, when it is short (the
