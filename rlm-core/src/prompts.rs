@@ -166,6 +166,9 @@ pub fn system_prompt(profile: Profile, protocol: Protocol, facts: &PromptFacts) 
 /// steps of its recipe.
 pub const SMALL_FUNCTIONS: &[&str] = &["search", "read", "neighbors", "path", "map", "tally"];
 
+/// Loop tools the `small` profile does not offer under the tool protocol.
+pub const SMALL_HIDDEN_TOOLS: &[&str] = &["llm_query", "rlm_query"];
+
 /// Most tokens of a root reply under the `small` profile.
 pub const SMALL_MAX_TOKENS: u32 = 320;
 

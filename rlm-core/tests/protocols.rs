@@ -189,3 +189,42 @@ async fn a_reply_repeated_three_times_ends_the_run_without_burning_the_budget() 
     // The code ran once.
     assert_eq!(out.usage.handle_calls, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_root_is_offered_the_recipe_tools_only() {
+    let srv = ChatServer::start(|req: &Value, _| {
+        if is_root_request(req) {
+            tool_call(
+                "call_1",
+                "final_answer",
+                json!({"answer": "Warsaw. Marie Curie was born in Warsaw [c1.s1]."}),
+            )
+        } else {
+            Reply::Text("sub".into())
+        }
+    })
+    .unwrap();
+    let m = common::scripted_model(&srv, None);
+    let cfg = RlmConfig {
+        protocol: Protocol::Tools,
+        profile: Some(rlm_core::Profile::Small),
+        ..RlmConfig::default()
+    };
+    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let _ = r.run("Where was Marie Curie born?").await.unwrap();
+    let reqs = root_requests(&srv);
+    let names: Vec<&str> = reqs[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"search") && names.contains(&"final_answer"),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"llm_query") && !names.contains(&"rlm_query"),
+        "{names:?}"
+    );
+}

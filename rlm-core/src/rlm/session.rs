@@ -186,11 +186,16 @@ impl Session {
         });
         let mut repl = Repl::new(cfg.repl.clone());
         let _ = repl.run(&prelude_code, host.as_ref()).await;
-        let tools = if protocol == Protocol::Tools {
+        let mut tools = if protocol == Protocol::Tools {
             protocol::tool_specs(&functions)
         } else {
             Vec::new()
         };
+        // The small recipe has no sub-model steps: a small root offered
+        // `llm_query` asks it the question instead of searching.
+        if profile == Profile::Small {
+            tools.retain(|t| !prompts::SMALL_HIDDEN_TOOLS.contains(&t.name.as_str()));
+        }
         let started_ns = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
