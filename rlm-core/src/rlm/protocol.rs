@@ -188,6 +188,35 @@ pub fn tool_specs(functions: &[HandleFunction]) -> Vec<ToolSpec> {
     out
 }
 
+/// The answer of a `final_answer` call: a citation a small model put in an
+/// argument of its own (`"id": "c4.s1"`) is added to an answer that has none.
+fn final_text(answer: &str, args: &Map<String, Value>) -> String {
+    if answer.contains('[') {
+        return answer.to_owned();
+    }
+    let ids: Vec<String> = ["id", "ids", "citation", "citations", "source"]
+        .iter()
+        .filter_map(|k| args.get(*k))
+        .flat_map(|v| match v {
+            Value::Array(items) => items
+                .iter()
+                .map(|i| i.as_str().unwrap_or_default().to_owned())
+                .collect(),
+            other => vec![other.as_str().unwrap_or_default().to_owned()],
+        })
+        .map(|id| id.trim().trim_matches(['[', ']']).to_owned())
+        .filter(|id| {
+            id.strip_prefix('c')
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .collect();
+    if ids.is_empty() {
+        answer.to_owned()
+    } else {
+        format!("{} [{}]", answer.trim_end(), ids.join(", "))
+    }
+}
+
 /// The Python that makes `call`: `print(context.search(query="…"))` for a
 /// handle function, `FINAL("…")` for `final_answer`, the code itself for
 /// `python`. `Err` says, for the model, what is wrong with the call.
@@ -218,7 +247,7 @@ pub fn call_code(call: &ToolCall, functions: &[HandleFunction]) -> Result<String
     match call.name.as_str() {
         FINAL_TOOL => Ok(format!(
             "FINAL({})",
-            py_literal(&Value::String(one("answer")?))
+            py_literal(&Value::String(final_text(&one("answer")?, &args)))
         )),
         PYTHON_TOOL => one("code"),
         "llm_query" => Ok(format!(
@@ -310,6 +339,31 @@ mod tests {
             name: name.into(),
             arguments: args.into(),
         }
+    }
+
+    #[test]
+    fn a_final_answer_keeps_a_citation_given_apart() {
+        let fs = [f("search")];
+        assert_eq!(
+            call_code(
+                &call(
+                    "final_answer",
+                    r#"{"answer": "Tomas Reyes led it.", "id": "c20.s4", "sentence": "[c20.s4]"}"#
+                ),
+                &fs
+            ),
+            Ok(r#"FINAL("Tomas Reyes led it. [c20.s4]")"#.into())
+        );
+        assert_eq!(
+            call_code(
+                &call(
+                    "final_answer",
+                    r#"{"answer": "Warsaw [c1.s1].", "id": "<no id>"}"#
+                ),
+                &fs
+            ),
+            Ok(r#"FINAL("Warsaw [c1.s1].")"#.into())
+        );
     }
 
     #[test]
