@@ -461,14 +461,7 @@ impl ReplHost for LoopHost {
 /// citation it stands for (`[c20.s3]`); any other text as it is.
 fn bracket_bare_id(part: &str) -> String {
     let t = part.trim();
-    let is_id = t.strip_prefix('c').is_some_and(|rest| {
-        !rest.is_empty()
-            && rest.starts_with(|c: char| c.is_ascii_digit())
-            && rest
-                .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, '.' | 's' | '-'))
-    });
-    if is_id {
+    if super::protocol::is_bare_id(t) {
         format!("[{t}]")
     } else {
         part.to_owned()

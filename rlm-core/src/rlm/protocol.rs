@@ -188,6 +188,17 @@ pub fn tool_specs(functions: &[HandleFunction]) -> Vec<ToolSpec> {
     out
 }
 
+/// Whether `s` is a citation id written bare, as small models pass them
+/// (`c20`, `c20.s4`, `c4.s2-s4`): the one reading of that shape in the loop.
+pub(super) fn is_bare_id(s: &str) -> bool {
+    s.strip_prefix('c').is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_ascii_digit())
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | 's' | '-'))
+    })
+}
+
 /// The answer of a `final_answer` call: a citation a small model put in an
 /// argument of its own (`"id": "c4.s1"`) is added to an answer that has none.
 fn final_text(answer: &str, args: &Map<String, Value>) -> String {
@@ -205,10 +216,7 @@ fn final_text(answer: &str, args: &Map<String, Value>) -> String {
             other => vec![other.as_str().unwrap_or_default().to_owned()],
         })
         .map(|id| id.trim().trim_matches(['[', ']']).to_owned())
-        .filter(|id| {
-            id.strip_prefix('c')
-                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-        })
+        .filter(|id| is_bare_id(id))
         .collect();
     if ids.is_empty() {
         answer.to_owned()
