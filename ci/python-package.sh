@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The Python package (issue 30): build the wheel of cli/python with maturin,
+# install it in a virtual environment cached outside the clone, and run its
+# pytest suite (cli/python/tests).
+#
+#   ci/python-package.sh          build, install, test; exit status is pytest's
+#
+# maturin builds into the same CARGO_TARGET_DIR as cargo (the dev profile), so
+# after `cargo build --workspace` only the package's own crate is compiled
+# again. The venv holds maturin and pytest from PyPI, pinned below, and the
+# wheel; it is rebuilt when the pins change.
+#
+# Environment:
+#   RLMKG_CI_CACHE    cache dir (default ~/.cache/rlmkg-ci); the venv is $RLMKG_CI_CACHE/python-venv
+#   CARGO_TARGET_DIR  cargo's target dir (default as in .ci/run)
+#   PYTHON            interpreter that creates the venv (default python3; >= 3.9)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MATURIN_VERSION=1.16.0
+PYTEST_VERSION=9.2.0
+CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
+VENV="$CACHE/python-venv"
+VPY="$VENV/bin/python"
+
+log() { echo "python-package: $*" >&2; }
+die() { echo "python-package: error: $*" >&2; exit 1; }
+
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  if [ -d /work ] && [ -w /work ]; then export CARGO_TARGET_DIR=/work/target; else export CARGO_TARGET_DIR="$PWD/target"; fi
+fi
+
+venv_ok() {
+  [ -x "$VPY" ] && "$VPY" - "$MATURIN_VERSION" "$PYTEST_VERSION" >/dev/null 2>&1 <<'PY'
+import sys
+from importlib.metadata import version
+ok = version("maturin") == sys.argv[1] and version("pytest") == sys.argv[2]
+sys.exit(0 if ok else 1)
+PY
+}
+
+mkdir -p "$CACHE"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE/python-venv.lock"
+  flock 9
+fi
+if venv_ok; then
+  log "reusing $VENV (maturin $MATURIN_VERSION, pytest $PYTEST_VERSION)"
+else
+  py="${PYTHON:-python3}"
+  command -v "$py" >/dev/null 2>&1 || die "no $py to create the venv (set PYTHON)"
+  log "installing maturin==$MATURIN_VERSION and pytest==$PYTEST_VERSION into $VENV"
+  rm -rf "$VENV"
+  "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
+  "$VPY" -m pip install --quiet --disable-pip-version-check \
+    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" >&2 \
+    || die "pip install maturin pytest failed"
+  venv_ok || die "the venv at $VENV lacks maturin $MATURIN_VERSION or pytest $PYTEST_VERSION"
+fi
+
+wheels=$(mktemp -d)
+trap 'rm -rf "$wheels"' EXIT
+log "building the wheel (target dir $CARGO_TARGET_DIR)"
+"$VPY" -m maturin build --manifest-path cli/python/Cargo.toml --locked \
+  --interpreter "$VPY" --out "$wheels" >&2 \
+  || die "maturin build failed"
+wheel=$(ls "$wheels"/rlmkg-*.whl) || die "maturin left no wheel in $wheels"
+"$VPY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel" >&2 \
+  || die "pip install $wheel failed"
+
+log "pytest cli/python/tests"
+# From outside the package's folder, so `import rlmkg` is the installed wheel.
+"$VPY" -m pytest cli/python/tests -p no:cacheprovider -v --durations=5

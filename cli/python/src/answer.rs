@@ -1,0 +1,164 @@
+//! The verified answer as Python sees it: [`Answer`] and its [`Claim`]s,
+//! each with its values as attributes and `to_dict()` for the whole serde
+//! form (the same fields as `rlmkg --json ask`).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use rlmkg::{Answer as LibAnswer, ClaimReport};
+
+use crate::convert::to_py;
+
+/// A string as Python writes it (`'Tromsø'`).
+fn repr(py: Python<'_>, s: &str) -> PyResult<String> {
+    Ok(PyString::new(py, s).repr()?.to_string())
+}
+
+/// One claim of an answer, checked against the sentences it cites.
+#[pyclass(frozen, get_all, module = "rlmkg")]
+pub struct Claim {
+    /// The claim's text, citations removed.
+    text: String,
+    /// `supported`, `partial`, `overreach`, `unsupported`, `uncited`,
+    /// `broken` or `exempt` (a connective sentence, not checked).
+    verdict: &'static str,
+    /// Weighted share of the claim's terms the cited text carries (0 to 1).
+    score: f64,
+    /// Why: dicts with `kind` and `detail`.
+    reasons: Py<PyAny>,
+    /// The citations: dicts with `raw`, `id`, `resolved`, `precise`, `footnote`.
+    citations: Py<PyAny>,
+    /// The best-matching source sentences, best first.
+    evidence: Py<PyAny>,
+    /// The whole claim report as a dict.
+    data: Py<PyAny>,
+}
+
+impl Claim {
+    fn of(py: Python<'_>, c: &ClaimReport) -> PyResult<Self> {
+        Ok(Self {
+            text: c.text.clone(),
+            verdict: c.verdict.as_str(),
+            score: c.score,
+            reasons: to_py(py, &c.reasons)?,
+            citations: to_py(py, &c.citations)?,
+            evidence: to_py(py, &c.evidence)?,
+            data: to_py(py, c)?,
+        })
+    }
+}
+
+#[pymethods]
+impl Claim {
+    /// The whole claim report as a dict (index, span, evidence, judge, …).
+    fn to_dict(&self, py: Python<'_>) -> Py<PyAny> {
+        self.data.clone_ref(py)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "Claim(verdict={}, text={})",
+            repr(py, self.verdict)?,
+            repr(py, &self.text)?
+        ))
+    }
+}
+
+/// A verified answer: the text with inline citations (`[c12.s3]`), its short
+/// answer, and every claim with its verdict.
+#[pyclass(frozen, get_all, module = "rlmkg")]
+pub struct Answer {
+    /// The question.
+    question: String,
+    /// The short answer the text opens with, when there is one.
+    short_answer: Option<String>,
+    /// What the question asks for (a dict: `type`, and `options` for a choice).
+    answer_type: Py<PyAny>,
+    /// The sources carry no answer of the asked type: the text is the closest evidence.
+    not_found: bool,
+    /// The answer text with inline citations.
+    text: String,
+    /// What produced it: `rlm`, `heuristic_composed` or `extractive`.
+    method: Py<PyAny>,
+    /// The claims, in order.
+    claims: Py<PyList>,
+    /// Whether there is an answer and every factual claim of it is supported.
+    verified: bool,
+    /// Whether a strict repair turn was used.
+    repaired: bool,
+    /// Why the run stopped, in words.
+    stop_reason: String,
+    /// Model usage (calls, tokens, turns, seconds, …).
+    usage: Py<PyAny>,
+    /// Chunk and sentence ids the run read.
+    read_ids: Vec<String>,
+    /// The trajectory file, when one was written.
+    trajectory_path: Option<String>,
+    /// Why the root model's run was set aside for the heuristic strategy, if it was.
+    fallback: Py<PyAny>,
+    /// The checker's whole report (claims, footnotes, totals) as a dict.
+    verification: Py<PyAny>,
+    /// Remarks of the run (which strategy answered, fallbacks, repairs).
+    notes: Vec<String>,
+    /// The whole answer as a dict.
+    data: Py<PyAny>,
+}
+
+impl Answer {
+    /// The Python view of a library answer and the remarks its run made.
+    pub(crate) fn of(py: Python<'_>, a: &LibAnswer, notes: Vec<String>) -> PyResult<Self> {
+        let claims = a
+            .verification
+            .claims
+            .iter()
+            .map(|c| Py::new(py, Claim::of(py, c)?))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(Self {
+            question: a.question.clone(),
+            short_answer: a.short_answer.as_ref().map(|s| s.text.clone()),
+            answer_type: to_py(py, &a.answer_type)?,
+            not_found: a.not_found,
+            text: a.text.clone(),
+            method: to_py(py, &a.method)?,
+            claims: PyList::new(py, claims)?.unbind(),
+            verified: a.verified,
+            repaired: a.repaired,
+            stop_reason: a.stop_reason.clone(),
+            usage: to_py(py, &a.usage)?,
+            read_ids: a.read_ids.clone(),
+            trajectory_path: a
+                .trajectory
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
+            fallback: to_py(py, &a.fallback)?,
+            verification: to_py(py, &a.verification)?,
+            notes,
+            data: to_py(py, a)?,
+        })
+    }
+}
+
+#[pymethods]
+impl Answer {
+    /// The whole answer as a dict (the fields of `rlmkg --json ask`).
+    fn to_dict(&self, py: Python<'_>) -> Py<PyAny> {
+        self.data.clone_ref(py)
+    }
+
+    fn __str__(&self) -> &str {
+        &self.text
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "Answer(short_answer={}, method={}, verified={}, not_found={}, claims={})",
+            match &self.short_answer {
+                Some(s) => repr(py, s)?,
+                None => "None".to_owned(),
+            },
+            self.method.bind(py).repr()?,
+            if self.verified { "True" } else { "False" },
+            if self.not_found { "True" } else { "False" },
+            self.claims.bind(py).len(),
+        ))
+    }
+}

@@ -1,0 +1,251 @@
+"""The rlmkg Python package end to end: the sample corpus ingested, searched,
+asked (heuristic and a scripted RLM), verified and evaluated, errors as
+exceptions, and asyncio callers running two questions at once."""
+
+import asyncio
+import json
+import threading
+
+import pytest
+
+import rlmkg
+from conftest import CORPUS, QUESTIONS, is_root_request, last_user, sample_questions
+
+
+def test_ingest_reports_counts_and_progress(tmp_path):
+    events = []
+    store = rlmkg.Store.create(tmp_path / "s")
+    report = store.ingest(str(CORPUS), progress=events.append)
+    assert report["files"] == 14 and report["ingested"] == 14, report
+    assert report["docs"] >= 14 and report["chunks"] > report["docs"], report
+    assert report["entities"] > 50 and report["relations"] > 0, report
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "start" and events[0]["total_files"] == 14, events[:2]
+    assert kinds.count("file_done") == 14 and kinds[-1] == "finish", kinds
+    assert all(e["bytes"] > 0 for e in events if e["event"] == "file_done")
+    # The reader sees the commit.
+    assert store.stats()["docs"] == report["docs"]
+    # Again: nothing changed.
+    again = store.ingest([CORPUS])
+    assert again["unchanged"] == 14 and again["ingested"] == 0, again
+
+
+def test_a_raising_progress_callback_is_raised_after_the_ingest(tmp_path):
+    calls = []
+
+    def progress(event):
+        calls.append(event)
+        raise KeyError("stop")
+
+    store = rlmkg.Store.create(tmp_path / "s")
+    with pytest.raises(KeyError, match="stop"):
+        store.ingest([CORPUS], progress=progress)
+    assert len(calls) == 1  # not called again after it raised
+    assert store.stats()["files"] == 14  # the ingest itself went through
+
+
+def test_search_hits(store):
+    hits = store.search("Skarvik Expedition", 3)
+    assert len(hits) == 3
+    top = hits[0]
+    assert set(top) >= {"id", "doc", "title", "path", "text", "score"}, top
+    assert top["title"] == "The Skarvik Expedition (2021)", top
+    assert top["path"].endswith("skarvik_expedition.md"), top
+    assert "Skarvik" in top["text"]
+    assert top["score"] >= hits[1]["score"] >= hits[2]["score"] > 0
+    assert top["id"].startswith("c")
+
+
+def test_read_entity_path_related_sparql(store):
+    hit = store.search("Northlight Press founded", 1)[0]
+    passage = store.read(hit["id"])
+    assert passage["text"] == hit["text"]
+    assert passage["sentences"] and passage["sentences"][0]["id"].startswith(hit["id"] + ".s")
+    sentence = store.read(passage["sentences"][0]["id"])
+    assert sentence["text"] in passage["text"]
+
+    moray = store.entity("Catherine Moray")
+    assert moray["id"] == "catherine_moray" and moray["type"] == "person", moray
+    assert "Moray" in moray["aliases"]
+    assert store.entity("Nobody Atall") is None
+    assert any(n["name"] == "1987" for n in store.neighbors("Catherine Moray"))
+
+    paths = store.path("Tomas Reyes", "Kestrel Institute for Coastal Studies")
+    assert paths and paths[0]["names"] == ["Tomas Reyes", "Kestrel Institute for Coastal Studies"]
+
+    ranked = store.related("Who founded the publisher of The Salt Atlas?", 5)
+    assert len(ranked) == 5
+    assert {"Northlight Press", "Review: The Salt Atlas"} <= {c["title"] for c in ranked}
+
+    out = store.sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+    assert out["kind"] == "select" and out["vars"] == ["n"], out
+    assert int(out["rows"][0][0].split('"')[1]) > 1000, out
+    assert store.sparql("ASK { GRAPH ?g { ?s ?p ?o } }") == {"kind": "ask", "value": True}
+
+
+def test_ask_a_sample_question_verified(store):
+    q = sample_questions()["q2"]  # the Skarvik Expedition's institute's city
+    answer = store.ask(q["question"], strategy="heuristic")
+    assert isinstance(answer, rlmkg.Answer)
+    assert answer.short_answer in [q["answer"], *q["answer_aliases"]], answer.text
+    assert answer.question == q["question"]
+    assert answer.method == "extractive" and not answer.not_found
+    assert answer.verified, answer.to_dict()["verification"]
+    assert answer.answer_type == {"type": "place"}
+    assert answer.trajectory_path is None  # no RLM run, nothing written
+    assert answer.claims and all(isinstance(c, rlmkg.Claim) for c in answer.claims)
+    for claim in answer.claims:
+        assert claim.verdict in ("supported", "exempt"), claim
+    cited = [c for c in answer.claims if c.citations]
+    assert cited and all(cit["resolved"] for c in cited for cit in c.citations)
+    assert "[c" in answer.text and str(answer) == answer.text
+    assert repr(answer).startswith("Answer(short_answer='Tromsø', method='extractive', verified=True")
+    d = answer.to_dict()
+    assert d["short_answer"]["text"] == answer.short_answer and d["verified"] is True
+
+
+def test_auto_without_a_model_says_the_heuristic_answered(store):
+    answer = store.ask("Who founded the publisher of The Salt Atlas?")
+    assert answer.short_answer == "Catherine Moray", answer.text
+    assert any("heuristic" in n for n in answer.notes), answer.notes
+    missing = store.ask("Who was the first person to walk on Mars?")
+    assert missing.not_found and missing.short_answer is None and not missing.verified
+
+
+def test_verify_a_planted_wrong_claim(store):
+    right = store.search("Kestrel Institute independent research institute Tromsø", 1)[0]
+    sentence = next(s for s in store.read(right["id"])["sentences"] if "Tromsø" in s["text"])
+    sid = sentence["id"]
+    good = rlmkg.verify(f"The Kestrel Institute for Coastal Studies is in Tromsø [{sid}].", store)
+    assert [c["verdict"] for c in good["claims"]] == ["supported"], good["claims"]
+    wrong = rlmkg.verify(f"The Kestrel Institute for Coastal Studies is in Bergen [{sid}].", store)
+    (claim,) = wrong["claims"]
+    assert claim["verdict"] not in ("supported", "exempt"), claim
+    assert any("bergen" in r["detail"].lower() for r in claim["reasons"]), claim["reasons"]
+    assert wrong["totals"]["verdicts"].get("supported", 0) == 0
+    broken = rlmkg.verify("Tromsø is in Norway [c99999.s1].", store)
+    assert broken["claims"][0]["verdict"] == "broken"
+
+
+def test_errors_are_typed_exceptions(store, tmp_path):
+    missing = tmp_path / "no-store-here"
+    with pytest.raises(rlmkg.StoreNotFoundError) as e:
+        rlmkg.Store(missing)
+    assert str(missing) in str(e.value)
+    assert isinstance(e.value, rlmkg.StoreError) and isinstance(e.value, rlmkg.RlmkgError)
+    with pytest.raises(rlmkg.NotFoundError, match="c99999"):
+        store.read("c99999")
+    with pytest.raises(rlmkg.StoreError, match="invalid argument"):
+        store.read("not an id")
+    with pytest.raises(rlmkg.ModelError, match="needs a root model"):
+        store.ask("Who founded Northlight Press?", strategy="rlm")
+    with pytest.raises(ValueError, match="strategy"):
+        store.ask("Who founded Northlight Press?", strategy="oracle")
+    with pytest.raises(ValueError, match="server"):
+        rlmkg.ModelConfig("http://127.0.0.1:9/v1", "m", server="nope")
+    with pytest.raises(rlmkg.StoreError):
+        store.sparql("SELECT nonsense")
+
+
+def explore_then_final(req):
+    """The scripted root: explore with the heuristic's evidence, print the id
+    of the sentence saying who founded Northlight Press, then FINAL citing it."""
+    if not is_root_request(req):
+        return "unused"
+    if "FOUND " in last_user(req):
+        code = "FINAL(f\"Catherine Moray founded Northlight Press in 1987 [{ev[0]['id']}].\")"
+    else:
+        code = (
+            'found = context.explore("Who founded Northlight Press?")\n'
+            'ev = [e for e in found["evidence"] if "founded" in e["text"]]\n'
+            'print("FOUND " + ev[0]["id"])'
+        )
+    return f"```repl\n{code}\n```\n"
+
+
+def test_ask_with_a_scripted_model_server(store, chat_server, tmp_path):
+    server = chat_server(explore_then_final)
+    model = rlmkg.ModelConfig(server.base_url, "scripted", context_window=32768)
+    assert "scripted" in repr(model) and model.api_key is None
+    events = []
+    trace = tmp_path / "trace.jsonl"
+    answer = store.ask(
+        "Who founded the publisher of The Salt Atlas?",
+        strategy="rlm",
+        model=model,
+        max_iterations=5,
+        trajectory_path=trace,
+        on_event=events.append,
+    )
+    assert answer.method == "rlm", (answer.text, answer.notes, answer.fallback)
+    assert answer.text.startswith("Catherine Moray founded Northlight Press in 1987 [c")
+    assert answer.verified and answer.claims[0].verdict == "supported", answer.verification
+    assert answer.fallback is None
+    assert answer.usage["iterations"] == 2 and answer.usage["calls"] >= 2, answer.usage
+    assert len(server.requests) >= 2 and all(r["model"] == "scripted" for r in server.requests)
+    assert answer.trajectory_path == str(trace)
+    lines = [json.loads(l) for l in trace.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[-1]["type"] == "final", lines[-1]
+    runs = [e["line"]["type"] for e in events if e["event"] == "run"]
+    assert runs[0] == "header" and runs[-1] == "final" and runs.count("iteration") == 2, runs
+    assert any(e["event"] == "draft" and "Catherine Moray" in e["text"] for e in events)
+
+
+def test_ask_async_two_questions_at_once(store):
+    qs = sample_questions()
+
+    async def both():
+        return await asyncio.gather(
+            store.ask_async(qs["q2"]["question"], strategy="heuristic"),
+            store.ask_async(qs["q4"]["question"], strategy="heuristic"),
+        )
+
+    a2, a4 = asyncio.run(both())
+    assert a2.short_answer == "Tromsø" and a2.verified, a2.text
+    assert a4.short_answer == "Catherine Moray" and a4.verified, a4.text
+
+
+def test_ask_async_runs_concurrently(store, chat_server):
+    # Each run's first root turn waits at a barrier for the other run's: the
+    # two runs only finish if they are in flight at the same time.
+    barrier = threading.Barrier(2, timeout=30)
+
+    def script(req):
+        if is_root_request(req) and "FOUND " not in last_user(req):
+            barrier.wait()
+        return explore_then_final(req)
+
+    server = chat_server(script)
+    model = rlmkg.ModelConfig(server.base_url, "scripted", context_window=32768)
+    question = "Who founded the publisher of The Salt Atlas?"
+
+    async def both():
+        return await asyncio.gather(
+            *(store.ask_async(question, strategy="rlm", model=model, max_iterations=5) for _ in range(2))
+        )
+
+    answers = asyncio.run(both())
+    assert not barrier.broken
+    for a in answers:
+        assert a.method == "rlm" and a.verified, (a.text, a.notes)
+        assert a.short_answer is None or "Moray" in a.short_answer
+
+
+def test_eval_scores_the_sample_questions(tmp_path):
+    store = rlmkg.Store.create(tmp_path / "eval")
+    progress = []
+    summary = store.eval(
+        QUESTIONS, corpus=[CORPUS], limit=4, strategy="heuristic", progress=progress.append
+    )
+    assert summary["questions"] == 4, summary
+    assert summary["bm25"]["r@10"] > 0.5 and summary["graph"]["r@10"] > 0.5, summary
+    assert summary["em"] >= 0.5 and summary["run_errors"] == 0, summary
+    assert [m["method"] for m in summary["by_method"]] == ["extractive"], summary["by_method"]
+    done = [e for e in progress if e["event"] == "question"]
+    assert [e["done"] for e in done] == [1, 2, 3, 4] and done[0]["id"] == "q1"
+    assert store.stats()["files"] == 14  # the corpus went into this store
+
+    retrieval = store.eval(QUESTIONS, retrieval_only=True)
+    assert retrieval["questions"] == len(sample_questions()) and "em" not in retrieval
+    with pytest.raises(rlmkg.EvalError, match="cannot read"):
+        store.eval(tmp_path / "missing.jsonl")
