@@ -77,7 +77,8 @@ pub struct PromptFacts {
     /// (the `small` profile then shows its step).
     pub whole_collection: bool,
     /// The handle's worked run ([`crate::ContextHandle::example`]), shown at the
-    /// end of the `kg` and `dict` prompts.
+    /// end of the `kg` and `dict` prompts, and of the `small` one for a
+    /// question about one fact.
     pub example: Option<String>,
 }
 
@@ -130,7 +131,17 @@ pub fn system_prompt(profile: Profile, protocol: Protocol, facts: &PromptFacts) 
         .unwrap_or_default();
     let working = working(protocol);
     match profile {
-        Profile::Small => small_prompt(protocol, facts.max_iterations, facts.whole_collection),
+        Profile::Small => {
+            let prompt = small_prompt(protocol, facts.max_iterations, facts.whole_collection);
+            // The worked run shows the steps as real calls (its ids are ones
+            // the run never reads, so copying it cannot pass the review).
+            match facts.example.as_deref() {
+                Some(e) if protocol != Protocol::Tools && !facts.whole_collection => {
+                    format!("{prompt}\n\n{e}")
+                }
+                _ => prompt,
+            }
+        }
         Profile::Kg | Profile::Dict => {
             let example = facts
                 .example
@@ -168,6 +179,10 @@ pub const SMALL_FUNCTIONS: &[&str] = &["search", "read", "neighbors", "path", "m
 
 /// Loop tools the `small` profile does not offer under the tool protocol.
 pub const SMALL_HIDDEN_TOOLS: &[&str] = &["llm_query", "rlm_query"];
+
+/// Most characters of one REPL output under the `small` profile (about three
+/// search hits): more only crowds a small window and a small model's attention.
+pub const SMALL_MAX_OUTPUT_CHARS: usize = 4000;
 
 /// Most tokens of a root reply under the `small` profile.
 pub const SMALL_MAX_TOKENS: u32 = 320;

@@ -228,3 +228,54 @@ async fn a_small_root_is_offered_the_recipe_tools_only() {
         "{names:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_run_is_kept_inside_the_roots_context_window() {
+    // Each turn prints a long output; the window holds about two of them.
+    let srv = ChatServer::start(|req: &Value, _| {
+        if is_root_request(req) {
+            let turn = req["messages"]
+                .as_array()
+                .map_or(0, |m| m.iter().filter(|x| x["role"] == "assistant").count());
+            Reply::Text(format!("```repl\nprint('word{turn} ' * 1500)\n```"))
+        } else {
+            Reply::Text("sub".into())
+        }
+    })
+    .unwrap();
+    let m = common::scripted_model(&srv, Some(6000));
+    let cfg = RlmConfig {
+        budgets: rlm_core::Budgets {
+            max_iterations: 6,
+            ..Default::default()
+        },
+        ..RlmConfig::default()
+    };
+    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let _ = r.run("Where was Marie Curie born?").await.unwrap();
+    let reqs = root_requests(&srv);
+    let last = reqs.last().unwrap();
+    let chars: usize = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().map_or(0, str::len))
+        .sum();
+    // About four characters a token: the request fits the window with room to reply.
+    assert!(chars < 6000 * 4, "{chars} characters sent");
+    let shortened = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| {
+            m["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("shortened to fit the context window"))
+        })
+        .count();
+    assert!(shortened >= 2, "{last:#}");
+    // The last output is whole.
+    let msgs = last["messages"].as_array().unwrap();
+    let final_output = msgs[msgs.len() - 1]["content"].as_str().unwrap();
+    assert!(!final_output.contains("shortened to fit"), "{final_output}");
+}

@@ -95,12 +95,63 @@ fn two_hop_question_search_neighbors_read_final_verifies() {
     assert!(answer["text"].as_str().unwrap().contains("Tromsø"));
     assert_eq!(verdicts(&answer), ["supported", "supported"], "{answer:#}");
     assert_cites_both_hops(&answer);
+    // No short first claim: the short answer is read from the verified claims.
+    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
     // The trajectory was written, has a final line with the verification.
     let trace = answer["trajectory"].as_str().unwrap();
     let text = std::fs::read_to_string(trace).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "final");
     assert!(last["verification"]["claims"].is_array());
+}
+
+#[test]
+fn a_short_answer_cited_with_a_wrong_id_takes_its_own_answers_citation() {
+    // The model put a document-like id after the short answer; the sentence
+    // after it, which says the same, is cited right.
+    let case = scripted_case(
+        two_hop_script(
+            r#"FINAL(f"Tromsø [d4]. The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop2}].")"#,
+        ),
+        &[],
+        SKARVIK,
+    );
+    let answer = case.answer();
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
+    assert!(
+        verdicts(&answer).iter().all(|v| v == "supported"),
+        "{answer:#}"
+    );
+    assert!(
+        !answer["text"].as_str().unwrap().contains("[d4]"),
+        "{answer:#}"
+    );
+}
+
+#[test]
+fn an_answer_naming_what_its_citation_does_not_carry_does_not_stand() {
+    // The first claim cites a real sentence, which names a different place.
+    // Each try is worded differently (a repeat would end the run sooner).
+    let case = scripted_case(
+        |req: &Value, _| {
+            let n = turn(req);
+            Reply::Text(match n {
+                0 => repl(FIND_HOPS),
+                _ => repl(&format!(
+                    "# try {n}\nFINAL(f\"Northlight Press is in Tromsø [{{hop2}}].\")"
+                )),
+            })
+        },
+        &[],
+        SKARVIK,
+    );
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(
+        answer["fallback"]["kind"], "unsupported_answer",
+        "{answer:#}"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use rlmkg_citation::{CheckOptions, Verdict};
+use rlmkg_citation::{CheckOptions, ReasonKind, Verdict};
 use rlmkg_ingest::Store;
 
 use crate::spans::StoreSpans;
@@ -95,6 +95,85 @@ pub(crate) fn recite(
     (repair.cited + repair.repaired > 0).then_some((text, repair))
 }
 
+/// Most words of a first claim that [`cite_short_answer`] treats as a short
+/// answer (the length [`crate::ask`] shows as one).
+pub const SHORT_ANSWER_WORDS: usize = 8;
+
+/// Give a short answer the citation of the answer's own sentence that says
+/// it: when the first factual claim is short (the answer alone, "The Kestrel
+/// Institute") and not carried by what it cites (uncited, a broken id), try the
+/// citations of each supported claim after it; the first that carries it is
+/// written after it. Text in brackets that is not a citation is dropped from
+/// it. The checker still decides: a short answer no sentence of the answer
+/// carries stays as it was. `None` when nothing changed.
+pub(crate) fn cite_short_answer(
+    spans: &StoreSpans,
+    check: &CheckOptions,
+    answer: &str,
+    report: &rlmkg_citation::Report,
+) -> Option<String> {
+    let mut factual = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict != Verdict::Exempt);
+    let first = factual.next()?;
+    if answer_carried(first) {
+        return None;
+    }
+    let core = without_brackets(&first.text);
+    let core = core.trim().trim_end_matches(['.', '!', ';', ',']).trim();
+    if core.is_empty() || core.split_whitespace().count() > SHORT_ANSWER_WORDS {
+        return None;
+    }
+    let (start, end) = first.span;
+    let (before, after) = (answer.get(..start)?, answer.get(end..)?);
+    for later in factual.filter(|c| c.verdict == Verdict::Supported).take(4) {
+        let ids: Vec<String> = later
+            .citations
+            .iter()
+            .filter_map(|c| c.id.as_ref().map(|id| format!("[{id}]")))
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let candidate = format!("{before}{core} {}.{after}", ids.join(" "));
+        let Ok(r) = rlmkg_citation::check(&candidate, spans, check) else {
+            continue;
+        };
+        let carried = r
+            .claims
+            .iter()
+            .find(|c| c.verdict != Verdict::Exempt)
+            .is_some_and(answer_carried);
+        if carried {
+            return Some(candidate);
+        }
+    }
+    None
+}
+
+/// `text` without bracketed tokens (`[d4]`, `[1]`): what a model writes where
+/// a citation goes but the checker does not read as one.
+fn without_brackets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let tail = &rest[open..];
+        match tail.find(']') {
+            Some(close) if close <= 32 && !tail[..close].contains(char::is_whitespace) => {
+                rest = &tail[close + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Judge `answer` to `question`, given the ids the run's calls showed.
 pub(crate) fn review(
     store: &Arc<Store>,
@@ -114,9 +193,14 @@ pub(crate) fn review(
     // Judged as the caller will judge it: re-cited from the run's reads.
     let recited = recite(store, &spans, check, answer, read);
     let answer = recited.as_ref().map_or(answer, |(t, _)| t.as_str());
-    let Ok(report) = rlmkg_citation::check(answer, &spans, check) else {
+    let Ok(mut report) = rlmkg_citation::check(answer, &spans, check) else {
         return Ok(());
     };
+    if let Some(cited) = cite_short_answer(&spans, check, answer, &report)
+        && let Ok(r) = rlmkg_citation::check(&cited, &spans, check)
+    {
+        report = r;
+    }
     let mut unread: Vec<&str> = Vec::new();
     for c in report.claims.iter().flat_map(|c| &c.citations) {
         let id = c.id.as_deref().unwrap_or(&c.raw);
@@ -147,7 +231,7 @@ pub(crate) fn review(
 
 /// Why an answer does not stand: its first factual claim — the answer
 /// itself, which the prompts ask for first — is not carried by what it cites
-/// (partly carried counts), or no claim is supported at all. `None` when it
+/// (partly carried counts, unless what is missing is a name, number or date), or no claim is supported at all. `None` when it
 /// stands, or when it makes no claim to check (not found).
 pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
     let factual: Vec<_> = report
@@ -169,7 +253,7 @@ pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
             )
         }
     };
-    if !matches!(first.verdict, Verdict::Supported | Verdict::Partial) {
+    if !answer_carried(first) {
         return Some(format!(
             "its answer is not carried by the sentence it cites: {}",
             describe(first)
@@ -183,6 +267,24 @@ pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
         ));
     }
     None
+}
+
+/// Whether the answer's own claim is carried by what it cites: supported,
+/// or partly — a paraphrase, not a name, number or date the cited text lacks
+/// (that would be the answer itself unsupported).
+fn answer_carried(claim: &rlmkg_citation::ClaimReport) -> bool {
+    let overreach = claim.reasons.iter().any(|r| {
+        matches!(
+            r.kind,
+            ReasonKind::Entity
+                | ReasonKind::Number
+                | ReasonKind::Date
+                | ReasonKind::Substitution
+                | ReasonKind::EntityOrder
+                | ReasonKind::Negation
+        )
+    });
+    !overreach && matches!(claim.verdict, Verdict::Supported | Verdict::Partial)
 }
 
 /// The chunk part of a citation id (`c12.s3` → `c12`).
@@ -236,6 +338,17 @@ mod tests {
             "How many children did the founder of the institute have?"
         ));
         assert!(!whole_collection("Who designed the Pellan Bridge?"));
+    }
+
+    #[test]
+    fn brackets_that_are_not_citations_are_dropped() {
+        assert_eq!(
+            without_brackets("The Kestrel Institute [d4]."),
+            "The Kestrel Institute ."
+        );
+        assert_eq!(without_brackets("a [b c] d"), "a [b c] d");
+        assert_eq!(without_brackets("open [ only"), "open [ only");
+        assert_eq!(without_brackets("é[x]ü"), "éü");
     }
 
     #[test]

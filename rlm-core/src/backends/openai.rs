@@ -236,27 +236,33 @@ impl OpenAiModel {
     /// ([`ServerKind::from_signs`]); a server that answers neither question is
     /// taken for the plain OpenAI API.
     pub async fn server_kind(&self) -> ServerKind {
-        *self
-            .kind
-            .get_or_init(|| async {
-                let props = self.get_json(&format!("{}/props", self.root())).await;
-                let base = self.cfg.base_url.trim_end_matches('/');
-                let base = base.strip_suffix("/chat/completions").unwrap_or(base);
-                let models = self.get_json(&format!("{base}/models")).await;
-                let owned_by = models.as_ref().and_then(|m| {
-                    m.get("data")?
-                        .as_array()?
-                        .first()?
-                        .get("owned_by")?
-                        .as_str()
-                        .map(str::to_owned)
-                });
-                ServerKind::from_signs(
-                    props.is_some_and(|p| p.get("total_slots").is_some()),
-                    owned_by.as_deref(),
-                )
-            })
-            .await
+        if let Some(kind) = self.kind.get() {
+            return *kind;
+        }
+        let props = self.get_json(&format!("{}/props", self.root())).await;
+        let base = self.cfg.base_url.trim_end_matches('/');
+        let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+        let models = self.get_json(&format!("{base}/models")).await;
+        let owned_by = models.as_ref().and_then(|m| {
+            m.get("data")?
+                .as_array()?
+                .first()?
+                .get("owned_by")?
+                .as_str()
+                .map(str::to_owned)
+        });
+        let kind = ServerKind::from_signs(
+            props
+                .as_ref()
+                .is_some_and(|p| p.get("total_slots").is_some()),
+            owned_by.as_deref(),
+        );
+        // A server too busy to answer either question (llama-cpp-python
+        // serves one request at a time) is asked again at the next call.
+        if props.is_some() || models.is_some() {
+            let _ = self.kind.set(kind);
+        }
+        kind
     }
 }
 

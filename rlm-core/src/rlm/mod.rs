@@ -24,6 +24,7 @@ mod map;
 mod outcome;
 mod protocol;
 mod session;
+mod window;
 
 use std::sync::Arc;
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::fences::{extract_blocks, find_placeholder, first_block_end, no_code_correction};
 use super::host::{HostState, LoopHost, lock, loop_functions, prelude, value_text};
 use super::protocol::{self, Protocol};
+use super::window;
 use super::{Ending, FallbackReason, RlmError, RunOutcome, Shared};
 use crate::cache::short_hash;
 use crate::client::CallError;
@@ -63,6 +64,9 @@ pub struct Session {
 const MAX_REPEATS: u32 = 3;
 /// Answers the handle's review may reject before one is let through.
 const MAX_REVIEWS: u32 = 2;
+/// Tokens of the root's window kept free beyond the reply (chat template
+/// framing, the reply's forced start, counting error).
+const WINDOW_MARGIN: usize = 96;
 
 /// What one reply asks the loop to run.
 struct Action {
@@ -184,7 +188,16 @@ impl Session {
             context_text,
             state: Mutex::new(HostState::default()),
         });
-        let mut repl = Repl::new(cfg.repl.clone());
+        // One output may fill at most a quarter of the root's window (about
+        // four characters a token), and a small model's at most a few hits.
+        let mut limits = cfg.repl.clone();
+        if let Some(window) = shared.root.model().context_window() {
+            limits.max_output_chars = limits.max_output_chars.min(window.max(1024));
+        }
+        if profile == Profile::Small {
+            limits.max_output_chars = limits.max_output_chars.min(prompts::SMALL_MAX_OUTPUT_CHARS);
+        }
+        let mut repl = Repl::new(limits);
         let _ = repl.run(&prelude_code, host.as_ref()).await;
         let mut tools = if protocol == Protocol::Tools {
             protocol::tool_specs(&functions)
@@ -407,8 +420,10 @@ impl Session {
 
     /// The request of the next root turn under the run's protocol. After a
     /// repeated reply the sampling is warmer and reseeded, and a free-form run
-    /// gets its reply started as code: what the model sees changes.
-    fn request(&self, kind: TurnKind) -> ChatRequest {
+    /// gets its reply started as code: what the model sees changes. Old
+    /// outputs are shortened to fit the root's context window; the count of
+    /// shortened messages comes with the request.
+    fn request(&self, kind: TurnKind) -> (ChatRequest, usize) {
         let mut sampling = self.shared.cfg.root_sampling.clone();
         if self.repeats > 0 {
             let bump = 0.3 * self.repeats as f32;
@@ -445,8 +460,13 @@ impl Session {
             Protocol::Code if kind == TurnKind::Last => {
                 request.start = Some(protocol::final_start());
             }
-            // A model stuck repeating itself gets a search begun for it.
-            Protocol::Code if self.repeats > 0 && can_search => {
+            // A model stuck repeating itself gets a search begun for it, and
+            // so does a small model's first turn: every lookup starts there.
+            Protocol::Code
+                if can_search
+                    && (self.repeats > 0
+                        || (self.profile == Profile::Small && self.iteration <= 1)) =>
+            {
                 request.start = Some(protocol::search_start());
             }
             Protocol::Code => request.start = Some(protocol::code_start()),
@@ -460,7 +480,20 @@ impl Session {
                 }
             }
         }
-        request
+        // The conversation kept inside the root's window: old outputs shortened.
+        let model = self.shared.root.model();
+        let mut shortened = 0;
+        if let Some(window) = model.context_window() {
+            let reply = request.sampling.max_tokens.map_or(1024, |m| m as usize);
+            let tools = if request.tools.is_empty() {
+                0
+            } else {
+                model.count_tokens(&serde_json::to_string(&request.tools).unwrap_or_default())
+            };
+            let budget = window.saturating_sub(reply + tools + WINDOW_MARGIN);
+            shortened = window::fit(&mut request.messages, budget, &|t| model.count_tokens(t));
+        }
+        (request, shortened)
     }
 
     /// What the reply asks the loop to run, and the message it leaves in the
@@ -561,7 +594,13 @@ impl Session {
             self.record(it)?;
             return Ok(done(self.outcome(None, Ending::Budget, why)));
         }
-        let request = self.request(kind);
+        let (request, shortened) = self.request(kind);
+        if shortened > 0 {
+            it.events.push(event(
+                "shortened",
+                format!("{shortened} earlier message(s) shortened to fit the root model's context window"),
+            ));
+        }
         let report = self.shared.root.chat(&request).await;
         it.latency_ms = report.latency.as_millis() as u64;
         it.cached = report.cached;
