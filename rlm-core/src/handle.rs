@@ -152,6 +152,15 @@ pub trait ContextHandle: Send + Sync {
         false
     }
 
+    /// What a small root model should look at next after a turn's `output`
+    /// for `question` (e.g. the names the output shows that the question does
+    /// not: the bridges a multi-hop question goes through); `None` says
+    /// nothing. Shown to the `small` profile after each output.
+    fn next_step(&self, question: &str, output: &str) -> Option<String> {
+        let _ = (question, output);
+        None
+    }
+
     /// Judge an answer before the run accepts it: `Err` says, for the model,
     /// why it does not stand (it cites ids the run never read, none of its
     /// claims is carried by what it cites, a question about the whole

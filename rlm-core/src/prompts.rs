@@ -188,7 +188,7 @@ pub const SMALL_MAX_OUTPUT_CHARS: usize = 4000;
 pub const SMALL_MAX_TOKENS: u32 = 320;
 
 /// What the `small` profile tells the model after each output.
-pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: print(context.search(\"<that name> <what the question asks of it>\")[:3]).";
+pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: hits = context.search(\"<that name> <what the question asks of it>\") then print(hits[:3]).";
 
 /// The `small` profile: the task, then the steps of a multi-hop lookup as
 /// calls to copy, with placeholders (`<the answer>`) that the answer guard
@@ -200,7 +200,7 @@ fn small_prompt(protocol: Protocol, max_turns: u32, whole_collection: bool) -> S
          3. If the question goes through a name you have just found (the author of a book, the city of an institute), search for that name and read again.\n\
          4. final_answer(\"<the answer>. <the sentence that says it> [<its id>]\")"
     } else {
-        "1. print(context.search(\"<words from the question>\")[:3]) shows the best hits, each with an id, a title and text.\n\
+        "1. hits = context.search(\"<words from the question>\") then print(hits[:3]) shows the best hits, each with an id, a title and text.\n\
          2. print(context.read(\"<a hit's id>\")) shows that chunk; each sentence starts with its own id, like [c4.s2].\n\
          3. If the question goes through a name you have just found (the author of a book, the city of an institute), search for that name and read again.\n\
          4. FINAL(\"<the answer>. <the sentence that says it> [<its id>]\") ends the run."

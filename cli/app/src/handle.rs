@@ -304,6 +304,71 @@ const FUNCTIONS: &[Function] = &[
 
 /// A short worked run with these functions: search, read, cite, finish.
 /// (A test checks that every `context.` call in it is in [`FUNCTIONS`].)
+/// Most names [`unasked_names`] lists.
+const MAX_NEXT_NAMES: usize = 6;
+/// Most chunks of an output [`unasked_names`] looks up.
+const MAX_NEXT_CHUNKS: usize = 6;
+/// Entity kinds a question goes through.
+const BRIDGE_KINDS: &[&str] = &["person", "organization", "place", "work"];
+
+/// The chunk ids an output shows (`[c12.s3]`, `'id': 'c12'`), in order, once each.
+fn chunk_ids_in(output: &str) -> Vec<ChunkId> {
+    let mut out: Vec<ChunkId> = Vec::new();
+    let bytes = output.as_bytes();
+    let mut i = 0;
+    while let Some(at) = output.get(i..).and_then(|r| r.find('c')) {
+        let start = i + at;
+        i = start + 1;
+        let before = start.checked_sub(1).and_then(|b| bytes.get(b)).copied();
+        if !matches!(before, Some(b'[' | b'\'' | b'"')) {
+            continue;
+        }
+        let digits = bytes[start + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            continue;
+        }
+        if let Ok(id) = output[start..start + 1 + digits].parse::<ChunkId>()
+            && !out.contains(&id)
+        {
+            out.push(id);
+        }
+    }
+    out
+}
+
+/// The names of people, organizations, places and works in the chunks an
+/// output shows that the output spells out and the question does not, in the
+/// order the output shows them.
+fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
+    let q = question.to_lowercase();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for chunk in chunk_ids_in(output).into_iter().take(MAX_NEXT_CHUNKS) {
+        let Ok(entities) = store.entities_of_chunk(chunk) else {
+            continue;
+        };
+        for e in entities {
+            if !BRIDGE_KINDS.contains(&e.kind.as_str())
+                || q.contains(&e.name.to_lowercase())
+                || found.iter().any(|(_, n)| n == &e.name)
+            {
+                continue;
+            }
+            if let Some(at) = output.find(&e.name) {
+                found.push((at, e.name));
+            }
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .take(MAX_NEXT_NAMES)
+        .map(|(_, n)| n)
+        .collect()
+}
+
 const EXAMPLE: &str = "\
 Example of a whole run (question: \"Who designed the bridge that crosses the Oran River?\"):
 Turn 1, you write:
@@ -438,6 +503,18 @@ impl ContextHandle for StoreHandle {
 
     fn example(&self) -> Option<String> {
         Some(EXAMPLE.to_owned())
+    }
+
+    fn next_step(&self, question: &str, output: &str) -> Option<String> {
+        let names = unasked_names(&self.store, question, output);
+        (!names.is_empty()).then(|| {
+            format!(
+                "Names this output shows that the question does not: {}. If the question goes \
+                 through one of them (the author, founder, organiser, leader … it asks about), \
+                 search for that name next.",
+                names.join("; ")
+            )
+        })
     }
 
     fn metadata(&self) -> CorpusMetadata {
@@ -725,5 +802,12 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 2);
+    }
+
+    #[test]
+    fn chunk_ids_are_read_from_outputs() {
+        let out = "[{'id': 'c22', 'text': '[c22.s1] x [c7.s3] y'}] cat c9 [c22.s2] \"c40\" [cx] [c";
+        let ids: Vec<String> = chunk_ids_in(out).iter().map(|c| c.to_string()).collect();
+        assert_eq!(ids, ["c22", "c7", "c40"]);
     }
 }

@@ -121,11 +121,26 @@ pub fn final_start() -> ReplyStart {
     }
 }
 
+/// The reply start that has the model read an id: the step after a search,
+/// for a model that repeated its search.
+pub fn read_start() -> ReplyStart {
+    ReplyStart {
+        prefix: format!("{CODE_PREFIX}{READ_NUDGE}"),
+        end: CODE_END.to_owned(),
+    }
+}
+
+/// What [`read_start`] writes for the model after the code fence.
+pub const READ_NUDGE: &str = "print(context.read(\"";
+
 /// What [`final_start`] writes for the model after the code fence.
 pub const FINAL_NUDGE: &str = "FINAL(\"";
 
-/// What [`search_start`] writes for the model after the code fence.
-pub const SEARCH_NUDGE: &str = "print(context.search(\"";
+/// What [`search_start`] writes for the model after the code fence: an
+/// assignment, as the prompts' worked runs begin (`hits = …` then
+/// `print(hits[:3])`); a begun `print(context.search(` had small models
+/// close the print before slicing its result.
+pub const SEARCH_NUDGE: &str = "hits = context.search(\"";
 
 /// The tool that runs Python in the REPL.
 pub const PYTHON_TOOL: &str = "python";
@@ -318,7 +333,10 @@ pub fn py_literal(v: &Value) -> String {
 /// The normalized text of a reply for spotting a verbatim repeat: its words
 /// and its calls, whitespace folded.
 pub fn reply_key(content: &str, calls: &[ToolCall]) -> String {
-    let mut key: String = content.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A reply stopped at its closing fence and one that wrote it are the same.
+    let body = content.trim_end();
+    let body = body.strip_suffix("```").unwrap_or(body);
+    let mut key: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
     for c in calls {
         key.push('\u{1}');
         key.push_str(&c.name);
@@ -454,6 +472,10 @@ mod tests {
     #[test]
     fn repeats_are_spotted_through_whitespace() {
         assert_eq!(reply_key("a  b\n c", &[]), reply_key("a b c", &[]));
+        assert_eq!(
+            reply_key("```repl\nx = 1", &[]),
+            reply_key("```repl\nx = 1\n```\n", &[])
+        );
         assert_ne!(
             reply_key("", &[call("search", r#"{"query": "a"}"#)]),
             reply_key("", &[call("search", r#"{"query": "b"}"#)])

@@ -460,14 +460,20 @@ impl Session {
             Protocol::Code if kind == TurnKind::Last => {
                 request.start = Some(protocol::final_start());
             }
-            // A model stuck repeating itself gets a search begun for it, and
-            // so does a small model's first turn: every lookup starts there.
+            // A small model's first turn is begun as a search: every lookup
+            // starts there. A model stuck repeating itself gets a different
+            // start each time: a read (the step after a search), then a search.
             Protocol::Code
                 if can_search
                     && (self.repeats > 0
                         || (self.profile == Profile::Small && self.iteration <= 1)) =>
             {
-                request.start = Some(protocol::search_start());
+                let can_read = self.functions.iter().any(|f| f.name == "read");
+                request.start = Some(if self.repeats % 2 == 1 && can_read {
+                    protocol::read_start()
+                } else {
+                    protocol::search_start()
+                });
             }
             Protocol::Code => request.start = Some(protocol::code_start()),
             Protocol::Tools => {
@@ -819,6 +825,10 @@ impl Session {
         // A small model is told the next step after every output, as the
         // recipe of its prompt would have it.
         if self.profile == Profile::Small && kind == TurnKind::Normal && !it.blocks.is_empty() {
+            let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
+            if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
+                extra.push(hint);
+            }
             extra.push(prompts::SMALL_NEXT_STEP.to_owned());
         }
         let remaining = self
