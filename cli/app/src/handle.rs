@@ -361,11 +361,52 @@ fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
             }
         }
     }
-    found.sort();
+    // Names in a sentence that also holds a word of the question first: the
+    // likeliest bridges.
+    let lower = output.to_lowercase();
+    let words = content_words(question);
+    let near_question = |at: usize| {
+        let at = at.min(lower.len());
+        let from = lower
+            .get(..at)
+            .and_then(|h| h.rfind(['.', ']']))
+            .map_or(0, |i| i + 1);
+        let to = lower
+            .get(at..)
+            .and_then(|t| t.find(['.', '[']))
+            .map_or(lower.len(), |i| at + i);
+        lower
+            .get(from..to)
+            .is_some_and(|s| words.iter().any(|w| s.contains(w.as_str())))
+    };
+    found.sort_by_key(|(at, _)| (!near_question(*at), *at));
     found
         .into_iter()
         .take(MAX_NEXT_NAMES)
         .map(|(_, n)| n)
+        .collect()
+}
+
+/// The question's content words, lowercased: three letters or more, not stop
+/// words (wh-words are stop words), once each.
+fn content_words(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in question.split(|c: char| !c.is_alphanumeric()) {
+        let w = w.to_lowercase();
+        if w.chars().count() >= 3 && !rlmkg_text::is_stopword(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The question's content words the output does not contain: what the
+/// question still asks after this hop.
+fn unanswered_words(question: &str, output: &str) -> Vec<String> {
+    let lower = output.to_lowercase();
+    content_words(question)
+        .into_iter()
+        .filter(|w| !lower.contains(w.as_str()))
         .collect()
 }
 
@@ -507,14 +548,20 @@ impl ContextHandle for StoreHandle {
 
     fn next_step(&self, question: &str, output: &str) -> Option<String> {
         let names = unasked_names(&self.store, question, output);
-        (!names.is_empty()).then(|| {
-            format!(
-                "Names this output shows that the question does not: {}. If the question goes \
-                 through one of them (the author, founder, organiser, leader … it asks about), \
-                 search for that name next.",
-                names.join("; ")
-            )
-        })
+        let first = names.first()?;
+        let rest = unanswered_words(question, output);
+        let example = if rest.is_empty() {
+            first.clone()
+        } else {
+            format!("{first} {}", rest.join(" "))
+        };
+        Some(format!(
+            "Names this output shows that the question does not: {}. If the question goes \
+             through one of them (the author, founder, organiser, leader … it asks about), search \
+             for that name with what the question still asks, e.g. hits = \
+             context.search(\"{example}\")",
+            names.join("; ")
+        ))
     }
 
     fn metadata(&self) -> CorpusMetadata {
@@ -809,5 +856,19 @@ mod tests {
         let out = "[{'id': 'c22', 'text': '[c22.s1] x [c7.s3] y'}] cat c9 [c22.s2] \"c40\" [cx] [c";
         let ids: Vec<String> = chunk_ids_in(out).iter().map(|c| c.to_string()).collect();
         assert_eq!(ids, ["c22", "c7", "c40"]);
+    }
+
+    #[test]
+    fn what_a_question_still_asks_is_its_words_the_output_lacks() {
+        let q = "Which institute did the author of The Salt Atlas join in 2019?";
+        assert_eq!(
+            content_words(q),
+            ["institute", "author", "salt", "atlas", "join", "2019"]
+        );
+        let out = "[c22.s3] The Salt Atlas is a book by Dr. Mara Ellison.";
+        assert_eq!(
+            unanswered_words(q, out),
+            ["institute", "author", "join", "2019"]
+        );
     }
 }
