@@ -131,6 +131,7 @@ mod tests {
             model: "m".into(),
             tool_calls: Vec::new(),
             started: false,
+            server: None,
         };
         cache.put(&k1, &resp).unwrap();
         assert_eq!(cache.get(&k1), Some(resp));

@@ -327,8 +327,14 @@ impl ModelClient {
             && r.finish != FinishReason::Length
             && usable(r)
         {
+            // Which server answered is not part of the entry: the key is
+            // the same whichever server of a pool answers, and so is the entry.
             // A cache write failure only costs a repeated call later.
-            let _ = cache.put(&key, r);
+            let entry = ChatResponse {
+                server: None,
+                ..r.clone()
+            };
+            let _ = cache.put(&key, &entry);
         }
         report(result.map_err(CallError::Model), false, retries)
     }

@@ -7,6 +7,8 @@
 //!
 //! - [`Repl`]: the persistent sandboxed Python session (SPEC §5.1).
 //! - [`OpenAiModel`]: the OpenAI-compatible HTTP backend (SPEC §6.1).
+//! - [`PoolModel`]: several servers of one model as one model (least busy
+//!   healthy server first; a failing one skipped for a cool-down).
 //! - [`ModelClient`]: the one way every model call goes (root, sub, compose,
 //!   judge): the call cache ([`CallCache`]), retries ([`RetryPolicy`]), the
 //!   sub-call concurrency limit, budgets and usage ([`Meter`]).
@@ -42,6 +44,7 @@ pub use backends::openai::{
     OpenAiConfig, OpenAiModel, ServerKind, classify_status, estimate_tokens, parse_retry_after,
     strip_think,
 };
+pub use backends::pool::{PoolModel, PoolOptions};
 pub use cache::{CallCache, short_hash};
 pub use client::{CallError, CallReport, Meter, ModelClient};
 pub use convert::{Budget, TooLarge, from_json, to_json, to_json_bounded};
@@ -53,7 +56,7 @@ pub use handle::{
 };
 pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, ReplyStart, Role,
-    Sampling, ToolCall, ToolChoice, ToolSpec, Usage,
+    Sampling, ServerFailure, ToolCall, ToolChoice, ToolSpec, Usage,
 };
 pub use prompts::{Profile, PromptFacts, metadata_message, system_prompt};
 pub use repl::{

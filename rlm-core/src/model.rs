@@ -275,6 +275,10 @@ pub struct ChatResponse {
     /// `content` opens with its prefix and closes with its end.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub started: bool,
+    /// The server that answered, when a pool of servers chose it
+    /// ([`crate::PoolModel`]): its [`LanguageModel::endpoint`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
 }
 
 /// Errors of a model call, classified where the provider is called (SPEC §6.1).
@@ -312,6 +316,15 @@ pub enum ModelError {
         /// The window.
         limit: usize,
     },
+    /// Every server of a pool ([`crate::PoolModel`]) failed the call with a
+    /// transient error or overload; each server's last error is named.
+    #[error("every model server failed: {}", ServerFailure::list(failures))]
+    AllServersFailed {
+        /// Each server and its last error, in the pool's order.
+        failures: Vec<ServerFailure>,
+        /// The shortest wait a server asked for, if any asked.
+        retry_after_secs: Option<f64>,
+    },
     /// The server silently clipped the prompt (it reported far fewer prompt tokens than sent).
     #[error(
         "context truncated: sent about {sent_tokens} prompt tokens, server reported {reported_tokens}"
@@ -324,10 +337,46 @@ pub enum ModelError {
     },
 }
 
+/// One server's last error, in [`ModelError::AllServersFailed`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerFailure {
+    /// The server (its [`LanguageModel::endpoint`], else its id).
+    pub server: String,
+    /// Its last error.
+    pub error: Box<ModelError>,
+}
+
+impl ServerFailure {
+    /// `server: error; server: error`.
+    fn list(failures: &[Self]) -> String {
+        failures
+            .iter()
+            .map(|f| format!("{}: {}", f.server, f.error))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
 impl ModelError {
-    /// Whether another attempt may succeed (transient or rate-limited).
+    /// Whether another attempt may succeed (transient, rate-limited, or every
+    /// server of a pool failing so).
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Self::Transient { .. } | Self::RateLimited { .. })
+        matches!(
+            self,
+            Self::Transient { .. } | Self::RateLimited { .. } | Self::AllServersFailed { .. }
+        )
+    }
+
+    /// Whether the server is rate-limiting us (HTTP 429), or every server of
+    /// a pool is: the sub-call fan-out backs off ([`crate::Fanout`]).
+    pub fn is_rate_limited(&self) -> bool {
+        match self {
+            Self::RateLimited { .. } => true,
+            Self::AllServersFailed { failures, .. } => {
+                !failures.is_empty() && failures.iter().all(|f| f.error.is_rate_limited())
+            }
+            _ => false,
+        }
     }
 
     /// The wait the server asked for, if it said.
@@ -337,6 +386,9 @@ impl ModelError {
                 retry_after_secs, ..
             }
             | Self::RateLimited {
+                retry_after_secs, ..
+            }
+            | Self::AllServersFailed {
                 retry_after_secs, ..
             } => *retry_after_secs,
             _ => None,
@@ -363,6 +415,13 @@ pub trait LanguageModel: Send + Sync {
     /// How many requests the server says it serves in parallel (llama.cpp's
     /// `total_slots`), when it says; asked once per run to pick the fan-out.
     async fn server_slots(&self) -> Option<usize> {
+        None
+    }
+
+    /// Where the model is served (an HTTP backend's base URL), when it is
+    /// served somewhere: names the server of a pool's calls
+    /// ([`ChatResponse::server`]) and its errors.
+    fn endpoint(&self) -> Option<String> {
         None
     }
 

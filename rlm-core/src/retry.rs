@@ -91,7 +91,7 @@ async fn retry_loop(
         };
         let result = model.chat(request).await;
         if let Some((f, s)) = slot {
-            f.release(s, matches!(result, Err(ModelError::RateLimited { .. })));
+            f.release(s, result.as_ref().is_err_and(ModelError::is_rate_limited));
         }
         match result {
             Ok(r) => return (Ok(r), notes),

@@ -4,11 +4,14 @@
 //! by the product; it exists so tests exercise the real HTTP client.
 //!
 //! Plain `std::net` HTTP/1.1, one thread per connection, `Connection: close`.
+//! `GET /health` answers 200 (what a router asks of its workers); `GET /props`
+//! answers llama.cpp's `total_slots` when the server was given slots.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -50,11 +53,52 @@ const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 /// Decides the reply to a request body; gets the parsed request and its 0-based number.
 pub type Script = dyn Fn(&Value, usize) -> Reply + Send + Sync;
 
-/// A running server. Dropping it stops accepting connections.
+/// A running server. Dropping it stops accepting connections (requests
+/// already in flight are still answered); [`ChatServer::kill`] also cuts them.
 pub struct ChatServer {
     addr: std::net::SocketAddr,
     requests: Arc<Mutex<Vec<Value>>>,
     stop: Arc<AtomicBool>,
+    open: Arc<Mutex<HashMap<u64, TcpStream>>>,
+}
+
+/// At most `max` requests worked on at once; the others wait for a slot.
+struct Slots {
+    max: usize,
+    busy: Mutex<usize>,
+    freed: Condvar,
+}
+
+/// A slot of [`Slots`], given back when dropped.
+struct SlotGuard<'a>(&'a Slots);
+
+impl Slots {
+    fn take(&self) -> SlotGuard<'_> {
+        let mut busy = self
+            .busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *busy >= self.max {
+            busy = self
+                .freed
+                .wait(busy)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *busy += 1;
+        SlotGuard(self)
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        let mut busy = self
+            .0
+            .busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *busy = busy.saturating_sub(1);
+        self.0.freed.notify_one();
+    }
 }
 
 impl std::fmt::Debug for ChatServer {
@@ -79,21 +123,51 @@ impl ChatServer {
         slots: Option<usize>,
         script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
     ) -> std::io::Result<Self> {
+        Self::start_inner(slots, None, Arc::new(script))
+    }
+
+    /// Start a server with `slots` parallel slots, as a model server has: it
+    /// says so at `GET /props` and works on at most that many requests at
+    /// once; the others wait for a slot (their [`Reply::Delay`] starts then).
+    pub fn start_serving(
+        slots: usize,
+        script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
+    ) -> std::io::Result<Self> {
+        let gate = Arc::new(Slots {
+            max: slots.max(1),
+            busy: Mutex::new(0),
+            freed: Condvar::new(),
+        });
+        Self::start_inner(Some(slots.max(1)), Some(gate), Arc::new(script))
+    }
+
+    fn start_inner(
+        slots: Option<usize>,
+        gate: Option<Arc<Slots>>,
+        script: Arc<Script>,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
-        let script: Arc<Script> = Arc::new(script);
-        let (reqs, stop2) = (requests.clone(), stop.clone());
+        let open = Arc::new(Mutex::new(HashMap::new()));
+        let (reqs, stop2, open2) = (requests.clone(), stop.clone(), open.clone());
         std::thread::spawn(move || {
-            for conn in listener.incoming() {
+            for (id, conn) in (0u64..).zip(listener.incoming()) {
                 if stop2.load(Ordering::Relaxed) {
                     break;
                 }
                 let Ok(stream) = conn else { continue };
-                let (script, reqs) = (script.clone(), reqs.clone());
+                if let (Ok(clone), Ok(mut o)) = (stream.try_clone(), open2.lock()) {
+                    o.insert(id, clone);
+                }
+                let (script, reqs, open, gate) =
+                    (script.clone(), reqs.clone(), open2.clone(), gate.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(stream, script.as_ref(), &reqs, slots);
+                    let _ = serve(stream, script.as_ref(), &reqs, slots, gate.as_deref());
+                    if let Ok(mut o) = open.lock() {
+                        o.remove(&id);
+                    }
                 });
             }
         });
@@ -101,7 +175,20 @@ impl ChatServer {
             addr,
             requests,
             stop,
+            open,
         })
+    }
+
+    /// Stop at once, as a killed server does: no new connection is accepted
+    /// and every request in flight is cut off without a reply.
+    pub fn kill(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Ok(mut open) = self.open.lock() {
+            for (_, conn) in open.drain() {
+                let _ = conn.shutdown(Shutdown::Both);
+            }
+        }
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(100));
     }
 
     /// Base URL including `/v1`.
@@ -128,6 +215,7 @@ fn serve(
     script: &Script,
     reqs: &Mutex<Vec<Value>>,
     slots: Option<usize>,
+    gate: Option<&Slots>,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
@@ -153,10 +241,13 @@ fn serve(
         }
     }
     if first.as_deref().is_some_and(|l| l.starts_with("GET ")) {
+        let path = first
+            .as_deref()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or_default();
         let (status, body) = match slots {
-            Some(n) if first.as_deref().is_some_and(|l| l.contains("/props")) => {
-                (200, json!({"total_slots": n}).to_string())
-            }
+            _ if path == "/health" => (200, "{}".to_owned()),
+            Some(n) if path.ends_with("/props") => (200, json!({"total_slots": n}).to_string()),
             _ => (404, String::new()),
         };
         return write_reply(stream, status, None, &body);
@@ -172,6 +263,7 @@ fn serve(
         r.push(req.clone());
         r.len() - 1
     };
+    let _slot = gate.map(Slots::take);
     let mut reply = script(&req, n);
     while let Reply::Delay(d, inner) = reply {
         std::thread::sleep(d);

@@ -11,8 +11,9 @@
 //! 2. `{"type":"iteration", …}` — [`TraceIteration`], one per root-model turn: the
 //!    reply (reasoning kept apart), every executed code block with its output,
 //!    error and limit, every sub-call ([`SubCallRecord`]: kind, model, prompt and
-//!    response hashes, tokens, latency, cache hit, retries, error, and for
-//!    `rlm_query` the child's own iterations), events ([`TraceEvent`]: retries,
+//!    response hashes, tokens, latency, cache hit, retries, error, the server
+//!    that answered when the sub-model is a pool, and for `rlm_query` the
+//!    child's own iterations), events ([`TraceEvent`]: retries,
 //!    model errors, guard rejections, budget notes) and the user message the loop
 //!    sent back (`feedback`).
 //! 3. `{"type":"final", …}` — [`TraceFinal`]: answer, how the run ended, the
@@ -119,6 +120,10 @@ pub struct SubCallRecord {
     /// The error returned to the code, if the call failed.
     #[serde(default)]
     pub error: Option<String>,
+    /// The server that answered, when the sub-model is a pool of servers
+    /// (`--sub-base-url` given more than once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// For `rlm_query`: the child run's iterations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub child: Vec<TraceIteration>,
@@ -161,6 +166,10 @@ pub struct TraceIteration {
     /// Root call answered from the cache.
     #[serde(default)]
     pub cached: bool,
+    /// The server that answered the root call, when the root model is a pool
+    /// of servers (`--base-url` given more than once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// Events.
     #[serde(default)]
     pub events: Vec<TraceEvent>,

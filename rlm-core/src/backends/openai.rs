@@ -597,6 +597,10 @@ impl LanguageModel for OpenAiModel {
         estimate_tokens(text)
     }
 
+    fn endpoint(&self) -> Option<String> {
+        Some(self.cfg.base_url.trim_end_matches('/').to_owned())
+    }
+
     async fn server_slots(&self) -> Option<usize> {
         // llama.cpp's server reports its parallel slots at `GET /props` (next to
         // `/v1`); other servers answer 404 or something without `total_slots`.
@@ -762,6 +766,7 @@ impl LanguageModel for OpenAiModel {
             model: wire.model.unwrap_or_else(|| self.cfg.model.clone()),
             tool_calls,
             started,
+            server: None,
         })
     }
 }

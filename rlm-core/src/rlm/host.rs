@@ -89,6 +89,7 @@ impl LoopHost {
             cached: false,
             retries: 0,
             error: None,
+            server: None,
             child: Vec::new(),
         };
         let result = self.sub_query_inner(prompt, &mut rec).await;
@@ -141,6 +142,7 @@ impl LoopHost {
             Ok(r) => {
                 rec.usage = r.usage;
                 rec.response_hash = short_hash(&r.content);
+                rec.server = r.server;
                 Ok(r.content)
             }
             Err(e) => {
@@ -201,6 +203,7 @@ impl LoopHost {
             cached: false,
             retries: 0,
             error: None,
+            server: None,
             child: iterations,
         };
         let result = match outcome {

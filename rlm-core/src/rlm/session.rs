@@ -588,6 +588,7 @@ impl Session {
             usage: Default::default(),
             latency_ms: 0,
             cached: false,
+            server: None,
             events: Vec::new(),
             feedback: String::new(),
         };
@@ -642,6 +643,7 @@ impl Session {
         }
         it.reasoning = resp.reasoning.clone();
         it.usage = resp.usage;
+        it.server = resp.server.clone();
         let truncated = resp.finish == FinishReason::Length;
         if truncated {
             it.events.push(event(

@@ -551,6 +551,7 @@ impl Inner {
             model: self.name.clone(),
             tool_calls,
             started,
+            server: None,
         })
     }
 }
