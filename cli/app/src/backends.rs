@@ -5,14 +5,17 @@
 //! The choice: an HTTP root model (OpenAI-compatible) when one is given, with
 //! its own sub-model endpoint when that differs; else the embedded GGUF model
 //! (the given file, or the installed default) as the sub-model, and as the root
-//! model too when asked; else no model.
+//! model too when asked; else no model. An HTTP model served by several
+//! servers ([`HttpModel::replicas`]) is a [`PoolModel`] over one client per
+//! server: each call goes to the least busy healthy one, and a server that
+//! fails is skipped for a cool-down while the call goes to another.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rlm_core::embedded::{EmbeddedModel, EmbeddedOptions, installed_default};
-use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, Sampling, ServerKind};
+use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, Sampling, ServerKind};
 
 use crate::ask::Models;
 
@@ -21,6 +24,9 @@ use crate::ask::Models;
 pub struct HttpModel {
     /// Base URL (`http://127.0.0.1:8000/v1`).
     pub base_url: String,
+    /// Base URLs of further servers of the same model: with any, calls are
+    /// spread over all of them ([`PoolModel`]).
+    pub replicas: Vec<String>,
     /// Model name the server knows.
     pub model: String,
     /// API key, if the server needs one.
@@ -144,8 +150,31 @@ impl BackendConfig {
         })
     }
 
+    /// The model at `h`: one client, or a pool of one client per server.
     fn http_model(&self, h: &HttpModel) -> Result<Arc<dyn LanguageModel>, BackendError> {
-        let mut cfg = OpenAiConfig::new(&h.base_url, &h.model);
+        let first = self.http_client(h, &h.base_url)?;
+        if h.replicas.is_empty() {
+            return Ok(first);
+        }
+        let mut members = vec![first];
+        for url in &h.replicas {
+            members.push(self.http_client(h, url)?);
+        }
+        let pool = PoolModel::new(members).map_err(|e| BackendError::Http {
+            base_url: h.base_url.clone(),
+            model: h.model.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(Arc::new(pool))
+    }
+
+    /// One client of the model at `h`, on the server at `base_url`.
+    fn http_client(
+        &self,
+        h: &HttpModel,
+        base_url: &str,
+    ) -> Result<Arc<dyn LanguageModel>, BackendError> {
+        let mut cfg = OpenAiConfig::new(base_url, &h.model);
         cfg.api_key.clone_from(&h.api_key);
         cfg.sampling = self.sampling.clone();
         cfg.context_window = h.context_window;
@@ -154,7 +183,7 @@ impl BackendConfig {
             cfg.timeout = t;
         }
         let m = OpenAiModel::new(cfg).map_err(|e| BackendError::Http {
-            base_url: h.base_url.clone(),
+            base_url: base_url.to_owned(),
             model: h.model.clone(),
             message: e.to_string(),
         })?;
@@ -199,6 +228,7 @@ mod tests {
     fn http(base: &str, model: &str) -> HttpModel {
         HttpModel {
             base_url: base.into(),
+            replicas: Vec::new(),
             model: model.into(),
             api_key: None,
             context_window: None,
@@ -232,6 +262,26 @@ mod tests {
         assert_eq!(
             b.description,
             "HTTP root openai:http://127.0.0.1:9/v1:m, sub openai:http://127.0.0.1:9/v1:small"
+        );
+    }
+
+    #[test]
+    fn replicas_make_a_pool_shared_by_root_and_sub() {
+        let pooled = HttpModel {
+            replicas: vec!["http://127.0.0.1:10/v1".into()],
+            ..http("http://127.0.0.1:9/v1", "m")
+        };
+        let cfg = BackendConfig {
+            http: Some(pooled.clone()),
+            sub_http: Some(pooled),
+            ..Default::default()
+        };
+        let b = cfg.build().unwrap();
+        let (root, sub) = (b.models.root.unwrap(), b.models.sub.unwrap());
+        assert!(Arc::ptr_eq(&root, &sub));
+        assert_eq!(
+            root.id(),
+            "pool[openai:http://127.0.0.1:10/v1:m,openai:http://127.0.0.1:9/v1:m]"
         );
     }
 

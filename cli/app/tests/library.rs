@@ -103,6 +103,7 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
     let backends = BackendConfig {
         http: Some(HttpModel {
             base_url: server.base_url(),
+            replicas: Vec::new(),
             model: "scripted".into(),
             api_key: None,
             context_window: Some(32_768),

@@ -42,6 +42,7 @@ impl ModelConfig {
         Ok(Self {
             http: HttpModel {
                 base_url,
+                replicas: Vec::new(),
                 model,
                 api_key,
                 context_window,

@@ -15,6 +15,13 @@
 //! top_k = 20
 //! ```
 //!
+//! **Several servers of one model.** `--base-url` and `--sub-base-url` may be
+//! given more than once (or as a comma-separated list: `RLMKG_SUB_BASE_URL=
+//! http://a:8000/v1,http://b:8000/v1`, or a TOML array), and an entry
+//! `@FILE` stands for the URLs in FILE, one a line (blank lines and lines
+//! starting with `#` are skipped). Calls then go to the least busy healthy
+//! server, and a failing one is skipped for a while (`rlm_core::PoolModel`).
+//!
 //! **Trust rule for a store's `rlmkg.toml`.** A store directory may come from
 //! someone else (a shared or downloaded store), so its file may say how to run
 //! (model names, sampling, budgets, profile, context windows) but not where
@@ -148,6 +155,26 @@ macro_rules! setting_value_from_str {
 
 setting_value_from_str!(String, f32, f64, u32, u64, usize);
 
+/// A list: comma-separated text (repeated flags are joined so), empty
+/// entries dropped.
+impl SettingValue for Vec<String> {
+    fn to_text(&self) -> String {
+        self.join(",")
+    }
+    fn from_text(text: &str) -> Result<Self, String> {
+        let items: Vec<String> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if items.is_empty() {
+            return Err("the list is empty".into());
+        }
+        Ok(items)
+    }
+}
+
 impl SettingValue for PathBuf {
     fn to_text(&self) -> String {
         self.display().to_string()
@@ -171,9 +198,9 @@ impl SettingValue for bool {
 }
 
 settings! {
-    /// Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1).
-    #[arg(long, help_heading = "Model")]
-    base_url: String,
+    /// Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1); repeat it (or give a,b, or @FILE with one URL a line) for several servers of the model: calls go to the least busy healthy one.
+    #[arg(long, help_heading = "Model", value_delimiter = ',')]
+    base_url: Vec<String>,
     /// Model name on that server (root model).
     #[arg(long, help_heading = "Model")]
     model: String,
@@ -183,9 +210,9 @@ settings! {
     /// Model for sub-calls (default: the root model).
     #[arg(long, help_heading = "Model")]
     sub_model: String,
-    /// Base URL for sub-calls (default: the root base URL).
-    #[arg(long, help_heading = "Model")]
-    sub_base_url: String,
+    /// Base URL for sub-calls (default: the root base URLs); repeat it (or give a,b, or @FILE with one URL a line) to spread sub-calls over several servers.
+    #[arg(long, help_heading = "Model", value_delimiter = ',')]
+    sub_base_url: Vec<String>,
     /// API key for sub-calls (default: the root key).
     #[arg(long, help_heading = "Model")]
     sub_api_key: String,
@@ -392,6 +419,9 @@ pub fn user_config_path() -> Option<PathBuf> {
 fn toml_text(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
+        // A list setting (`base_url = ["http://a/v1", "http://b/v1"]`) is
+        // read as the comma-separated text the flags and environment give.
+        toml::Value::Array(items) => items.iter().map(toml_text).collect::<Vec<_>>().join(","),
         other => other.to_string(),
     }
 }
@@ -507,6 +537,47 @@ pub fn resolve_with(
     Ok(s)
 }
 
+/// The endpoints a list setting names, each once in the order given: its
+/// URLs, with `@FILE` entries read (one URL a line; blank lines and `#`
+/// comments skipped). `None` when the setting is unset.
+fn endpoints(key: &str, entries: Option<&[String]>) -> Result<Option<Vec<String>>> {
+    let Some(entries) = entries else {
+        return Ok(None);
+    };
+    fn add(urls: &mut Vec<String>, url: &str) {
+        if !urls.iter().any(|u| u == url) {
+            urls.push(url.to_owned());
+        }
+    }
+    let mut urls: Vec<String> = Vec::new();
+    for entry in entries {
+        let Some(file) = entry.strip_prefix('@') else {
+            add(&mut urls, entry);
+            continue;
+        };
+        let path = PathBuf::from(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| SettingsError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let named: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        if named.is_empty() {
+            return Err(invalid(format!(
+                "setting {key}: {} names no server (one URL a line)",
+                path.display()
+            )));
+        }
+        for url in named {
+            add(&mut urls, url);
+        }
+    }
+    Ok(Some(urls))
+}
+
 fn sampling(t: &Typed) -> Sampling {
     Sampling {
         temperature: t.temperature,
@@ -532,9 +603,12 @@ pub fn backend_config(s: &Settings) -> Result<BackendConfig> {
         .map(str::parse::<ServerKind>)
         .transpose()
         .map_err(invalid)?;
-    let http = match (t.base_url.clone(), t.model.clone()) {
-        (Some(base_url), Some(model)) => Some(HttpModel {
-            base_url,
+    let roots = endpoints("base_url", t.base_url.as_deref())?;
+    let subs = endpoints("sub_base_url", t.sub_base_url.as_deref())?;
+    let http = match (roots.as_deref(), t.model.clone()) {
+        (Some([base_url, replicas @ ..]), Some(model)) => Some(HttpModel {
+            base_url: base_url.clone(),
+            replicas: replicas.to_vec(),
             model,
             api_key: t.api_key.clone(),
             context_window: root_window,
@@ -542,20 +616,24 @@ pub fn backend_config(s: &Settings) -> Result<BackendConfig> {
         }),
         _ => None,
     };
-    let sub_http = http.as_ref().map(|root| HttpModel {
-        base_url: t
-            .sub_base_url
-            .clone()
-            .unwrap_or_else(|| root.base_url.clone()),
-        model: t.sub_model.clone().unwrap_or_else(|| root.model.clone()),
-        api_key: t.sub_api_key.clone().or_else(|| root.api_key.clone()),
-        context_window: t.sub_context_window.or(root_window),
-        // The sub-model's server is the root's only when it has the root's URL.
-        server: if t.sub_base_url.is_none() {
-            server
-        } else {
-            None
-        },
+    let sub_http = http.as_ref().map(|root| {
+        let (base_url, replicas) = match subs.as_deref() {
+            Some([first, rest @ ..]) => (first.clone(), rest.to_vec()),
+            _ => (root.base_url.clone(), root.replicas.clone()),
+        };
+        HttpModel {
+            base_url,
+            replicas,
+            model: t.sub_model.clone().unwrap_or_else(|| root.model.clone()),
+            api_key: t.sub_api_key.clone().or_else(|| root.api_key.clone()),
+            context_window: t.sub_context_window.or(root_window),
+            // The sub-model's server is the root's only when it has the root's URL.
+            server: if t.sub_base_url.is_none() {
+                server
+            } else {
+                None
+            },
+        }
     });
     Ok(BackendConfig {
         http,
@@ -658,7 +736,7 @@ mod tests {
             _ => None,
         };
         let args = ModelArgs {
-            base_url: Some("http://flag/v1".into()),
+            base_url: Some(vec!["http://flag/v1".into()]),
             ..Default::default()
         };
         let s = resolve_with(&args, &dir, env, Some(user.clone())).unwrap();
@@ -790,6 +868,84 @@ mod tests {
             err.contains("no_cache") && err.contains("RLMKG_NO_CACHE"),
             "{err}"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn several_servers_from_repeated_flags_lists_files_env_and_toml_arrays() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            m: ModelArgs,
+        }
+        let dir = tempfile_dir();
+        let list = dir.join("servers.txt");
+        std::fs::write(
+            &list,
+            "# the sub-model's servers\nhttp://c/v1\n\n  http://d/v1  \nhttp://a/v1\n",
+        )
+        .unwrap();
+        let at = format!("@{}", list.display());
+        let c = Cli::try_parse_from([
+            "x",
+            "--model",
+            "m",
+            "--base-url",
+            "http://a/v1",
+            "--base-url",
+            "http://b/v1,http://a/v1",
+            "--sub-base-url",
+            &at,
+        ])
+        .unwrap();
+        let s = resolve_with(&c.m, &dir, |_| None, None).unwrap();
+        assert_eq!(
+            s.get("base_url"),
+            Some("http://a/v1,http://b/v1,http://a/v1")
+        );
+        let b = backend_config(&s).unwrap();
+        let root = b.http.unwrap();
+        assert_eq!(
+            (root.base_url.as_str(), root.replicas.as_slice()),
+            ("http://a/v1", &["http://b/v1".to_owned()][..])
+        );
+        let sub = b.sub_http.unwrap();
+        assert_eq!(sub.base_url, "http://c/v1");
+        assert_eq!(sub.replicas, ["http://d/v1", "http://a/v1"]);
+        // The sub-model defaults to the root's servers, all of them.
+        let env = |k: &str| match k {
+            "RLMKG_BASE_URL" => Some("http://a/v1, http://b/v1".to_string()),
+            "RLMKG_MODEL" => Some("m".to_string()),
+            _ => None,
+        };
+        let s = resolve_with(&ModelArgs::default(), &dir, env, None).unwrap();
+        let b = backend_config(&s).unwrap();
+        assert_eq!(b.sub_http.unwrap().replicas, ["http://b/v1"]);
+        // A user config file may list them as a TOML array.
+        let user = dir.join("user.toml");
+        std::fs::write(
+            &user,
+            "model = \"m\"\nsub_base_url = [\"http://e/v1\", \"http://f/v1\"]\nbase_url = \"http://a/v1\"\n",
+        )
+        .unwrap();
+        let s = resolve_with(&ModelArgs::default(), &dir, |_| None, Some(user)).unwrap();
+        let b = backend_config(&s).unwrap();
+        assert!(b.http.unwrap().replicas.is_empty());
+        assert_eq!(b.sub_http.unwrap().replicas, ["http://f/v1"]);
+        // A file that names no server, or none at all, is an error.
+        std::fs::write(&list, "# nothing yet\n").unwrap();
+        let c = Cli::try_parse_from(["x", "--model", "m", "--base-url", &at]).unwrap();
+        let s = resolve_with(&c.m, &dir, |_| None, None).unwrap();
+        let err = backend_config(&s).unwrap_err().to_string();
+        assert!(err.contains("names no server"), "{err}");
+        let missing = format!("@{}", dir.join("absent.txt").display());
+        let c = Cli::try_parse_from(["x", "--model", "m", "--base-url", &missing]).unwrap();
+        let s = resolve_with(&c.m, &dir, |_| None, None).unwrap();
+        assert!(matches!(
+            backend_config(&s),
+            Err(SettingsError::Read { .. })
+        ));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
