@@ -14,22 +14,28 @@ fn repr(py: Python<'_>, s: &str) -> PyResult<String> {
 }
 
 /// One claim of an answer, checked against the sentences it cites.
-#[pyclass(frozen, get_all, module = "rlmkg")]
+#[pyclass(frozen, module = "rlmkg")]
 pub struct Claim {
     /// The claim's text, citations removed.
+    #[pyo3(get)]
     text: String,
     /// `supported`, `partial`, `overreach`, `unsupported`, `uncited`,
     /// `broken` or `exempt` (a connective sentence, not checked).
+    #[pyo3(get)]
     verdict: &'static str,
     /// Weighted share of the claim's terms the cited text carries (0 to 1).
+    #[pyo3(get)]
     score: f64,
     /// Why: dicts with `kind` and `detail`.
+    #[pyo3(get)]
     reasons: Py<PyAny>,
     /// The citations: dicts with `raw`, `id`, `resolved`, `precise`, `footnote`.
+    #[pyo3(get)]
     citations: Py<PyAny>,
     /// The best-matching source sentences, best first.
+    #[pyo3(get)]
     evidence: Py<PyAny>,
-    /// The whole claim report as a dict.
+    /// The whole claim report as a dict (`to_dict`).
     data: Py<PyAny>,
 }
 
@@ -65,41 +71,57 @@ impl Claim {
 
 /// A verified answer: the text with inline citations (`[c12.s3]`), its short
 /// answer, and every claim with its verdict.
-#[pyclass(frozen, get_all, module = "rlmkg")]
+#[pyclass(frozen, module = "rlmkg")]
 pub struct Answer {
     /// The question.
+    #[pyo3(get)]
     question: String,
     /// The short answer the text opens with, when there is one.
+    #[pyo3(get)]
     short_answer: Option<String>,
     /// What the question asks for (a dict: `type`, and `options` for a choice).
+    #[pyo3(get)]
     answer_type: Py<PyAny>,
     /// The sources carry no answer of the asked type: the text is the closest evidence.
+    #[pyo3(get)]
     not_found: bool,
     /// The answer text with inline citations.
+    #[pyo3(get)]
     text: String,
     /// What produced it: `rlm`, `heuristic_composed` or `extractive`.
+    #[pyo3(get)]
     method: Py<PyAny>,
     /// The claims, in order.
+    #[pyo3(get)]
     claims: Py<PyList>,
     /// Whether there is an answer and every factual claim of it is supported.
+    #[pyo3(get)]
     verified: bool,
     /// Whether a strict repair turn was used.
+    #[pyo3(get)]
     repaired: bool,
     /// Why the run stopped, in words.
+    #[pyo3(get)]
     stop_reason: String,
     /// Model usage (calls, tokens, turns, seconds, …).
+    #[pyo3(get)]
     usage: Py<PyAny>,
     /// Chunk and sentence ids the run read.
+    #[pyo3(get)]
     read_ids: Vec<String>,
     /// The trajectory file, when one was written.
+    #[pyo3(get)]
     trajectory_path: Option<String>,
     /// Why the root model's run was set aside for the heuristic strategy, if it was.
+    #[pyo3(get)]
     fallback: Py<PyAny>,
     /// The checker's whole report (claims, footnotes, totals) as a dict.
+    #[pyo3(get)]
     verification: Py<PyAny>,
     /// Remarks of the run (which strategy answered, fallbacks, repairs).
+    #[pyo3(get)]
     notes: Vec<String>,
-    /// The whole answer as a dict.
+    /// The whole answer as a dict (`to_dict`).
     data: Py<PyAny>,
 }
 

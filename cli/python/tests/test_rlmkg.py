@@ -249,3 +249,24 @@ def test_eval_scores_the_sample_questions(tmp_path):
     assert retrieval["questions"] == len(sample_questions()) and "em" not in retrieval
     with pytest.raises(rlmkg.EvalError, match="cannot read"):
         store.eval(tmp_path / "missing.jsonl")
+
+
+def test_the_type_stubs_name_what_the_module_has():
+    import ast
+    import inspect
+    from pathlib import Path
+
+    stub = Path(rlmkg.__file__).with_name("__init__.pyi")
+    assert stub.is_file() and stub.with_name("py.typed").is_file()
+    tree = ast.parse(stub.read_text())
+    top = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    # Everything public but the extension module itself (`rlmkg.rlmkg`).
+    public = {
+        n for n in dir(rlmkg) if not n.startswith("_") and not inspect.ismodule(getattr(rlmkg, n))
+    }
+    assert top == public, (top ^ public)
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        stubbed = {f.name for f in cls.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")}
+        actual = {n for n in dir(getattr(rlmkg, cls.name)) if not n.startswith("_")}
+        actual -= set(dir(Exception))  # args, with_traceback, add_note
+        assert stubbed == actual, (cls.name, stubbed ^ actual)
