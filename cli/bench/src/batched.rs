@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use crate::{BenchOptions, BenchRow};
 
 /// A corpus with nothing in it: the benchmark only exercises sub-calls.
-struct EmptyHandle;
+pub(crate) struct EmptyHandle;
 
 impl ContextHandle for EmptyHandle {
     fn functions(&self) -> Vec<HandleFunction> {

@@ -13,6 +13,7 @@ mod ingest;
 mod model;
 mod repl;
 mod serve;
+mod servers;
 
 use std::path::PathBuf;
 
@@ -34,6 +35,8 @@ pub enum Area {
     Model,
     /// `rlmkg serve` latencies under load while an ingest commits.
     Serve,
+    /// Sub-calls over one and two model servers (one failing, one killed).
+    Servers,
 }
 
 impl Named for Area {
@@ -44,6 +47,7 @@ impl Named for Area {
         Self::Batched,
         Self::Model,
         Self::Serve,
+        Self::Servers,
     ];
     const WHAT: &'static str = "benchmark area";
 
@@ -55,6 +59,7 @@ impl Named for Area {
             Self::Batched => "batched",
             Self::Model => "model",
             Self::Serve => "serve",
+            Self::Servers => "servers",
         }
     }
 }
@@ -103,5 +108,6 @@ pub fn run(
         Area::Batched => batched::run(opts),
         Area::Model => model::run(opts, note),
         Area::Serve => serve::run(opts),
+        Area::Servers => servers::run(opts),
     }
 }

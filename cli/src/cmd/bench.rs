@@ -12,7 +12,7 @@ use crate::cli::GlobalArgs;
 /// Arguments of `rlmkg bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Areas to run (ingest, graph, repl, batched, model, serve; default: all).
+    /// Areas to run (ingest, graph, repl, batched, model, serve, servers; default: all).
     pub areas: Vec<Area>,
     /// Where benchmark corpora and scratch stores go.
     #[arg(long, default_value = "bench-data")]

@@ -1,0 +1,174 @@
+//! `rlmkg bench servers`: sub-calls spread over several model servers
+//! (issue 31). One `llm_query_batched` of N = 64 prompts through the real
+//! loop and HTTP client, against local chat-completions servers that work on
+//! at most 8 requests at once (as a model server with 8 slots does, and says
+//! at `GET /props`) and take L = 200 ms a call: one server, then a pool of
+//! two ([`rlm_core::PoolModel`]), then two with one failing every call, then
+//! two with one killed once calls are in flight. The fan-out is left to the
+//! run (the servers' slots). The issue-31 target: two servers finish in about
+//! half the time of one.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rlm_core::testkit::{ChatServer, Reply, is_root_request};
+use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, Rlm, RlmConfig};
+use serde_json::Value;
+
+use crate::batched::EmptyHandle;
+use crate::{BenchOptions, BenchRow};
+
+/// Slots of each server.
+const SLOTS: usize = 8;
+
+/// Sub-calls in the batch.
+const N: usize = 64;
+
+/// A root server: one batch of `N` sub-calls, then `FINAL`.
+fn root_server() -> anyhow::Result<ChatServer> {
+    let done = AtomicBool::new(false);
+    let code = format!(
+        "```repl\nrs = llm_query_batched([f'prompt {{i}}' for i in range({N})])\nprint(sum(r == 'ok' for r in rs))\n```"
+    );
+    Ok(ChatServer::start(move |req: &Value, _| {
+        if is_root_request(req) && !done.swap(true, Ordering::SeqCst) {
+            return Reply::Text(code.clone());
+        }
+        Reply::Text("```repl\nFINAL('done')\n```".into())
+    })?)
+}
+
+/// A sub-model server of `SLOTS` slots answering `ok` after `latency`.
+fn sub_server(latency: Duration) -> anyhow::Result<ChatServer> {
+    Ok(ChatServer::start_serving(SLOTS, move |_: &Value, _| {
+        Reply::Delay(latency, Box::new(Reply::Text("ok".into())))
+    })?)
+}
+
+fn client(base_url: &str) -> anyhow::Result<Arc<dyn LanguageModel>> {
+    Ok(Arc::new(OpenAiModel::new(OpenAiConfig::new(
+        base_url, "bench",
+    ))?))
+}
+
+/// The batch's wall time in ms with `sub` as the sub-model, after checking
+/// that every call was answered; and the fan-out the run chose.
+fn batch(
+    rt: &tokio::runtime::Runtime,
+    work: &std::path::Path,
+    sub: Arc<dyn LanguageModel>,
+) -> anyhow::Result<(f64, usize)> {
+    let root = root_server()?;
+    let trace = work.join("servers-trace.jsonl");
+    let cfg = RlmConfig {
+        trace_path: Some(trace.clone()),
+        ..RlmConfig::default()
+    };
+    let rlm = Rlm::new(cfg, client(&root.base_url())?, sub, Arc::new(EmptyHandle));
+    let (mut session, _) = rt.block_on(rlm.run("bench"))?;
+    session.finish(Value::Null)?;
+    let t = rlm_core::Trajectory::read(&trace)?;
+    let _ = std::fs::remove_file(&trace);
+    let block = t
+        .iterations
+        .first()
+        .and_then(|i| i.blocks.first())
+        .ok_or_else(|| anyhow::anyhow!("the batched block did not run"))?;
+    anyhow::ensure!(
+        block.error.is_none() && block.output.trim() == N.to_string(),
+        "not every call was answered: {:?} {:?}",
+        block.output,
+        block.error
+    );
+    let fan_out = t
+        .header
+        .as_ref()
+        .and_then(|h| h.concurrency)
+        .map_or(1, |c| c.limit);
+    Ok((block.elapsed_ms as f64, fan_out))
+}
+
+fn pool(urls: &[String]) -> anyhow::Result<Arc<dyn LanguageModel>> {
+    let members = urls
+        .iter()
+        .map(|u| client(u))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(Arc::new(PoolModel::new(members)?))
+}
+
+/// Run the servers benchmarks.
+pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let latency_ms: u64 = if args.quick { 50 } else { 200 };
+    let latency = Duration::from_millis(latency_ms);
+    let work = &args.work_dir;
+    let ideal_one = N.div_ceil(SLOTS) as f64 * latency_ms as f64;
+    let row = |name: &str, ms: f64, target: Option<String>, note: String| BenchRow {
+        area: "servers".into(),
+        name: format!("N={N} L={latency_ms}ms {SLOTS} slots each: {name}"),
+        value: ms,
+        unit: "ms".into(),
+        target,
+        note,
+    };
+    let mut rows = Vec::new();
+
+    let one = sub_server(latency)?;
+    let (one_ms, fan) = batch(&rt, work, client(&one.base_url())?)?;
+    rows.push(row(
+        "1 server",
+        one_ms,
+        Some(format!("≈ {ideal_one:.0} ms (ideal)")),
+        format!("fan-out {fan}"),
+    ));
+
+    let (a, b) = (sub_server(latency)?, sub_server(latency)?);
+    let (two_ms, fan) = batch(&rt, work, pool(&[a.base_url(), b.base_url()])?)?;
+    rows.push(row(
+        "2 servers",
+        two_ms,
+        Some(format!("≈ {:.0} ms (half of 1 server)", one_ms / 2.0)),
+        format!("{:.2}× the 1-server time, fan-out {fan}", two_ms / one_ms),
+    ));
+
+    let failing = ChatServer::start(|_: &Value, _| Reply::Status(500, None, "down".into()))?;
+    let good = sub_server(latency)?;
+    let (ms, _) = batch(&rt, work, pool(&[failing.base_url(), good.base_url()])?)?;
+    rows.push(row(
+        "2 servers, one failing every call",
+        ms,
+        Some(format!("≈ {one_ms:.0} ms (1 server), no call lost")),
+        format!(
+            "{:.2}× the 1-server time; the failing server got {} calls",
+            ms / one_ms,
+            failing.requests().len()
+        ),
+    ));
+
+    let (a, b) = (Arc::new(sub_server(latency)?), sub_server(latency)?);
+    let victim = Arc::clone(&a);
+    let killer = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while victim.requests().len() < SLOTS && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        victim.kill();
+    });
+    let (ms, _) = batch(&rt, work, pool(&[a.base_url(), b.base_url()])?)?;
+    let _ = killer.join();
+    rows.push(row(
+        "2 servers, one killed mid-run",
+        ms,
+        Some(format!("≤ {one_ms:.0} ms (1 server), no call lost")),
+        format!(
+            "{:.2}× the 1-server time; {} calls were sent to the killed server",
+            ms / one_ms,
+            a.requests().len()
+        ),
+    ));
+    Ok(rows)
+}
