@@ -44,7 +44,8 @@ class ModelConfig:
 
     `base_url` ends in `/v1`; `server` is one of `openai`, `vllm`, `llama-cpp`,
     `llama-cpp-python`, `ollama`. `server` and `context_window` are asked of the
-    server when not given.
+    server when not given. `replicas` are the base URLs of further servers of the
+    same model; the calls are spread over all of them.
     """
 
     def __init__(
@@ -54,6 +55,7 @@ class ModelConfig:
         api_key: Optional[str] = None,
         context_window: Optional[int] = None,
         server: Optional[str] = None,
+        replicas: Optional[Sequence[str]] = None,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -65,6 +67,8 @@ class ModelConfig:
     def context_window(self) -> Optional[int]: ...
     @property
     def server(self) -> Optional[str]: ...
+    @property
+    def replicas(self) -> list[str]: ...
 
 class Claim:
     """One claim of an answer, checked against the sentences it cites."""

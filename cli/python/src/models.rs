@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyList, PyString};
 use rlm_core::{Budgets, Profile, Protocol, RlmConfig, Sampling, ServerKind};
 use rlmkg::backends::{BackendConfig, EmbeddedChoice, HttpModel};
 use rlmkg::{AskOptions, Strategy};
@@ -25,15 +25,18 @@ pub struct ModelConfig {
 impl ModelConfig {
     /// `base_url` ends in `/v1`; `model` is the name the server knows;
     /// `server` (`openai`, `vllm`, `llama-cpp`, `llama-cpp-python`,
-    /// `ollama`) and `context_window` are asked of the server when not given.
+    /// `ollama`) and `context_window` are asked of the server when not given;
+    /// `replicas` are the base URLs of further servers of the same model,
+    /// which share the calls.
     #[new]
-    #[pyo3(signature = (base_url, model, api_key=None, context_window=None, server=None))]
+    #[pyo3(signature = (base_url, model, api_key=None, context_window=None, server=None, replicas=None))]
     fn new(
         base_url: String,
         model: String,
         api_key: Option<String>,
         context_window: Option<usize>,
         server: Option<&str>,
+        replicas: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let server = server
             .map(str::parse::<ServerKind>)
@@ -42,7 +45,7 @@ impl ModelConfig {
         Ok(Self {
             http: HttpModel {
                 base_url,
-                replicas: Vec::new(),
+                replicas: replicas.unwrap_or_default(),
                 model,
                 api_key,
                 context_window,
@@ -55,6 +58,12 @@ impl ModelConfig {
     #[getter]
     fn base_url(&self) -> &str {
         &self.http.base_url
+    }
+
+    /// The base URLs of further servers of the same model.
+    #[getter]
+    fn replicas(&self) -> Vec<String> {
+        self.http.replicas.clone()
     }
 
     /// The model's name on the server.
@@ -85,7 +94,7 @@ impl ModelConfig {
         let h = &self.http;
         let repr = |s: &str| -> PyResult<String> { Ok(PyString::new(py, s).repr()?.to_string()) };
         Ok(format!(
-            "ModelConfig(base_url={}, model={}, api_key={}, context_window={}, server={})",
+            "ModelConfig(base_url={}, model={}, api_key={}, context_window={}, server={}, replicas={})",
             repr(&h.base_url)?,
             repr(&h.model)?,
             // The key itself is never shown.
@@ -96,6 +105,7 @@ impl ModelConfig {
                 Some(s) => repr(s.name())?,
                 None => "None".to_owned(),
             },
+            PyList::new(py, &h.replicas)?.repr()?,
         ))
     }
 }

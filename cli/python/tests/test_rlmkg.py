@@ -166,7 +166,14 @@ def explore_then_final(req):
 def test_ask_with_a_scripted_model_server(store, chat_server, tmp_path):
     server = chat_server(explore_then_final)
     model = rlmkg.ModelConfig(server.base_url, "scripted", context_window=32768)
-    assert "scripted" in repr(model) and model.api_key is None
+    assert model.api_key is None and model.replicas == []
+    assert repr(model) == (
+        f"ModelConfig(base_url='{server.base_url}', model='scripted', api_key=None, "
+        "context_window=32768, server=None, replicas=[])"
+    )
+    keyed = rlmkg.ModelConfig("http://a/v1", "m", api_key="secret", replicas=["http://b/v1"])
+    assert "secret" not in repr(keyed) and keyed.api_key == "secret"
+    assert keyed.replicas == ["http://b/v1"]
     events = []
     trace = tmp_path / "trace.jsonl"
     answer = store.ask(
