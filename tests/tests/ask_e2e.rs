@@ -155,6 +155,46 @@ fn an_answer_naming_what_its_citation_does_not_carry_does_not_stand() {
 }
 
 #[test]
+fn a_supported_answer_that_names_nothing_of_the_asked_type_does_not_stand() {
+    // "Who founded …" asks for a person; the answer's one claim is carried by
+    // its sentence but names no one. Each try is worded differently.
+    let case = scripted_case(
+        |req: &Value, _| {
+            let n = turn(req);
+            Reply::Text(match n {
+                0 => repl(
+                    r#"import re
+sid = None
+for h in context.search("Salt Atlas published Northlight Press", k=5):
+    for i, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if sid is None and "published in 2016" in s:
+            sid = i
+print(sid)"#,
+                ),
+                _ => repl(&format!(
+                    "# try {n}\nFINAL(f\"The Salt Atlas was published in 2016 [{{sid}}].\")"
+                )),
+            })
+        },
+        &[],
+        "Who founded the publisher of The Salt Atlas?",
+    );
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(
+        answer["fallback"]["kind"], "unsupported_answer",
+        "{answer:#}"
+    );
+    assert!(
+        answer["fallback"]["why"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("person"),
+        "{answer:#}"
+    );
+}
+
+#[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
     let case = scripted_case(

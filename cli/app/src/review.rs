@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use rlmkg_citation::{CheckOptions, ReasonKind, Verdict};
+use rlmkg_heuristic::short::{self, AnswerType, ShortAnswer};
 use rlmkg_ingest::Store;
 
 use crate::spans::StoreSpans;
@@ -226,6 +227,14 @@ pub(crate) fn review(
              [id] of the sentence that says it"
         ));
     }
+    let kind = short::answer_type(question);
+    if typed(&kind) && short_answer(store, question, &report).is_none() {
+        return Err(format!(
+            "the question asks for {}, and no claim of your answer that its citation carries \
+             names one; find the sentence that does, and begin the answer with it",
+            kind.describe()
+        ));
+    }
     Ok(())
 }
 
@@ -267,6 +276,116 @@ pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
         ));
     }
     None
+}
+
+/// Whether a question of this type is answered by a name, place, date or
+/// number (its answer can be read and typed), not by yes/no or free text.
+pub(crate) fn typed(kind: &AnswerType) -> bool {
+    matches!(
+        kind,
+        AnswerType::Person
+            | AnswerType::Place
+            | AnswerType::Organization
+            | AnswerType::Date
+            | AnswerType::Number
+    )
+}
+
+/// Whether `claim` is of the asked type: it names an entity of a fitting kind
+/// that its cited chunks hold and the question does not (people, places,
+/// organizations), or holds a
+/// digit (dates, numbers); other types always fit.
+fn of_type(
+    store: &Store,
+    question: &str,
+    kind: &AnswerType,
+    claim: &rlmkg_citation::ClaimReport,
+) -> bool {
+    match kind {
+        AnswerType::Date | AnswerType::Number => claim.text.chars().any(|c| c.is_ascii_digit()),
+        AnswerType::Person | AnswerType::Place | AnswerType::Organization => {
+            let kinds = short::kinds_for(kind);
+            let text = claim.text.to_lowercase();
+            // The question's own names are not its answer.
+            let asked = question.to_lowercase();
+            claim
+                .citations
+                .iter()
+                .filter_map(|c| c.id.as_deref())
+                .filter_map(|id| chunk_of(id).parse::<rlmkg_ids::ChunkId>().ok())
+                .filter_map(|c| store.entities_of_chunk(c).ok())
+                .flatten()
+                .filter(|e| kinds.contains(&e.kind.as_str()))
+                .any(|e| {
+                    std::iter::once(&e.name)
+                        .chain(&e.aliases)
+                        .map(|n| n.to_lowercase())
+                        .any(|n| n.chars().count() > 1 && text.contains(&n) && !asked.contains(&n))
+                })
+        }
+        _ => true,
+    }
+}
+
+/// The short answer of an RLM answer: its first claim, when it is short,
+/// supported and of the asked type (the prompts ask for the short answer
+/// first); otherwise what the heuristic's reader picks from the sentences
+/// the answer's supported claims cite, in the answer's order. Either way it
+/// is read from verified text; `None` when the verified claims hold none.
+pub(crate) fn short_answer(
+    store: &Store,
+    question: &str,
+    report: &rlmkg_citation::Report,
+) -> Option<ShortAnswer> {
+    let kind = short::answer_type(question);
+    let first = report
+        .claims
+        .iter()
+        .find(|c| c.verdict != Verdict::Exempt)?;
+    let text = first.text.trim().trim_end_matches(['.', '!']).trim();
+    let short = !text.is_empty()
+        && text.split_whitespace().count() <= SHORT_ANSWER_WORDS
+        && first.verdict == Verdict::Supported
+        && of_type(store, question, &kind, first);
+    if short {
+        return Some(ShortAnswer {
+            text: text.to_owned(),
+            kind,
+            citation: first
+                .citations
+                .iter()
+                .find_map(|c| c.id.clone())
+                .unwrap_or_default(),
+        });
+    }
+    let mut seen = HashSet::new();
+    let evidence: Vec<rlmkg_heuristic::Evidence> = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .flat_map(|c| &c.evidence)
+        .filter(|e| seen.insert(e.id.clone()))
+        .map(|e| rlmkg_heuristic::Evidence {
+            id: e.id.clone(),
+            chunk: chunk_of(&e.id).to_owned(),
+            title: String::new(),
+            path: e.path.clone(),
+            text: e.text.clone(),
+            score: 0.0,
+            about: None,
+        })
+        .collect();
+    if evidence.is_empty() {
+        return None;
+    }
+    let x = rlmkg_heuristic::Exploration {
+        question: question.to_owned(),
+        question_entities: Vec::new(),
+        bridges: Vec::new(),
+        chunks: Vec::new(),
+        evidence,
+    };
+    rlmkg_heuristic::short_answer(store, &x).1
 }
 
 /// Whether the answer's own claim is carried by what it cites: supported,

@@ -541,7 +541,9 @@ fn in_question(candidate: &str, q_words: &HashSet<String>) -> bool {
         })
 }
 
-pub(crate) fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
+/// The store's entity kinds that can answer a question of type `t` (none for
+/// types not answered by a named entity).
+pub fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
     match t {
         AnswerType::Person => &["person"],
         AnswerType::Place => &["place", "other"],

@@ -10,9 +10,7 @@ use rlmkg_citation::Report;
 
 use super::{Answer, AnswerStrategy, AskError, Heuristic, Method, Run};
 use crate::handle::StoreHandle;
-use rlmkg_heuristic::short::{self, AnswerType, ShortAnswer};
-use rlmkg_heuristic::{self as heuristic};
-use rlmkg_ingest::Store;
+use rlmkg_heuristic::short;
 
 /// The RLM strategy: a root model writing REPL code, a sub-model for its calls.
 pub struct RlmStrategy {
@@ -94,7 +92,18 @@ impl AnswerStrategy for RlmStrategy {
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;
         let answer_type = short::answer_type(question);
-        let short_answer = rlm_short_answer(&run.store, question, &report, &answer_type);
+        let short_answer = crate::review::short_answer(&run.store, question, &report);
+        if short_answer.is_none() && crate::review::typed(&answer_type) && !text.trim().is_empty() {
+            let why = format!(
+                "its verified claims name no {} (what the question asks for)",
+                answer_type
+                    .describe()
+                    .trim_start_matches("a ")
+                    .trim_start_matches("an ")
+            );
+            let reason = FallbackReason::UnsupportedAnswer { why };
+            return fall_back(&rlm, session, outcome, reason, run, question).await;
+        }
         Ok(Answer {
             question: question.to_owned(),
             not_found: text.trim().is_empty(),
@@ -143,70 +152,6 @@ async fn fall_back(
     answer.trajectory = outcome.trajectory;
     answer.fallback = Some(reason);
     Ok(answer)
-}
-
-/// The short answer of an RLM answer: its first claim, when it is short and
-/// carried by what it cites (the prompt asks for the short answer first);
-/// otherwise what the heuristic's reader picks from the sentences the
-/// answer's supported claims cite, in the answer's order. Either way it is
-/// read from verified text.
-fn rlm_short_answer(
-    store: &Store,
-    question: &str,
-    report: &Report,
-    kind: &AnswerType,
-) -> Option<ShortAnswer> {
-    let first = report
-        .claims
-        .iter()
-        .find(|c| c.verdict != rlmkg_citation::Verdict::Exempt)?;
-    let text = first.text.trim().trim_end_matches(['.', '!']).trim();
-    let short = !text.is_empty()
-        && text.split_whitespace().count() <= crate::review::SHORT_ANSWER_WORDS
-        && first.verdict == rlmkg_citation::Verdict::Supported;
-    if short {
-        return Some(ShortAnswer {
-            text: text.to_owned(),
-            kind: kind.clone(),
-            citation: first
-                .citations
-                .iter()
-                .find_map(|c| c.id.clone())
-                .unwrap_or_default(),
-        });
-    }
-    let mut seen = std::collections::HashSet::new();
-    let evidence: Vec<heuristic::Evidence> = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == rlmkg_citation::Verdict::Supported)
-        .flat_map(|c| &c.evidence)
-        .filter(|e| seen.insert(e.id.clone()))
-        .map(|e| heuristic::Evidence {
-            id: e.id.clone(),
-            chunk: e
-                .id
-                .split_once('.')
-                .map_or(e.id.as_str(), |(c, _)| c)
-                .to_owned(),
-            title: String::new(),
-            path: e.path.clone(),
-            text: e.text.clone(),
-            score: 0.0,
-            about: None,
-        })
-        .collect();
-    if evidence.is_empty() {
-        return None;
-    }
-    let x = heuristic::Exploration {
-        question: question.to_owned(),
-        question_entities: Vec::new(),
-        bridges: Vec::new(),
-        chunks: Vec::new(),
-        evidence,
-    };
-    heuristic::short_answer(store, &x).1
 }
 
 /// The `--strict` repair message: the failing claims and why.
