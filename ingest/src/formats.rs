@@ -7,6 +7,10 @@ use serde_json::Value;
 
 use crate::text::normalize;
 
+mod html;
+
+use html::html_text;
+
 /// Positional metadata kept with a document so citations can name pages and headings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocMeta {
@@ -323,144 +327,6 @@ fn markdown_meta(text: &str) -> DocMeta {
         pos += line.len() + 1;
     }
     meta
-}
-
-fn html_text(raw: &str) -> (Option<String>, String, DocMeta) {
-    use ego_tree::iter::Edge;
-    use scraper::{Html, Node};
-    let doc = Html::parse_document(raw);
-    let mut text = String::with_capacity(raw.len() / 2);
-    let mut meta = DocMeta::default();
-    let mut title: Option<String> = None;
-    let mut skip_depth = 0usize;
-    let mut in_title = false;
-    let mut heading_start: Option<usize> = None;
-    let mut pre_depth = 0usize;
-    const BLOCK: &[&str] = &[
-        "p",
-        "div",
-        "li",
-        "br",
-        "tr",
-        "section",
-        "article",
-        "blockquote",
-        "table",
-        "ul",
-        "ol",
-        "header",
-        "footer",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "pre",
-        "dt",
-        "dd",
-        "figcaption",
-        "main",
-        "nav",
-        "aside",
-        "hr",
-    ];
-    let newline = |text: &mut String, double: bool| {
-        while text.ends_with(' ') {
-            text.pop();
-        }
-        if text.is_empty() {
-            return;
-        }
-        let want = if double { "\n\n" } else { "\n" };
-        if !text.ends_with(want) {
-            if text.ends_with('\n') && double {
-                text.push('\n');
-            } else if !text.ends_with('\n') {
-                text.push_str(want);
-            }
-        }
-    };
-    for edge in doc.tree.root().traverse() {
-        match edge {
-            Edge::Open(node) => match node.value() {
-                Node::Element(e) => {
-                    let name = e.name();
-                    if matches!(name, "script" | "style" | "noscript" | "template" | "svg") {
-                        skip_depth += 1;
-                    } else if name == "title" {
-                        in_title = true;
-                    } else if skip_depth == 0 && BLOCK.contains(&name) {
-                        let is_h = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-                        newline(&mut text, is_h || name == "p");
-                        if is_h {
-                            heading_start = Some(text.len());
-                        }
-                        if name == "pre" {
-                            pre_depth += 1;
-                        }
-                    }
-                }
-                Node::Text(t) => {
-                    if in_title {
-                        let s = t.split_whitespace().collect::<Vec<_>>().join(" ");
-                        if !s.is_empty() {
-                            title = Some(normalize(&s));
-                        }
-                    } else if skip_depth == 0 {
-                        if pre_depth > 0 {
-                            text.push_str(t);
-                        } else {
-                            let lead = t.starts_with(char::is_whitespace);
-                            let trail = t.ends_with(char::is_whitespace);
-                            let words: Vec<&str> = t.split_whitespace().collect();
-                            if words.is_empty() {
-                                if !text.is_empty() && !text.ends_with([' ', '\n']) {
-                                    text.push(' ');
-                                }
-                                continue;
-                            }
-                            if lead && !text.is_empty() && !text.ends_with([' ', '\n']) {
-                                text.push(' ');
-                            }
-                            text.push_str(&words.join(" "));
-                            if trail {
-                                text.push(' ');
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            },
-            Edge::Close(node) => {
-                if let Node::Element(e) = node.value() {
-                    let name = e.name();
-                    if matches!(name, "script" | "style" | "noscript" | "template" | "svg") {
-                        skip_depth = skip_depth.saturating_sub(1);
-                    } else if name == "title" {
-                        in_title = false;
-                    } else if skip_depth == 0 && BLOCK.contains(&name) {
-                        let is_h = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-                        if is_h && let Some(s) = heading_start.take() {
-                            let h = text[s..].trim().to_string();
-                            if !h.is_empty() {
-                                meta.headings.push((s as u64, h));
-                            }
-                        }
-                        if name == "pre" {
-                            pre_depth = pre_depth.saturating_sub(1);
-                        }
-                        newline(&mut text, is_h || name == "p");
-                    }
-                }
-            }
-        }
-    }
-    let text = normalize(text.trim_end());
-    if title.is_none() {
-        title = meta.headings.first().map(|(_, h)| h.clone());
-    }
-    (title, text, meta)
 }
 
 fn read_pdf(path: &Path, bytes: &[u8], out: &mut ReadOutcome) {
