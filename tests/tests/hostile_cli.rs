@@ -167,3 +167,39 @@ fn a_store_config_cannot_redirect_requests_without_trust() {
     let out = show(&["--trust-store-config"]);
     assert_eq!(base_url(&out), "http://attacker.invalid/v1");
 }
+
+/// Issue 32: an HTML file nested 200 000 levels deep (2.2 MB) goes through
+/// the whole pipeline and its text is found. That the work is linear in the
+/// nesting is asserted where it is counted, in `ingest/src/formats/html.rs`
+/// (a quadratic parse would still pass here, minutes later).
+#[test]
+fn html_nested_200k_levels_deep_is_ingested_and_its_text_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    let text = "deep text here. Another sentence.";
+    let n = 200_000;
+    std::fs::write(
+        docs.join("deep.html"),
+        format!(
+            "<html><body>{}{text}{}</body></html>",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        ),
+    )
+    .unwrap();
+    let out = rlmkg(dir.path())
+        .args(["--json", "ingest", "docs"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["ingested"], 1, "{report}");
+    let out = rlmkg(dir.path())
+        .args(["--json", "search", "deep text"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let hits: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(hits[0]["text"], text, "{hits}");
+}

