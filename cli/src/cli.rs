@@ -125,7 +125,7 @@ pub fn run(cli: Cli) -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::from(exit::OK);
             }
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", crate::out::error_chain(err.as_ref()));
             ExitCode::from(crate::cmd::classify_error(&err))
         }
     }

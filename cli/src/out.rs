@@ -72,3 +72,124 @@ impl rlmkg_ingest::Progress for IngestProgress {
         self.bar.finish_and_clear();
     }
 }
+
+/// An error and its causes on one line, `message: cause: cause`, each said
+/// once: a cause whose text the line already ends with is left out.
+///
+/// The binary prints every error chain through this. Two rules meet in a
+/// chain: anyhow's contexts say only the context and leave the cause to the
+/// chain, so the chain must be walked; and the library errors (ours, with
+/// thiserror's `"store: {0}"` beside `#[from]`, and others', as tantivy's)
+/// say their cause in their own message and return it from `source()` too.
+/// Those messages stay whole, as every reader that shows only `Display`
+/// (the server's JSON errors, the Python package's exceptions) needs them,
+/// so the walk skips a cause already said: leaving out text the line ends
+/// with loses nothing, for every error type.
+pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut cause = Some(err);
+    while let Some(e) = cause {
+        let text = e.to_string();
+        if !said(&line, &text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        cause = e.source();
+    }
+    line
+}
+
+/// Whether `line` ends with `text` as a whole (not inside a word).
+fn said(line: &str, text: &str) -> bool {
+    line.strip_suffix(text).is_some_and(|before| {
+        text.is_empty()
+            || before.is_empty()
+            || !before.ends_with(char::is_alphanumeric)
+            || !text.starts_with(char::is_alphanumeric)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error shaped as thiserror makes ours: its message ends with its
+    /// cause's (`"{what}: {0}"`), and `source()` returns the cause too.
+    #[derive(Debug)]
+    struct Says(&'static str, Option<Box<Says>>);
+
+    impl std::fmt::Display for Says {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match &self.1 {
+                Some(inner) if !self.0.is_empty() => write!(f, "{}: {inner}", self.0),
+                Some(inner) => write!(f, "{inner}"),
+                None => f.write_str(self.0),
+            }
+        }
+    }
+
+    impl std::error::Error for Says {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|e| e as _)
+        }
+    }
+
+    fn says(what: &'static str, inner: Says) -> Says {
+        Says(what, Some(Box::new(inner)))
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let cases: Vec<(anyhow::Error, &str)> = vec![
+            // `store: {0}` over `{path}: {source}` over an I/O error.
+            (
+                says(
+                    "store",
+                    says("/s/texts/p1.txt", Says("Is a directory", None)),
+                )
+                .into(),
+                "store: /s/texts/p1.txt: Is a directory",
+            ),
+            // A transparent wrapper says exactly its cause.
+            (
+                says("", says("index", Says("gone", None))).into(),
+                "index: gone",
+            ),
+            // An anyhow context says only itself: its cause follows.
+            (
+                anyhow::Error::new(says("index", Says("gone", None))).context("opening X"),
+                "opening X: index: gone",
+            ),
+            // A cause not said by its wrapper is printed.
+            (
+                anyhow::Error::new(Says("bad line", None)).context("reading F"),
+                "reading F: bad line",
+            ),
+            // Only a whole ending counts: `7` is not said by `error 17`.
+            (
+                anyhow::Error::new(Says("7", None)).context("error 17"),
+                "error 17: 7",
+            ),
+        ];
+        for (err, want) in cases {
+            assert_eq!(error_chain(err.as_ref()), want);
+        }
+    }
+
+    /// The shape above is the one the binary printed twice with anyhow's
+    /// `{:#}`, which walks the chain and repeats what each message said.
+    #[test]
+    fn the_fixture_is_the_shape_that_printed_twice() {
+        let err: anyhow::Error = says(
+            "store",
+            says("/s/texts/p1.txt", Says("Is a directory", None)),
+        )
+        .into();
+        assert_eq!(
+            format!("{err:#}"),
+            "store: /s/texts/p1.txt: Is a directory: /s/texts/p1.txt: Is a directory: Is a directory"
+        );
+    }
+}

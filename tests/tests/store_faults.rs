@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rlmkg_ingest::Store;
-use rlmkg_tests::{fixture, rlmkg, run, stderr, stdout};
+use rlmkg_tests::{ask_heuristic, fixture, rlmkg, run, stderr, stdout};
 
 fn check_store(dir: &Path) -> rlmkg_ingest::InvariantReport {
     let store = Store::create_or_open(dir).expect("store opens");
@@ -290,4 +290,52 @@ fn ingest_stays_inside_its_roots_and_under_the_size_cap() {
         assert_eq!(hits.as_array().map(Vec::len), Some(0), "{q}: {hits}");
     }
     check_store(&tmp.path().join(".rlmkg"));
+}
+
+/// A temp dir holding a copy of the sample corpus (`corpus/`) ingested into
+/// `.rlmkg`, with the store's path.
+fn sample_copy() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    let sample = rlmkg_tests::repo_root().join("examples").join("corpus");
+    for e in std::fs::read_dir(sample).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), corpus.join(e.file_name())).unwrap();
+        }
+    }
+    let out = run(tmp.path(), &["--quiet", "ingest", "corpus"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let store = tmp.path().join(".rlmkg");
+    (tmp, store)
+}
+
+/// An error whose message already says its cause (issue 32: "error: store:
+/// X: Y: X: Y") is printed with each cause once: a pack's text file that
+/// is a folder fails the read with the same I/O error under `search` (the
+/// store's error) and `ask` (the store's error inside the answer's).
+#[test]
+fn an_error_chain_is_printed_with_each_cause_once() {
+    let (tmp, store) = sample_copy();
+    let pack = store.join("texts").join("p1.txt");
+    std::fs::remove_file(&pack).unwrap();
+    std::fs::create_dir(&pack).unwrap();
+    let os_error = std::io::Error::from_raw_os_error(21).to_string();
+    let search = run(
+        tmp.path(),
+        &["--store", store.to_str().unwrap(), "search", "salt"],
+    );
+    let ask = ask_heuristic(tmp.path(), &store, &[], "Who wrote The Salt Atlas?")
+        .output()
+        .unwrap();
+    for (name, out, prefix) in [("search", search, ""), ("ask", ask, "store: ")] {
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(
+            err.trim_end(),
+            format!("error: {prefix}{}: {os_error}", pack.display()),
+            "{name}"
+        );
+    }
 }

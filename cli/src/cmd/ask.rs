@@ -45,7 +45,7 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let store = crate::cmd::ingest::open_read(global)?;
     let settings = crate::cmd::settings(&args.model, &global.store)?;
     let backends = rlmkg_settings::build_backends(&settings)
-        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
+        .map_err(|e| ExitError::backend(crate::out::error_chain(&e)))?;
     let trace = args
         .trace
         .clone()

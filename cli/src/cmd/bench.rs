@@ -39,7 +39,7 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     for area in areas {
         match rlmkg_bench::run(area, &opts, &mut |n| eprintln!("bench {area}: {n}")) {
             Ok(r) => rows.extend(r),
-            Err(e) => eprintln!("bench {area}: {e:#}"),
+            Err(e) => eprintln!("bench {area}: {}", crate::out::error_chain(e.as_ref())),
         }
     }
     if global.json {

@@ -88,7 +88,7 @@ struct AnswerSetup {
 fn answer_setup(args: &EvalArgs, store_dir: &Path, quiet: bool) -> anyhow::Result<AnswerSetup> {
     let settings = crate::cmd::settings(&args.model, store_dir)?;
     let backends = rlmkg_settings::build_backends(&settings)
-        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
+        .map_err(|e| ExitError::backend(crate::out::error_chain(&e)))?;
     let asked = args.strategy.unwrap_or_default();
     let strategy = match (asked, &backends.models.root) {
         (Strategy::Rlm, None) => {

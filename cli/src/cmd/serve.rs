@@ -76,7 +76,7 @@ pub(crate) fn open_ops(
     }
     let settings = crate::cmd::settings(&run.model, &global.store)?;
     let backends = rlmkg_settings::build_backends(&settings)
-        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
+        .map_err(|e| ExitError::backend(crate::out::error_chain(&e)))?;
     if global.verbose > 0 {
         eprintln!("models: {}", backends.description);
     }

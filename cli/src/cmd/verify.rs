@@ -106,7 +106,7 @@ fn judge(report: &mut Report, model: &ModelArgs, store: &Path, quiet: bool) -> a
 pub(crate) fn model_judge(model: &ModelArgs, store: &Path) -> anyhow::Result<ModelJudge> {
     let settings = crate::cmd::settings(model, store)?;
     let backends = rlmkg_settings::build_backends(&settings)
-        .map_err(|e| ExitError::backend(format!("{e:#}")))?;
+        .map_err(|e| ExitError::backend(crate::out::error_chain(&e)))?;
     let Some(lm) = backends.models.sub.or(backends.models.root) else {
         return Err(ExitError::backend(
             "--judge needs a model: set --base-url and --model, or install one with `rlmkg model pull`",
