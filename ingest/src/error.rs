@@ -47,6 +47,19 @@ pub enum StoreError {
         "the store at {0} changed while it was being read (a writer committed); run the command again"
     )]
     Changed(PathBuf),
+    /// Something the manifest names is gone though no writer has committed
+    /// since it was read: the store was damaged from outside (a folder
+    /// deleted, a file removed), which no rerun mends.
+    #[error(
+        "the store at {dir} is damaged: {what}; ingest the same paths again \
+         (`rlmkg ingest PATH…`), which drops the damaged files from the store and adds them anew"
+    )]
+    Damaged {
+        /// Store directory.
+        dir: PathBuf,
+        /// What is missing, relative to the store (`texts/ is missing`).
+        what: String,
+    },
     /// An id that does not name anything in the store.
     #[error("not found: {0}")]
     UnknownId(String),

@@ -311,6 +311,76 @@ fn sample_copy() -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, store)
 }
 
+/// A store damaged from outside (issue 32) says it is damaged, names what
+/// is missing and the ingest that mends it, every time it is asked: never
+/// "changed while it was being read; run the command again", which no rerun
+/// fixes. The ingest it names does mend it.
+#[test]
+fn a_damaged_store_names_what_is_missing_and_the_ingest_that_mends_it() {
+    // What is removed, a command that reads it, what the error names.
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("texts", &["search", "salt"], "texts/ is missing"),
+        (
+            "texts/p1.txt",
+            &["search", "salt"],
+            "texts/p1.txt is missing",
+        ),
+        ("graph", &["stats"], "graph/ is missing"),
+        (
+            "graph/docs",
+            &["sparql", "ASK { ?s ?p ?o }"],
+            "the graph records p1.rec are missing",
+        ),
+        ("index", &["search", "salt"], "index/ is missing"),
+    ];
+    for &(removed, command, names) in cases {
+        let (tmp, store) = sample_copy();
+        let gone = store.join(removed);
+        if gone.is_dir() {
+            std::fs::remove_dir_all(&gone).unwrap();
+        } else {
+            std::fs::remove_file(&gone).unwrap();
+        }
+        for attempt in ["first", "rerun"] {
+            let out = run(tmp.path(), command);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{removed}, {attempt}: {err}");
+            assert!(
+                err.contains("the store at .rlmkg is damaged")
+                    && err.contains(names)
+                    && err.contains("rlmkg ingest"),
+                "{removed}, {attempt}: {err}"
+            );
+            assert!(!err.contains("changed while"), "{removed}: {err}");
+        }
+        let out = run(tmp.path(), &["--quiet", "ingest", "corpus"]);
+        assert!(out.status.success(), "{removed}: {}", stderr(&out));
+        let out = run(tmp.path(), command);
+        assert!(out.status.success(), "{removed}, mended: {}", stderr(&out));
+        check_store(&store);
+    }
+}
+
+/// The other side: a reader whose files a writer replaced after it read
+/// the manifest is told the store changed, and a rerun reads the new state.
+#[test]
+fn a_reader_behind_a_commit_is_told_to_run_again() {
+    let (tmp, store) = sample_copy();
+    let reader = Store::open_read(&store).unwrap();
+    let review = tmp.path().join("corpus").join("salt_atlas_review.md");
+    let mut text = std::fs::read_to_string(&review).unwrap();
+    text.push_str("\n\nA later note on the salt marshes.\n");
+    std::fs::write(&review, text).unwrap();
+    let out = run(tmp.path(), &["--quiet", "ingest", "corpus"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    match reader.search("salt", 5) {
+        Err(rlmkg_ingest::StoreError::Changed(dir)) => assert_eq!(dir, store),
+        other => panic!("expected StoreError::Changed, got {other:?}"),
+    }
+    let again = Store::open_read(&store).unwrap();
+    assert!(!again.search("salt", 5).unwrap().is_empty());
+}
+
 /// An error whose message already says its cause (issue 32: "error: store:
 /// X: Y: X: Y") is printed with each cause once: a pack's text file that
 /// is a folder fails the read with the same I/O error under `search` (the

@@ -37,6 +37,12 @@ const INDEX_THREADS: usize = 1;
 /// one after the other).
 const TEXTS: &str = "texts";
 
+/// The folder of the tantivy index.
+const INDEX: &str = "index";
+
+/// The folder of the graph (records and view snapshots).
+const GRAPH: &str = "graph";
+
 /// An open store directory.
 pub struct Store {
     dir: PathBuf,
@@ -135,8 +141,8 @@ impl Store {
         let is_new = fresh.is_none();
         let manifest = fresh.unwrap_or_default();
         std::fs::create_dir_all(dir.join(TEXTS)).map_err(StoreError::io(dir.join(TEXTS)))?;
-        let index = ChunkIndex::open_or_create(&dir.join("index"), INDEX_THREADS)?;
-        let graph = GraphStore::open(&dir.join("graph"), true)?;
+        let index = ChunkIndex::open_or_create(&dir.join(INDEX), INDEX_THREADS)?;
+        let graph = GraphStore::open(&dir.join(GRAPH), true)?;
         let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
         store.recover(is_new)?;
         Ok(store)
@@ -171,8 +177,16 @@ impl Store {
     pub fn open_read(dir: &Path) -> Result<Store, StoreError> {
         let manifest =
             Manifest::load(dir)?.ok_or_else(|| StoreError::NotFound(dir.to_path_buf()))?;
-        let index = ChunkIndex::open_read(&dir.join("index"))?;
-        let graph = GraphStore::open(&dir.join("graph"), false)?;
+        let index_dir = dir.join(INDEX);
+        if !index_dir.is_dir() {
+            // Writers create it before the first manifest and never remove it.
+            return Err(StoreError::Damaged {
+                dir: dir.to_path_buf(),
+                what: missing_under(dir, &index_dir, true),
+            });
+        }
+        let index = ChunkIndex::open_read(&index_dir)?;
+        let graph = GraphStore::open(&dir.join(GRAPH), false)?;
         Ok(Store::assemble(dir, manifest, index, graph, None))
     }
 
@@ -373,7 +387,8 @@ impl Store {
     /// The graph view of the committed documents, loaded on first use: the
     /// snapshot the manifest names, else built from the records. A reader
     /// whose manifest a writer has since replaced, and whose records are gone,
-    /// gets [`StoreError::Changed`].
+    /// gets [`StoreError::Changed`]; records gone from a store no writer
+    /// changed are [`StoreError::Damaged`].
     pub fn view(&self) -> Result<Arc<GraphView>, StoreError> {
         let mut guard = self
             .view
@@ -394,8 +409,9 @@ impl Store {
                     .graph
                     .build_view(&listed.packs, &|d| listed.contains(d))
                     .map_err(|e| self.changed_or(e))?;
-                if v.summary().docs != self.listed.count {
-                    return Err(StoreError::Changed(self.dir.clone()));
+                let docs = v.summary().docs;
+                if docs != self.listed.count {
+                    return Err(self.records_short(docs));
                 }
                 v
             }
@@ -423,7 +439,8 @@ impl Store {
     }
 
     /// The RDF of the committed documents with the records it was built from;
-    /// [`StoreError::Changed`] when a listed record is gone.
+    /// [`StoreError::Changed`] or [`StoreError::Damaged`] when a listed
+    /// record is gone ([`Store::gone`]).
     fn committed_rdf(&self) -> Result<(RdfGraph, Vec<rlmkg_graph::DocGraph>), StoreError> {
         let listed = &self.listed;
         let (rdf, records) = self
@@ -431,16 +448,54 @@ impl Store {
             .rdf(&listed.packs, &|d| listed.contains(d))
             .map_err(|e| self.changed_or(e))?;
         if records.len() as u64 != self.listed.count {
-            return Err(StoreError::Changed(self.dir.clone()));
+            return Err(self.records_short(records.len() as u64));
         }
         Ok((rdf, records))
     }
 
-    /// A record that vanished under a reader means a writer committed.
+    /// A record file that vanished under a reader: a writer committed, or
+    /// the store is damaged ([`Store::gone`]).
     fn changed_or(&self, e: rlmkg_graph::GraphError) -> StoreError {
         match e {
-            rlmkg_graph::GraphError::RecordGone(_) => StoreError::Changed(self.dir.clone()),
+            rlmkg_graph::GraphError::RecordGone(name) => {
+                let graph = self.dir.join(GRAPH);
+                self.gone(if graph.is_dir() {
+                    format!("the graph records {name} are missing")
+                } else {
+                    missing_under(&self.dir, &graph, true)
+                })
+            }
             e => e.into(),
+        }
+    }
+
+    /// Fewer documents in the graph records than the manifest lists (`found`).
+    fn records_short(&self, found: u64) -> StoreError {
+        self.gone(format!(
+            "the graph records of {} of its {} documents are missing",
+            self.listed.count.abs_diff(found),
+            self.listed.count
+        ))
+    }
+
+    /// The error for something the manifest names that is not there (`what`,
+    /// in words): [`StoreError::Changed`] when a writer has committed since
+    /// this reader read the manifest (writers remove what they replaced
+    /// only after the commit, so a rerun reads the new state), else
+    /// [`StoreError::Damaged`], which no rerun mends. A writer holds the
+    /// lock, so nothing commits under it: what it misses is damage.
+    pub(crate) fn gone(&self, what: String) -> StoreError {
+        if self.lock.is_none() {
+            match Manifest::load(&self.dir) {
+                Ok(Some(now)) if now == self.manifest => {}
+                Ok(Some(_)) => return StoreError::Changed(self.dir.clone()),
+                Ok(None) => return StoreError::NotFound(self.dir.clone()),
+                Err(e) => return e,
+            }
+        }
+        StoreError::Damaged {
+            dir: self.dir.clone(),
+            what,
         }
     }
 
@@ -448,6 +503,24 @@ impl Store {
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }
+}
+
+/// What is missing of `path` (a folder when `folder`) under the store
+/// `dir`, in words: the first folder on the way to it that is gone
+/// (`texts/ is missing`), else the path itself (`texts/p1.txt is missing`).
+pub(crate) fn missing_under(dir: &Path, path: &Path, folder: bool) -> String {
+    let rel = path.strip_prefix(dir).unwrap_or(path);
+    let mut so_far = PathBuf::new();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        so_far.push(part);
+        let last = parts.peek().is_none();
+        if last || !dir.join(&so_far).exists() {
+            let slash = if !last || folder { "/" } else { "" };
+            return format!("{}{slash} is missing", so_far.display());
+        }
+    }
+    format!("{} is missing", rel.display())
 }
 
 /// Take the writer lock of `dir`, recording who holds it.

@@ -37,12 +37,12 @@ impl Store {
     }
 
     /// The text file holding a committed file's text, and where its text
-    /// starts in it; a file not listed (any more) means a writer committed
-    /// since this reader read the manifest.
+    /// starts in it; a file not listed, or listed without a text, is
+    /// [`Store::gone`].
     fn text_of(&self, file: &str) -> Result<(PathBuf, u64), StoreError> {
         match self.committed.get(file).and_then(|c| c.text) {
             Some((pack, offset)) => Ok((self.text_path(pack), offset)),
-            None => Err(StoreError::Changed(self.dir.clone())),
+            None => Err(self.gone(format!("the text of file {file} is missing"))),
         }
     }
 
@@ -68,12 +68,13 @@ impl Store {
 
     /// The text of a chunk, read from its pack's text (the one copy: the
     /// index does not store it). A text gone while its file is listed means
-    /// a writer replaced the file since this reader read the manifest.
+    /// a writer replaced the file since this reader read the manifest, or
+    /// that the store is damaged ([`Store::gone`]).
     fn chunk_text(&self, c: &ChunkRecord) -> Result<String, StoreError> {
         let (p, base) = self.text_of(&c.file)?;
         let buf = read_range(&p, base.saturating_add(c.blob_offset), c.len()).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                StoreError::Changed(self.dir.clone())
+                self.gone(super::missing_under(self.dir(), &p, false))
             } else {
                 StoreError::Io {
                     path: p.clone(),
@@ -312,7 +313,9 @@ impl Store {
     pub(super) fn read_blob(&self, d: &DocRecord) -> Result<String, StoreError> {
         let (p, base) = self.text_of(&d.file)?;
         let buf = read_range(&p, base.saturating_add(d.blob_offset), d.bytes).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                self.gone(super::missing_under(self.dir(), &p, false))
+            } else if e.kind() == std::io::ErrorKind::UnexpectedEof {
                 StoreError::Invalid(format!(
                     "document {}: text file {} is shorter than recorded",
                     d.id,
