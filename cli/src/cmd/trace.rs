@@ -275,13 +275,17 @@ fn render(t: &Trajectory, path: &Path, full: bool) -> String {
 fn render_iteration(s: &mut String, it: &TraceIteration, full: bool, pad: &str) {
     let _ = writeln!(
         s,
-        "\n{pad}-- turn {} (depth {}) · {} ms · {}+{} tokens{}",
+        "\n{pad}-- turn {} (depth {}) · {} ms · {}+{} tokens{}{}",
         it.iteration,
         it.depth,
         it.latency_ms,
         it.usage.prompt_tokens,
         it.usage.completion_tokens,
-        if it.cached { " · cached" } else { "" }
+        if it.cached { " · cached" } else { "" },
+        it.server
+            .as_ref()
+            .map(|u| format!(" · {u}"))
+            .unwrap_or_default()
     );
     if let Some(r) = &it.reasoning {
         let _ = writeln!(
@@ -321,7 +325,8 @@ fn render_iteration(s: &mut String, it: &TraceIteration, full: bool, pad: &str) 
             s,
             "{pad}  {} → {} · {} chars · {}+{} tokens · {} ms{}{}{}",
             c.kind,
-            c.model,
+            // A pool's call names the server that answered it.
+            c.server.as_ref().unwrap_or(&c.model),
             c.prompt_chars,
             c.usage.prompt_tokens,
             c.usage.completion_tokens,
