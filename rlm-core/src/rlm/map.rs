@@ -117,6 +117,32 @@ pub(super) struct Parsed {
 /// Read one segment's reply into records (each carries the segment's ids and
 /// label); lines that do not parse are counted.
 pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: &mut Parsed) {
+    // A reply of one short bare line ("fire") is that line as the value: small
+    // sub-models answer a one-key instruction so.
+    let content: Vec<&str> = reply
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("```"))
+        .collect();
+    let bare = match content.as_slice() {
+        [one] if format == Format::KeyValue && !is_none(one) && key_value(one).is_none() => {
+            let v = one
+                .trim_start_matches(['-', '*', '•'])
+                .trim()
+                .trim_end_matches('.');
+            (!v.is_empty() && v.split_whitespace().count() <= BARE_WORDS).then_some(v)
+        }
+        _ => None,
+    };
+    if let Some(v) = bare {
+        let mut m = Map::new();
+        m.insert("key".into(), Value::from("value"));
+        m.insert("value".into(), Value::from(v));
+        m.insert("chunks".into(), json!(segment.ids));
+        m.insert("source".into(), Value::from(segment.label.clone()));
+        into.records.push(Value::Object(m));
+        return;
+    }
     for raw in reply.lines() {
         let line = raw.trim().trim_start_matches(['-', '*', '•']).trim();
         if line.is_empty() || line.starts_with("```") || is_none(line) {
@@ -149,6 +175,9 @@ fn is_none(line: &str) -> bool {
     let l = line.trim_matches(|c: char| !c.is_alphanumeric());
     l.eq_ignore_ascii_case("none") || l.eq_ignore_ascii_case("n/a")
 }
+
+/// Most words of a bare one-line reply read as a value.
+const BARE_WORDS: usize = 6;
 
 /// `key<TAB>value`, or `key: value` as small models often write it.
 fn key_value(line: &str) -> Option<(String, String)> {
@@ -246,6 +275,25 @@ mod tests {
         assert_eq!(p.records[1]["value"], "Oslo");
         assert_eq!(p.records[2]["value"], "flood");
         assert_eq!(p.records[0]["chunks"], json!(["c3"]));
+    }
+
+    #[test]
+    fn a_bare_one_line_reply_is_its_value() {
+        let mut p = Parsed::default();
+        parse_reply("Fire.\n", Format::KeyValue, &seg("c3"), &mut p);
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.records[0]["value"], "Fire");
+        assert_eq!(p.unparsed, 0);
+        // Prose, two bare lines, NONE: not a value.
+        for reply in [
+            "The text describes a fire at the depot in Tromsø that week.",
+            "fire\nflood",
+            "NONE",
+        ] {
+            let mut p = Parsed::default();
+            parse_reply(reply, Format::KeyValue, &seg("c3"), &mut p);
+            assert!(p.records.is_empty(), "{reply}");
+        }
     }
 
     #[test]
