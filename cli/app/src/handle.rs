@@ -387,6 +387,47 @@ fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
         .collect()
 }
 
+/// The sentence of an output (`[c12.s3] text`) that holds the most of the
+/// question's content words (compared by their match keys, so "joined" meets
+/// "join"), when it holds at least two and half of them: the likeliest
+/// answer sentence. Its id and text (at most 300 characters).
+fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
+    let keys: Vec<String> = content_words(question)
+        .iter()
+        .map(|w| rlmkg_text::match_key(w))
+        .collect();
+    let need = keys.len().div_ceil(2).max(2);
+    let mut best: Option<(usize, &str, &str)> = None;
+    let mut rest = output;
+    while let Some(open) = rest.find("[c") {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else { break };
+        let id = &after[..close];
+        let text_all = &after[close + 1..];
+        let end = text_all.find("[c").unwrap_or(text_all.len());
+        let text = text_all[..end]
+            .trim()
+            .trim_end_matches(['\'', '"', ',', '}', ' ']);
+        rest = &text_all[end..];
+        let well_formed = id.len() <= 16 && id.contains(".s") && !id.contains(char::is_whitespace);
+        if !well_formed || text.is_empty() {
+            continue;
+        }
+        let words: HashSet<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| rlmkg_text::match_key(&w.to_lowercase()))
+            .collect();
+        let score = keys.iter().filter(|k| words.contains(*k)).count();
+        if score >= need && best.is_none_or(|(b, _, _)| score > b) {
+            best = Some((score, id, text));
+        }
+    }
+    let (_, id, text) = best?;
+    let text: String = text.chars().take(300).collect();
+    Some((id.to_owned(), text))
+}
+
 /// The question's content words, lowercased: three letters or more, not stop
 /// words (wh-words are stop words), once each.
 fn content_words(question: &str) -> Vec<String> {
@@ -547,21 +588,31 @@ impl ContextHandle for StoreHandle {
     }
 
     fn next_step(&self, question: &str, output: &str) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some((id, sentence)) = best_sentence(question, output) {
+            parts.push(format!(
+                "The sentence above that shares the most words with the question: [{id}] \
+                 {sentence} If it says the answer, end now: FINAL(\"<the answer>. <that \
+                 sentence> [{id}]\")."
+            ));
+        }
         let names = unasked_names(&self.store, question, output);
-        let first = names.first()?;
-        let rest = unanswered_words(question, output);
-        let example = if rest.is_empty() {
-            first.clone()
-        } else {
-            format!("{first} {}", rest.join(" "))
-        };
-        Some(format!(
-            "Names this output shows that the question does not: {}. If the question goes \
-             through one of them (the author, founder, organiser, leader … it asks about), search \
-             for that name with what the question still asks, e.g. hits = \
-             context.search(\"{example}\")",
-            names.join("; ")
-        ))
+        if let Some(first) = names.first() {
+            let rest = unanswered_words(question, output);
+            let example = if rest.is_empty() {
+                first.clone()
+            } else {
+                format!("{first} {}", rest.join(" "))
+            };
+            parts.push(format!(
+                "Names this output shows that the question does not: {}. If the question goes \
+                 through one of them (the author, founder, organiser, leader … it asks about), \
+                 search for that name with what the question still asks, e.g. hits = \
+                 context.search(\"{example}\")",
+                names.join("; ")
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("\n"))
     }
 
     fn metadata(&self) -> CorpusMetadata {
@@ -870,5 +921,17 @@ mod tests {
             unanswered_words(q, out),
             ["institute", "author", "join", "2019"]
         );
+    }
+
+    #[test]
+    fn the_best_sentence_shares_most_question_words() {
+        let q = "Which institute did the author of The Salt Atlas join in 2019?";
+        let out = "[{'id': 'c22', 'text': '[c22.s3] The Salt Atlas is a book by Dr. Mara Ellison. \
+                   [c22.s4] It was published in 2016.'}, {'id': 'c28', 'text': '[c28.s3] Dr. Mara \
+                   Ellison joined the Kestrel Institute in September 2019. [c28.s4] She leads a group.'}]";
+        let (id, text) = best_sentence(q, out).unwrap_or_default();
+        assert_eq!(id, "c28.s3");
+        assert!(text.starts_with("Dr. Mara Ellison joined"), "{text}");
+        assert!(best_sentence(q, "[c1.s1] Nothing here.").is_none());
     }
 }
