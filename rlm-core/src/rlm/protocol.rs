@@ -103,7 +103,16 @@ pub fn search_start() -> ReplyStart {
 
 /// Line starts at which a model under the code protocol has begun writing the
 /// output it imagines its code prints: generation stops there.
-pub const IMAGINED_OUTPUT: &[&str] = &["\n# Output", "\n# output", "\nREPL output", "\nOutput:"];
+pub const IMAGINED_OUTPUT: &[&str] = &[
+    "\n# Output",
+    "\n# output",
+    "\nREPL output",
+    "\nOutput:",
+    // A printed list, dict or tuple written as a comment.
+    "\n# [",
+    "\n# {",
+    "\n# (",
+];
 
 /// The code of a begun block cut at the token limit: the lines after the
 /// fence but the last (which the limit cut), `None` when none is left.
