@@ -37,6 +37,10 @@ pub enum GraphError {
     /// A bad IRI built from data.
     #[error("bad IRI: {0}")]
     Iri(String),
+    /// A remote SPARQL endpoint failed: down, refused the credentials,
+    /// answered with an error or with results that do not parse.
+    #[error("SPARQL endpoint: {0}")]
+    Remote(String),
     /// Serialization error.
     #[error("export: {0}")]
     Io(#[from] std::io::Error),

@@ -26,7 +26,10 @@ pub mod vocab;
 pub use error::GraphError;
 pub use model::{ChunkSpan, DocGraph, EntityDecl, EvidenceSpan, MentionDecl, RelationDecl};
 pub use oxigraph::model::Quad;
-pub use rdf::{ExportFormat, RdfGraph, SpanCheck, SpanReport, SparqlOutput, quad_count, quads_of};
+pub use rdf::{
+    ExportFormat, RdfGraph, SpanCheck, SpanReport, SparqlOutput, SparqlRemote, check_read_only,
+    quad_count, quads_of,
+};
 pub use records::{pack_of_stem, pack_stem};
 pub use store::GraphStore;
 pub use view::{

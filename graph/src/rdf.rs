@@ -355,6 +355,30 @@ pub struct SpanReport {
     pub mention_mismatch: Vec<String>,
 }
 
+/// Something other than the in-memory RDF that answers SPARQL over the same
+/// graph: a SPARQL 1.1 endpoint the store's RDF was exported to. A store
+/// given one sends its queries there instead of building the RDF.
+pub trait SparqlRemote: Send + Sync + std::fmt::Debug {
+    /// Run a read-only query with a time limit, results in the shape the
+    /// in-memory engine gives ([`RdfGraph::sparql`]).
+    fn sparql(&self, query: &str, timeout: Duration) -> Result<SparqlOutput, GraphError>;
+}
+
+/// The check every SPARQL query passes before it runs, here or on a remote:
+/// it parses as a SPARQL 1.1 query ([`GraphError::UpdateRejected`] for an
+/// update, [`GraphError::Syntax`] otherwise).
+pub fn check_read_only(query: &str) -> Result<(), GraphError> {
+    match SparqlEvaluator::new().parse_query(query) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            if SparqlEvaluator::new().parse_update(query).is_ok() {
+                return Err(GraphError::UpdateRejected);
+            }
+            Err(GraphError::Syntax(e.to_string()))
+        }
+    }
+}
+
 /// The RDF of a set of committed records, in oxigraph's in-memory store.
 pub struct RdfGraph {
     store: Store,

@@ -288,6 +288,18 @@ settings! {
     /// Maximum cost (needs prices).
     #[arg(long, help_heading = "Budgets")]
     max_cost: f64,
+    /// A SPARQL 1.1 endpoint the store's RDF was exported to (`rlmkg export --to-endpoint`): `rlmkg sparql` and `context.sparql` query it instead of building the RDF in memory.
+    #[arg(long, help_heading = "SPARQL endpoint")]
+    sparql_endpoint: String,
+    /// User for the SPARQL endpoint (HTTP Basic).
+    #[arg(long, help_heading = "SPARQL endpoint")]
+    endpoint_user: String,
+    /// Password for the SPARQL endpoint (better: RLMKG_ENDPOINT_PASSWORD or --endpoint-auth-file).
+    #[arg(long, help_heading = "SPARQL endpoint")]
+    endpoint_password: String,
+    /// A file holding `user:password` for the SPARQL endpoint (its first line).
+    #[arg(long, help_heading = "SPARQL endpoint")]
+    endpoint_auth_file: PathBuf,
 }
 
 /// Settings a store's `rlmkg.toml` may not make without the user's trust: where
@@ -300,6 +312,10 @@ pub const UNTRUSTED_IN_STORE: &[&str] = &[
     "sub_api_key",
     "model_path",
     "system_prompt",
+    "sparql_endpoint",
+    "endpoint_user",
+    "endpoint_password",
+    "endpoint_auth_file",
 ];
 
 /// Where a setting came from.
@@ -326,7 +342,7 @@ impl std::fmt::Display for Source {
 }
 
 fn is_secret(key: &str) -> bool {
-    key.ends_with("api_key")
+    key.ends_with("api_key") || key.ends_with("password")
 }
 
 /// Settings after resolution: each key's value (as text) and its source.

@@ -42,8 +42,11 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if args.question.trim().is_empty() {
         anyhow::bail!("the question is empty");
     }
-    let store = crate::cmd::ingest::open_read(global)?;
+    let mut store = crate::cmd::ingest::open_read(global)?;
     let settings = crate::cmd::settings(&args.model, &global.store)?;
+    if let Some(e) = crate::cmd::sparql::endpoint_of(&settings)? {
+        store.set_sparql_remote(Some(std::sync::Arc::new(e)));
+    }
     let backends = rlmkg_settings::build_backends(&settings)
         .map_err(|e| ExitError::backend(crate::out::error_chain(&e)))?;
     let trace = args

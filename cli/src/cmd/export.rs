@@ -29,10 +29,81 @@ pub struct ExportArgs {
     /// Output file (default: stdout).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Push the RDF to this SPARQL 1.1 endpoint (SPARQL Update, one named
+    /// graph per document) instead of writing it; run again after an ingest
+    /// to bring the endpoint in step (changed documents' graphs replaced,
+    /// removed ones dropped, unchanged ones skipped).
+    #[arg(long, conflicts_with = "output")]
+    pub to_endpoint: Option<String>,
+    /// With --to-endpoint: the graph on the endpoint recording what was
+    /// pushed (each document graph's content hash).
+    #[arg(long, requires = "to_endpoint", default_value = rlmkg_endpoint::DEFAULT_RECORD_GRAPH)]
+    pub graph: String,
+    /// With --to-endpoint: a file holding `user:password` (or
+    /// RLMKG_ENDPOINT_USER and RLMKG_ENDPOINT_PASSWORD).
+    #[arg(long, requires = "to_endpoint")]
+    pub endpoint_auth_file: Option<PathBuf>,
+}
+
+/// Push progress for the terminal: a bar of document graphs.
+struct PushBar(indicatif::ProgressBar);
+
+impl rlmkg_endpoint::PushProgress for PushBar {
+    fn start(&self, graphs: u64) {
+        self.0.set_length(graphs);
+    }
+    fn graph_done(&self, _graph: &str, _pushed: bool) {
+        self.0.inc(1);
+    }
+}
+
+/// `rlmkg export --to-endpoint`.
+fn push(args: ExportArgs, url: String, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let store = super::ingest::open_read(global)?;
+    let Some(endpoint) = super::sparql::endpoint(global, Some(url), args.endpoint_auth_file)?
+    else {
+        anyhow::bail!("--to-endpoint needs a URL");
+    };
+    let docs = store.doc_graphs()?;
+    let bar = PushBar(crate::out::bar(
+        0,
+        "{spinner} [{bar:40}] {pos}/{len} graphs {elapsed}",
+        global.quiet || global.json,
+    ));
+    let summary = endpoint
+        .push(&docs, &args.graph, &bar)
+        .with_context(|| format!("exporting to {}", endpoint.url()))?;
+    bar.0.finish_and_clear();
+    let mut stdout = crate::out::stdout();
+    if global.json {
+        let v = serde_json::json!({
+            "endpoint": endpoint.url(),
+            "record_graph": args.graph,
+            "pushed": summary.pushed,
+            "unchanged": summary.unchanged,
+            "dropped": summary.dropped,
+            "triples": summary.triples,
+        });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else if !global.quiet {
+        writeln!(
+            stdout,
+            "{}: {} graphs pushed ({} triples), {} unchanged, {} dropped",
+            endpoint.url(),
+            summary.pushed,
+            summary.triples,
+            summary.unchanged,
+            summary.dropped
+        )?;
+    }
+    Ok(0)
 }
 
 /// Run `rlmkg export`.
-pub fn run(args: ExportArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+pub fn run(mut args: ExportArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    if let Some(url) = args.to_endpoint.take() {
+        return push(args, url, global);
+    }
     let store = super::ingest::open_read(global)?;
     let fmt = match args.format {
         Format::Nquads => RdfFormat::NQuads,

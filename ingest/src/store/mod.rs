@@ -21,7 +21,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rlmkg_graph::{GraphStore, GraphView, RdfGraph, ViewBuilder};
+use rlmkg_graph::{DocGraph, GraphStore, GraphView, RdfGraph, SparqlRemote, ViewBuilder};
 use rlmkg_index::ChunkIndex;
 
 use crate::error::StoreError;
@@ -56,6 +56,8 @@ pub struct Store {
     graph: GraphStore,
     view: Mutex<Option<Arc<GraphView>>>,
     rdf: Mutex<Option<Arc<RdfGraph>>>,
+    /// Where SPARQL queries go instead of the in-memory RDF, when set.
+    remote: Option<Arc<dyn SparqlRemote>>,
     /// The writer's view of the documents this command added, built on its
     /// own thread, so the final commit reads only the records of the others.
     fresh: Option<fresh::FreshView>,
@@ -165,6 +167,7 @@ impl Store {
             graph,
             view: Mutex::new(None),
             rdf: Mutex::new(None),
+            remote: None,
             fresh: None,
             pending: write::Pending::default(),
             lock,
@@ -438,10 +441,36 @@ impl Store {
         Ok(rdf)
     }
 
+    /// Send SPARQL queries ([`Store::sparql`]) to `remote` (a SPARQL endpoint
+    /// the RDF was exported to) instead of the in-memory RDF; `None` goes
+    /// back to the local engine.
+    pub fn set_sparql_remote(&mut self, remote: Option<Arc<dyn SparqlRemote>>) {
+        self.remote = remote;
+    }
+
+    /// The remote set by [`Store::set_sparql_remote`], if any.
+    pub(crate) fn sparql_remote(&self) -> Option<&Arc<dyn SparqlRemote>> {
+        self.remote.as_ref()
+    }
+
+    /// The graph records of every committed document (what an export to a
+    /// SPARQL endpoint pushes), in the order of the packs.
+    pub fn doc_graphs(&self) -> Result<Vec<DocGraph>, StoreError> {
+        let listed = &self.listed;
+        let records = self
+            .graph
+            .records(&listed.packs, &|d| listed.contains(d))
+            .map_err(|e| self.changed_or(e))?;
+        if records.len() as u64 != listed.count {
+            return Err(self.records_short(records.len() as u64));
+        }
+        Ok(records)
+    }
+
     /// The RDF of the committed documents with the records it was built from;
     /// [`StoreError::Changed`] or [`StoreError::Damaged`] when a listed
     /// record is gone ([`Store::gone`]).
-    fn committed_rdf(&self) -> Result<(RdfGraph, Vec<rlmkg_graph::DocGraph>), StoreError> {
+    fn committed_rdf(&self) -> Result<(RdfGraph, Vec<DocGraph>), StoreError> {
         let listed = &self.listed;
         let (rdf, records) = self
             .graph

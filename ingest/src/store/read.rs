@@ -269,10 +269,15 @@ impl Store {
         Ok(out)
     }
 
-    /// Run a read-only SPARQL query.
-    /// The RDF is built from the committed records on the first call of a
-    /// process.
+    /// Run a read-only SPARQL query: on the remote endpoint when one is set
+    /// ([`Store::set_sparql_remote`]; the query is checked read-only before
+    /// it is sent), else on the RDF built from the committed records on the
+    /// first call of a process.
     pub fn sparql(&self, query: &str, timeout: Duration) -> Result<SparqlOutput, StoreError> {
+        if let Some(remote) = self.sparql_remote() {
+            rlmkg_graph::check_read_only(query)?;
+            return Ok(remote.sparql(query, timeout)?);
+        }
         Ok(self.rdf()?.sparql(query, timeout)?)
     }
 
