@@ -39,7 +39,7 @@ pub enum GraphError {
     Iri(String),
     /// A remote SPARQL endpoint failed: down, refused the credentials,
     /// answered with an error or with results that do not parse.
-    #[error("SPARQL endpoint: {0}")]
+    #[error("{0}")]
     Remote(String),
     /// Serialization error.
     #[error("export: {0}")]

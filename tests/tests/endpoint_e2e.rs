@@ -255,6 +255,28 @@ fn an_export_to_virtuoso_answers_as_the_local_engine_and_stays_in_step() {
     );
     same_answers(dir, &store, &url);
 
+    // The REPL's `context.sparql` goes to the endpoint too, also when called
+    // from inside an async runtime (as the REPL calls it).
+    let handle_answer = |remote: bool| -> Result<Value, rlm_core::HandleError> {
+        let mut s = rlmkg::open_store_read(&store).unwrap();
+        if remote {
+            let e = rlmkg_endpoint::Endpoint::new(&url, None).unwrap();
+            s.set_sparql_remote(Some(std::sync::Arc::new(e)));
+        }
+        let h = rlmkg::StoreHandle::new(std::sync::Arc::new(s));
+        let q = format!("PREFIX rk: <https://rlmkg.invalid/ns#>\n{}", QUERIES[0].1);
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let reply = rt.block_on(async {
+            rlm_core::ContextHandle::call(&h, "sparql", &[Value::from(q)], &Default::default())
+        });
+        let mut v = reply?.value;
+        let rows = v["rows"].as_array_mut().unwrap();
+        assert!(!rows.is_empty(), "no rows: {v}");
+        rows.sort_by_key(|r| r.to_string());
+        Ok(v)
+    };
+    assert_eq!(handle_answer(false).unwrap(), handle_answer(true).unwrap());
+
     // Read-only: an update is refused before it is sent, and nothing changed.
     let out = rlmkg(dir)
         .arg("--store")
@@ -281,6 +303,21 @@ fn an_export_to_virtuoso_answers_as_the_local_engine_and_stays_in_step() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
+    // An endpoint that wants credentials says so (Virtuoso's digest-guarded
+    // `/sparql-auth`, asked without any).
+    let out = rlmkg(dir)
+        .arg("--store")
+        .arg(&store)
+        .args([
+            "export",
+            "--to-endpoint",
+            &url.replace("/sparql", "/sparql-auth"),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
+
     // A stopped endpoint is a clear error, not a local answer.
     drop(v);
     let out = rlmkg(dir)
@@ -291,4 +328,7 @@ fn an_export_to_virtuoso_answers_as_the_local_engine_and_stays_in_step() {
         .unwrap();
     assert!(!out.status.success());
     assert!(stderr(&out).contains("unreachable"), "{}", stderr(&out));
+    // The handle with an endpoint asks it, never the local engine.
+    let err = handle_answer(true).unwrap_err();
+    assert!(err.to_string().contains("unreachable"), "{err}");
 }
