@@ -81,6 +81,10 @@ pub enum ReasonKind {
     Judge,
 }
 
+/// How a [`ReasonKind::MissingWords`] reason's detail begins; the words
+/// follow, joined by ", " ([`Reason::missing_words`] reads them back).
+pub const MISSING_WORDS: &str = "not in the cited text: ";
+
 /// Why a claim got its verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reason {
@@ -97,6 +101,18 @@ impl std::fmt::Display for Reason {
 }
 
 impl Reason {
+    /// The words a [`ReasonKind::MissingWords`] reason names (as the claim
+    /// spells them); empty for any other reason.
+    pub fn missing_words(&self) -> Vec<&str> {
+        if self.kind != ReasonKind::MissingWords {
+            return Vec::new();
+        }
+        self.detail
+            .strip_prefix(MISSING_WORDS)
+            .map(|l| l.split(", ").filter(|w| !w.is_empty()).collect())
+            .unwrap_or_default()
+    }
+
     fn new(kind: ReasonKind, detail: impl Into<String>) -> Self {
         Self {
             kind,
@@ -746,7 +762,7 @@ fn assess(
         let list: Vec<&str> = words.iter().map(|t| t.shown.as_str()).collect();
         reasons.push(Reason::new(
             ReasonKind::MissingWords,
-            format!("not in the cited text: {}", list.join(", ")),
+            format!("{MISSING_WORDS}{}", list.join(", ")),
         ));
     }
     let entities = missing(|c| matches!(c, TermClass::Entity));

@@ -49,8 +49,8 @@ mod text;
 pub mod wice;
 
 pub use check::{
-    CheckOptions, CitationCheck, ClaimReport, Evidence, Footnote, JudgeNote, Reason, ReasonKind,
-    Report, Totals, Verdict, check,
+    CheckOptions, CitationCheck, ClaimReport, Evidence, Footnote, JudgeNote, MISSING_WORDS, Reason,
+    ReasonKind, Report, Totals, Verdict, check,
 };
 pub use id::{ChunkId, CitationId, CitationRef, ParseIdError, SentenceRange, parse_id};
 pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest, JudgeVerdict, parse_reply};

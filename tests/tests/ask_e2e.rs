@@ -195,6 +195,39 @@ print(sid)"#,
 }
 
 #[test]
+fn an_answer_asserting_the_questions_relation_its_citation_lacks_does_not_stand() {
+    // The cited sentence names the author of the book, not who founded its
+    // publisher: "founded" is the question's word, and the sentence lacks it.
+    let case = scripted_case(
+        |req: &Value, _| {
+            let n = turn(req);
+            Reply::Text(match n {
+                0 => repl(
+                    r#"import re
+sid = None
+for h in context.search("Salt Atlas book Mara Ellison", k=5):
+    for i, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if sid is None and "essays by Dr. Mara Ellison" in s:
+            sid = i
+print(sid)"#,
+                ),
+                _ => repl(&format!(
+                    "# try {n}\nFINAL(f\"Dr. Mara Ellison founded the publisher of The Salt Atlas [{{sid}}].\")"
+                )),
+            })
+        },
+        &[],
+        "Who founded the publisher of The Salt Atlas?",
+    );
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(
+        answer["fallback"]["kind"], "unsupported_answer",
+        "{answer:#}"
+    );
+}
+
+#[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
     let case = scripted_case(

@@ -430,7 +430,7 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
 
 /// The question's content words, lowercased: three letters or more, not stop
 /// words (wh-words are stop words), once each.
-fn content_words(question: &str) -> Vec<String> {
+pub(crate) fn content_words(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in question.split(|c: char| !c.is_alphanumeric()) {
         let w = w.to_lowercase();

@@ -110,6 +110,7 @@ pub const SHORT_ANSWER_WORDS: usize = 8;
 pub(crate) fn cite_short_answer(
     spans: &StoreSpans,
     check: &CheckOptions,
+    question: &str,
     answer: &str,
     report: &rlmkg_citation::Report,
 ) -> Option<String> {
@@ -118,7 +119,7 @@ pub(crate) fn cite_short_answer(
         .iter()
         .filter(|c| c.verdict != Verdict::Exempt);
     let first = factual.next()?;
-    if answer_carried(first) {
+    if answer_carried(first, question) {
         return None;
     }
     let core = without_brackets(&first.text);
@@ -145,7 +146,7 @@ pub(crate) fn cite_short_answer(
             .claims
             .iter()
             .find(|c| c.verdict != Verdict::Exempt)
-            .is_some_and(answer_carried);
+            .is_some_and(|c| answer_carried(c, question));
         if carried {
             return Some(candidate);
         }
@@ -197,7 +198,7 @@ pub(crate) fn review(
     let Ok(mut report) = rlmkg_citation::check(answer, &spans, check) else {
         return Ok(());
     };
-    if let Some(cited) = cite_short_answer(&spans, check, answer, &report)
+    if let Some(cited) = cite_short_answer(&spans, check, question, answer, &report)
         && let Ok(r) = rlmkg_citation::check(&cited, &spans, check)
     {
         report = r;
@@ -221,7 +222,7 @@ pub(crate) fn review(
                 .join(", ")
         ));
     }
-    if let Some(why) = not_carried(&report) {
+    if let Some(why) = not_carried(&report, question) {
         return Err(format!(
             "{why}; write what the cited sentences say, the answer first, each claim with the \
              [id] of the sentence that says it"
@@ -242,7 +243,7 @@ pub(crate) fn review(
 /// itself, which the prompts ask for first — is not carried by what it cites
 /// (partly carried counts, unless what is missing is a name, number or date), or no claim is supported at all. `None` when it
 /// stands, or when it makes no claim to check (not found).
-pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
+pub(crate) fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String> {
     let factual: Vec<_> = report
         .claims
         .iter()
@@ -262,7 +263,7 @@ pub(crate) fn not_carried(report: &rlmkg_citation::Report) -> Option<String> {
             )
         }
     };
-    if !answer_carried(first) {
+    if !answer_carried(first, question) {
         return Some(format!(
             "its answer is not carried by the sentence it cites: {}",
             describe(first)
@@ -390,8 +391,9 @@ pub(crate) fn short_answer(
 
 /// Whether the answer's own claim is carried by what it cites: supported,
 /// or partly — a paraphrase, not a name, number or date the cited text lacks
-/// (that would be the answer itself unsupported).
-fn answer_carried(claim: &rlmkg_citation::ClaimReport) -> bool {
+/// (that would be the answer itself unsupported) — and saying no word of the
+/// question that its cited sentences lack.
+fn answer_carried(claim: &rlmkg_citation::ClaimReport, question: &str) -> bool {
     let overreach = claim.reasons.iter().any(|r| {
         matches!(
             r.kind,
@@ -403,7 +405,25 @@ fn answer_carried(claim: &rlmkg_citation::ClaimReport) -> bool {
                 | ReasonKind::Negation
         )
     });
-    !overreach && matches!(claim.verdict, Verdict::Supported | Verdict::Partial)
+    !overreach
+        && matches!(claim.verdict, Verdict::Supported | Verdict::Partial)
+        && !asserts_uncited_question_words(claim, question)
+}
+
+/// Whether the checker found `claim` saying a word of the question (its
+/// relation: "founded", "publisher") that the sentences it cites lack
+/// (compared by match keys): such a claim restates the question without its
+/// sources carrying it.
+fn asserts_uncited_question_words(claim: &rlmkg_citation::ClaimReport, question: &str) -> bool {
+    let asked: HashSet<String> = crate::handle::content_words(question)
+        .iter()
+        .map(|w| rlmkg_text::match_key(w))
+        .collect();
+    claim
+        .reasons
+        .iter()
+        .flat_map(|r| r.missing_words())
+        .any(|w| asked.contains(&rlmkg_text::match_key(&w.to_lowercase())))
 }
 
 /// The chunk part of a citation id (`c12.s3` → `c12`).

@@ -66,7 +66,7 @@ impl AnswerStrategy for RlmStrategy {
             report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
         }
         if let Some(cited) =
-            crate::review::cite_short_answer(&run.spans, &opts.check, &text, &report)
+            crate::review::cite_short_answer(&run.spans, &opts.check, question, &text, &report)
         {
             (run.note)(
                 "citation repair: the short answer cited from the answer's own sentence that says it",
@@ -84,7 +84,7 @@ impl AnswerStrategy for RlmStrategy {
             }
             repaired = true;
         }
-        if let Some(why) = crate::review::not_carried(&report) {
+        if let Some(why) = crate::review::not_carried(&report, question) {
             let reason = FallbackReason::UnsupportedAnswer { why };
             return fall_back(&rlm, session, outcome, reason, run, question).await;
         }
