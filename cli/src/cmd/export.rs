@@ -43,6 +43,10 @@ pub struct ExportArgs {
     /// RLMKG_ENDPOINT_USER and RLMKG_ENDPOINT_PASSWORD).
     #[arg(long, requires = "to_endpoint")]
     pub endpoint_auth_file: Option<PathBuf>,
+    /// With --to-endpoint: triples per update request at most (small
+    /// graphs share a request, a bigger one is split).
+    #[arg(long, requires = "to_endpoint", default_value_t = rlmkg_endpoint::BATCH_TRIPLES)]
+    pub batch_triples: usize,
 }
 
 /// Push progress for the terminal: a bar of document graphs.
@@ -70,6 +74,7 @@ fn push(args: ExportArgs, url: String, global: &GlobalArgs) -> anyhow::Result<u8
         "{spinner} [{bar:40}] {pos}/{len} graphs {elapsed}",
         global.quiet || global.json,
     ));
+    let endpoint = endpoint.with_batch(args.batch_triples);
     let summary = endpoint
         .push(&docs, &args.graph, &bar)
         .with_context(|| format!("exporting to {}", endpoint.url()))?;

@@ -7,8 +7,8 @@
 //!   come back in the shape of the in-memory engine ([`SparqlOutput`]); it is
 //!   the store's [`SparqlRemote`];
 //! - [`Endpoint::push`] sends one named graph per document with SPARQL 1.1
-//!   Update (`DROP SILENT GRAPH` then `INSERT DATA` in batches of
-//!   [`BATCH_TRIPLES`]) and keeps the endpoint in step with the store: a
+//!   Update (`DROP SILENT GRAPH` then `INSERT DATA`, in requests of at most
+//!   [`BATCH_TRIPLES`] triples: small graphs share one, a big one is split) and keeps the endpoint in step with the store: a
 //!   record graph on the endpoint holds each pushed graph's content hash, so
 //!   a document whose RDF did not change is skipped, a changed one is
 //!   replaced and the graph of one no longer in the store is dropped.
@@ -102,10 +102,10 @@ pub enum EndpointError {
     /// A document's RDF could not be built.
     #[error(transparent)]
     Graph(#[from] GraphError),
-    /// Pushing one document's graph failed.
-    #[error("pushing graph <{graph}>: {source}")]
+    /// Pushing a document's graph (or a request of several small ones) failed.
+    #[error("pushing graph {graph}: {source}")]
     Push {
-        /// The named graph.
+        /// The named graph (or graphs, comma-separated).
         graph: String,
         /// Why.
         #[source]
@@ -148,6 +148,7 @@ pub struct PushSummary {
 pub struct Endpoint {
     url: String,
     auth: Option<Auth>,
+    batch: usize,
 }
 
 impl Endpoint {
@@ -162,7 +163,15 @@ impl Endpoint {
         Ok(Self {
             url: url.to_string(),
             auth,
+            batch: BATCH_TRIPLES,
         })
+    }
+
+    /// Send at most `triples` triples in one update request (at least 1;
+    /// [`BATCH_TRIPLES`] by default).
+    pub fn with_batch(mut self, triples: usize) -> Self {
+        self.batch = triples.max(1);
+        self
     }
 
     /// The endpoint's URL.
@@ -208,6 +217,7 @@ impl Endpoint {
         let pushed = self.pushed(&record)?;
         let mut summary = PushSummary::default();
         let mut present = std::collections::HashSet::new();
+        let mut small = Pending::default();
         progress.start(docs.len() as u64);
         for doc in docs {
             let quads = quads_of(doc)?;
@@ -227,26 +237,42 @@ impl Endpoint {
                 progress.graph_done(&graph, false);
                 continue;
             }
-            self.replace_graph(&record, &graph, &lines, &hash)
-                .map_err(|e| EndpointError::Push {
-                    graph: graph.trim_matches(['<', '>']).to_string(),
-                    source: Box::new(e),
-                })?;
+            if lines.len() > self.batch {
+                // A big graph: its own requests, its triples in batches.
+                self.flush(&mut small)?;
+                self.replace_graph(&record, &graph, &lines, &hash)
+                    .map_err(|e| push_err(std::slice::from_ref(&graph), e))?;
+            } else {
+                // Small graphs share one request of a few operations each,
+                // up to a batch of triples.
+                if small.triples + lines.len() > self.batch {
+                    self.flush(&mut small)?;
+                }
+                small.add(&record, &graph, &lines, &hash);
+            }
             summary.pushed += 1;
             summary.triples += lines.len() as u64;
             progress.graph_done(&graph, true);
         }
+        self.flush(&mut small)?;
         for graph in pushed.keys().filter(|g| !present.contains(*g)) {
             self.update(&format!(
                 "DROP SILENT GRAPH {graph} ;\nDELETE WHERE {{ GRAPH {record} {{ {graph} <{EXPORT_HASH}> ?h }} }}"
             ))
-            .map_err(|e| EndpointError::Push {
-                graph: graph.trim_matches(['<', '>']).to_string(),
-                source: Box::new(e),
-            })?;
+            .map_err(|e| push_err(std::slice::from_ref(graph), e))?;
             summary.dropped += 1;
         }
         Ok(summary)
+    }
+
+    /// Send the pending small graphs' request, if any.
+    fn flush(&self, p: &mut Pending) -> Result<(), EndpointError> {
+        if p.graphs.is_empty() {
+            return Ok(());
+        }
+        let taken = std::mem::take(p);
+        self.update(&taken.body)
+            .map_err(|e| push_err(&taken.graphs, e))
     }
 
     /// The record: each pushed graph (as `<iri>`) with its content hash.
@@ -280,7 +306,7 @@ impl Endpoint {
         self.update(&format!(
             "DELETE WHERE {{ GRAPH {record} {{ {graph} <{EXPORT_HASH}> ?h }} }} ;\nDROP SILENT GRAPH {graph}"
         ))?;
-        for batch in lines.chunks(BATCH_TRIPLES) {
+        for batch in lines.chunks(self.batch) {
             let mut body = format!("INSERT DATA {{ GRAPH {graph} {{\n");
             for l in batch {
                 body.push_str(l);
@@ -370,6 +396,51 @@ impl SparqlRemote for Endpoint {
             EndpointError::Graph(g) => g,
             e => GraphError::Remote(e.to_string()),
         })
+    }
+}
+
+/// Small graphs waiting to be sent in one update request: per graph, its
+/// record forgotten, the graph dropped, its triples inserted and its hash
+/// recorded, in that order (a request cut short leaves graphs without a
+/// record, which the next push sends again).
+#[derive(Debug, Default)]
+struct Pending {
+    body: String,
+    graphs: Vec<String>,
+    triples: usize,
+}
+
+impl Pending {
+    fn add(&mut self, record: &str, graph: &str, lines: &[String], hash: &str) {
+        if !self.body.is_empty() {
+            self.body.push_str(" ;\n");
+        }
+        let _ = write!(
+            self.body,
+            "DELETE WHERE {{ GRAPH {record} {{ {graph} <{EXPORT_HASH}> ?h }} }} ;\nDROP SILENT GRAPH {graph} ;\nINSERT DATA {{ GRAPH {graph} {{\n"
+        );
+        for l in lines {
+            self.body.push_str(l);
+            self.body.push('\n');
+        }
+        let _ = write!(
+            self.body,
+            "}} }} ;\nINSERT DATA {{ GRAPH {record} {{ {graph} <{EXPORT_HASH}> \"{hash}\" }} }}"
+        );
+        self.graphs.push(graph.to_string());
+        self.triples += lines.len();
+    }
+}
+
+/// A failed request of a push, naming the graphs it carried.
+fn push_err(graphs: &[String], e: EndpointError) -> EndpointError {
+    EndpointError::Push {
+        graph: graphs
+            .iter()
+            .map(|g| g.trim_matches(['<', '>']))
+            .collect::<Vec<_>>()
+            .join(", "),
+        source: Box::new(e),
     }
 }
 
