@@ -22,6 +22,8 @@ use serde_json::Value;
 struct Virtuoso {
     child: Child,
     http: u16,
+    sql: u16,
+    isql: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -71,6 +73,8 @@ impl Virtuoso {
         let v = Self {
             child,
             http,
+            sql,
+            isql: isql.to_path_buf(),
             _dir: dir,
         };
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -87,13 +91,18 @@ impl Virtuoso {
             assert!(Instant::now() < deadline, "Virtuoso did not come up");
             std::thread::sleep(Duration::from_millis(300));
         }
-        let grant = Command::new(isql)
-            .arg(format!("127.0.0.1:{sql}"))
-            .args(["dba", "dba", "exec=grant SPARQL_UPDATE to \"SPARQL\";"])
+        v.isql("grant SPARQL_UPDATE to \"SPARQL\";");
+        v
+    }
+
+    /// Run SQL as `dba` with `isql-vt`.
+    fn isql(&self, sql: &str) {
+        let out = Command::new(&self.isql)
+            .arg(format!("127.0.0.1:{}", self.sql))
+            .args(["dba", "dba", &format!("exec={sql}")])
             .output()
             .unwrap();
-        assert!(grant.status.success(), "isql grant failed: {grant:?}");
-        v
+        assert!(out.status.success(), "isql {sql} failed: {out:?}");
     }
 
     fn url(&self) -> String {
@@ -319,6 +328,58 @@ fn an_export_to_virtuoso_answers_as_the_local_engine_and_stays_in_step() {
         .unwrap();
     assert!(!out.status.success());
     assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
+
+    // HTTP Basic credentials, from a file and from the environment: a user
+    // allowed to update, behind an endpoint path that asks for Basic auth.
+    v.isql(
+        "DB.DBA.USER_CREATE ('rk', 'rk-secret'); GRANT SPARQL_UPDATE TO \"rk\"; \
+         DB.DBA.VHOST_DEFINE (lhost=>'*ini*', vhost=>'*ini*', lpath=>'/sparql-basic', \
+         ppath=>'/!sparql/', is_dav=>1, def_page=>'', vsp_user=>'dba', ses_vars=>0, \
+         auth_fn=>'DB.DBA.HP_AUTH_SQL_USER', realm=>'SPARQL', opts=>vector('noinherit', 1));",
+    );
+    let basic = url.replace("/sparql", "/sparql-basic");
+    let auth = dir.join("auth");
+    std::fs::write(&auth, "rk:wrong\n").unwrap();
+    let export_basic = |record: &str| {
+        rlmkg(dir)
+            .arg("--store")
+            .arg(&store)
+            .args([
+                "--json",
+                "export",
+                "--to-endpoint",
+                &basic,
+                "--graph",
+                record,
+            ])
+            .arg("--endpoint-auth-file")
+            .arg(&auth)
+            .output()
+            .unwrap()
+    };
+    let out = export_basic("urn:rlmkg:export-basic");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("HTTP 401"), "{}", stderr(&out));
+    std::fs::write(&auth, "rk:rk-secret\n").unwrap();
+    let out = export_basic("urn:rlmkg:export-basic");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // A record graph of its own: everything is sent again under it.
+    assert_eq!(
+        s["pushed"],
+        after["pushed"].as_u64().unwrap() + after["unchanged"].as_u64().unwrap(),
+        "{s}"
+    );
+    let out = rlmkg(dir)
+        .arg("--store")
+        .arg(&store)
+        .args(["sparql", "--sparql-endpoint", &basic, QUERIES[5].1])
+        .env("RLMKG_ENDPOINT_USER", "rk")
+        .env("RLMKG_ENDPOINT_PASSWORD", "rk-secret")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "true");
 
     // A stopped endpoint is a clear error, not a local answer.
     drop(v);
