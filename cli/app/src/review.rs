@@ -56,7 +56,7 @@ pub const MAX_RECITE_SENTENCES: usize = 24;
 /// that sentence added to its citations (the heuristic's evidence repair, over
 /// the run's reads instead of its evidence; uncited claims stay uncited).
 /// `None` when nothing changed.
-pub(crate) fn recite(
+fn recite(
     store: &Store,
     spans: &StoreSpans,
     check: &CheckOptions,
@@ -107,7 +107,7 @@ pub const SHORT_ANSWER_WORDS: usize = 8;
 /// written after it. Text in brackets that is not a citation is dropped from
 /// it. The checker still decides: a short answer no sentence of the answer
 /// carries stays as it was. `None` when nothing changed.
-pub(crate) fn cite_short_answer(
+fn cite_short_answer(
     spans: &StoreSpans,
     check: &CheckOptions,
     question: &str,
@@ -176,6 +176,102 @@ fn without_brackets(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// An answer after what can be mended from the answer itself, with the
+/// checker's report on it ([`mend`]).
+pub(crate) struct Mended {
+    /// The answer text, mended.
+    pub(crate) text: String,
+    /// The checker's report on `text`.
+    pub(crate) report: rlmkg_citation::Report,
+    /// Cited claims re-cited from the run's reads ([`recite`]).
+    pub(crate) recited: usize,
+    /// Whether the short answer took its own sentence's citation
+    /// ([`cite_short_answer`]).
+    pub(crate) short_cited: bool,
+}
+
+/// Check `answer` and mend what the answer itself can mend: an answer not
+/// all supported is re-cited from the sentences the run read (`read`), then
+/// a short answer not carried by its citation is given the citation of the
+/// answer's own sentence that says it. One pipeline for the review (judging
+/// the answer as the caller will) and for `ask` (which shows it).
+pub(crate) fn mend(
+    store: &Store,
+    spans: &StoreSpans,
+    check: &CheckOptions,
+    question: &str,
+    answer: &str,
+    read: &[String],
+) -> Result<Mended, rlmkg_citation::SourceError> {
+    let mut text = answer.to_owned();
+    let mut report = rlmkg_citation::check(&text, spans, check)?;
+    let mut recited = 0;
+    if !report.all_supported()
+        && let Some((fixed, repair)) = recite(store, spans, check, &text, read)
+    {
+        text = fixed;
+        recited = repair.repaired;
+        report = rlmkg_citation::check(&text, spans, check)?;
+    }
+    let mut short_cited = false;
+    if let Some(cited) = cite_short_answer(spans, check, question, &text, &report) {
+        text = cited;
+        short_cited = true;
+        report = rlmkg_citation::check(&text, spans, check)?;
+    }
+    Ok(Mended {
+        text,
+        report,
+        recited,
+        short_cited,
+    })
+}
+
+/// Why a checked answer does not stand as the RLM's.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Unfit {
+    /// Its first claim is not carried by what it cites, or no claim is
+    /// ([`not_carried`]'s reason).
+    NotCarried(String),
+    /// The question asks for a person, place, organization, date or number,
+    /// and no verified claim names one.
+    NotOfType(AnswerType),
+}
+
+impl std::fmt::Display for Unfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotCarried(why) => f.write_str(why),
+            Self::NotOfType(kind) => write!(
+                f,
+                "its verified claims name no {} (what the question asks for)",
+                kind.describe()
+                    .trim_start_matches("a ")
+                    .trim_start_matches("an ")
+            ),
+        }
+    }
+}
+
+/// Whether a checked answer stands as the RLM's: its short answer (`None`
+/// when it makes no claim, or its verified claims hold none for an untyped
+/// question), or why not. One rule for the review and for `ask`.
+pub(crate) fn standing(
+    store: &Store,
+    question: &str,
+    report: &rlmkg_citation::Report,
+) -> Result<Option<ShortAnswer>, Unfit> {
+    if let Some(why) = not_carried(report, question) {
+        return Err(Unfit::NotCarried(why));
+    }
+    let short = short_answer(store, question, report);
+    let kind = short::answer_type(question);
+    if short.is_none() && !report.claims.is_empty() && typed(&kind) {
+        return Err(Unfit::NotOfType(kind));
+    }
+    Ok(short)
+}
+
 /// Judge `answer` to `question`, given the ids the run's calls showed.
 pub(crate) fn review(
     store: &Arc<Store>,
@@ -192,17 +288,10 @@ pub(crate) fn review(
         coverage(store, &read_chunks)?;
     }
     let spans = StoreSpans::new(Arc::clone(store));
-    // Judged as the caller will judge it: re-cited from the run's reads.
-    let recited = recite(store, &spans, check, answer, read);
-    let answer = recited.as_ref().map_or(answer, |(t, _)| t.as_str());
-    let Ok(mut report) = rlmkg_citation::check(answer, &spans, check) else {
+    // Judged as the caller will judge it: mended first.
+    let Ok(Mended { report, .. }) = mend(store, &spans, check, question, answer, read) else {
         return Ok(());
     };
-    if let Some(cited) = cite_short_answer(&spans, check, question, answer, &report)
-        && let Ok(r) = rlmkg_citation::check(&cited, &spans, check)
-    {
-        report = r;
-    }
     let mut unread: Vec<&str> = Vec::new();
     for c in report.claims.iter().flat_map(|c| &c.citations) {
         let id = c.id.as_deref().unwrap_or(&c.raw);
@@ -222,19 +311,21 @@ pub(crate) fn review(
                 .join(", ")
         ));
     }
-    if let Some(why) = not_carried(&report, question) {
-        return Err(format!(
-            "{why}; write what the cited sentences say, the answer first, each claim with the \
-             [id] of the sentence that says it"
-        ));
-    }
-    let kind = short::answer_type(question);
-    if typed(&kind) && short_answer(store, question, &report).is_none() {
-        return Err(format!(
-            "the question asks for {}, and no claim of your answer that its citation carries \
-             names one; find the sentence that does, and begin the answer with it",
-            kind.describe()
-        ));
+    match standing(store, question, &report) {
+        Ok(_) => {}
+        Err(Unfit::NotCarried(why)) => {
+            return Err(format!(
+                "{why}; write what the cited sentences say, the answer first, each claim with \
+                 the [id] of the sentence that says it"
+            ));
+        }
+        Err(Unfit::NotOfType(kind)) => {
+            return Err(format!(
+                "the question asks for {}, and no claim of your answer that its citation \
+                 carries names one; find the sentence that does, and begin the answer with it",
+                kind.describe()
+            ));
+        }
     }
     Ok(())
 }
@@ -243,7 +334,7 @@ pub(crate) fn review(
 /// itself, which the prompts ask for first — is not carried by what it cites
 /// (partly carried counts, unless what is missing is a name, number or date), or no claim is supported at all. `None` when it
 /// stands, or when it makes no claim to check (not found).
-pub(crate) fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String> {
+fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String> {
     let factual: Vec<_> = report
         .claims
         .iter()
@@ -281,7 +372,7 @@ pub(crate) fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Op
 
 /// Whether a question of this type is answered by a name, place, date or
 /// number (its answer can be read and typed), not by yes/no or free text.
-pub(crate) fn typed(kind: &AnswerType) -> bool {
+fn typed(kind: &AnswerType) -> bool {
     matches!(
         kind,
         AnswerType::Person
@@ -333,7 +424,7 @@ fn of_type(
 /// first); otherwise what the heuristic's reader picks from the sentences
 /// the answer's supported claims cite, in the answer's order. Either way it
 /// is read from verified text; `None` when the verified claims hold none.
-pub(crate) fn short_answer(
+fn short_answer(
     store: &Store,
     question: &str,
     report: &rlmkg_citation::Report,

@@ -46,34 +46,28 @@ impl AnswerStrategy for RlmStrategy {
         if let Some(reason) = outcome.fallback.clone() {
             return fall_back(&rlm, session, outcome, reason, run, question).await;
         }
-        let mut text = outcome.answer.clone().unwrap_or_default();
+        let text = outcome.answer.clone().unwrap_or_default();
         opts.events.send(&super::AskEvent::Draft(&text));
-        let mut report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
-        if !report.all_supported()
-            && let Some((fixed, repair)) = crate::review::recite(
-                &run.store,
-                &run.spans,
-                &opts.check,
-                &text,
-                &outcome.read_ids,
-            )
-        {
+        let mended = crate::review::mend(
+            &run.store,
+            &run.spans,
+            &opts.check,
+            question,
+            &text,
+            &outcome.read_ids,
+        )?;
+        if mended.recited > 0 {
             (run.note)(&format!(
                 "citation repair: {} claim(s) whose citation did not carry them cited from sentences the run read",
-                repair.repaired
+                mended.recited
             ));
-            text = fixed;
-            report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
         }
-        if let Some(cited) =
-            crate::review::cite_short_answer(&run.spans, &opts.check, question, &text, &report)
-        {
+        if mended.short_cited {
             (run.note)(
                 "citation repair: the short answer cited from the answer's own sentence that says it",
             );
-            text = cited;
-            report = rlmkg_citation::check(&text, &run.spans, &opts.check)?;
         }
+        let (mut text, mut report) = (mended.text, mended.report);
         let mut repaired = false;
         if opts.strict && !report.all_supported() {
             (run.note)("--strict: asking the root model to repair the failing claims");
@@ -84,26 +78,19 @@ impl AnswerStrategy for RlmStrategy {
             }
             repaired = true;
         }
-        if let Some(why) = crate::review::not_carried(&report, question) {
-            let reason = FallbackReason::UnsupportedAnswer { why };
-            return fall_back(&rlm, session, outcome, reason, run, question).await;
-        }
+        let short_answer = match crate::review::standing(&run.store, question, &report) {
+            Ok(short) => short,
+            Err(unfit) => {
+                let reason = FallbackReason::UnsupportedAnswer {
+                    why: unfit.to_string(),
+                };
+                return fall_back(&rlm, session, outcome, reason, run, question).await;
+            }
+        };
         let verified = !text.trim().is_empty() && report.all_supported();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;
         let answer_type = short::answer_type(question);
-        let short_answer = crate::review::short_answer(&run.store, question, &report);
-        if short_answer.is_none() && crate::review::typed(&answer_type) && !text.trim().is_empty() {
-            let why = format!(
-                "its verified claims name no {} (what the question asks for)",
-                answer_type
-                    .describe()
-                    .trim_start_matches("a ")
-                    .trim_start_matches("an ")
-            );
-            let reason = FallbackReason::UnsupportedAnswer { why };
-            return fall_back(&rlm, session, outcome, reason, run, question).await;
-        }
         Ok(Answer {
             question: question.to_owned(),
             not_found: text.trim().is_empty(),
