@@ -9,7 +9,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::MemHandle;
+use common::{MemHandle, root_requests};
 use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
 use rlm_core::{FallbackReason, Protocol, Rlm, RlmConfig};
 use serde_json::{Value, json};
@@ -41,20 +41,13 @@ fn tool_call(id: &str, name: &str, args: Value) -> Reply {
 }
 
 fn rlm(server: &ChatServer, protocol: Protocol) -> Rlm {
-    let m = common::scripted_model(server, None);
-    let cfg = RlmConfig {
-        protocol,
-        ..RlmConfig::default()
-    };
-    Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()))
-}
-
-fn root_requests(server: &ChatServer) -> Vec<Value> {
-    server
-        .requests()
-        .into_iter()
-        .filter(is_root_request)
-        .collect()
+    common::scripted_rlm(
+        server,
+        RlmConfig {
+            protocol,
+            ..RlmConfig::default()
+        },
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -204,13 +197,12 @@ async fn a_small_root_is_offered_the_recipe_tools_only() {
         }
     })
     .unwrap();
-    let m = common::scripted_model(&srv, None);
     let cfg = RlmConfig {
         protocol: Protocol::Tools,
         profile: Some(rlm_core::Profile::Small),
         ..RlmConfig::default()
     };
-    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let r = common::scripted_rlm(&srv, cfg);
     let _ = r.run("Where was Marie Curie born?").await.unwrap();
     let reqs = root_requests(&srv);
     let names: Vec<&str> = reqs[0]["tools"]

@@ -129,61 +129,63 @@ fn a_short_answer_cited_with_a_wrong_id_takes_its_own_answers_citation() {
     );
 }
 
-#[test]
-fn an_answer_naming_what_its_citation_does_not_carry_does_not_stand() {
-    // The first claim cites a real sentence, which names a different place.
-    // Each try is worded differently (a repeat would end the run sooner).
+/// Code that prints the id of the first sentence, among the hits of
+/// `search`, that contains `holding`, as `sid`.
+fn find_sentence(search: &str, holding: &str) -> String {
+    format!(
+        r#"import re
+sid = None
+for h in context.search("{search}", k=5):
+    for i, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if sid is None and "{holding}" in s:
+            sid = i
+print(sid)"#
+    )
+}
+
+/// Ask `question` with a root that runs `first`, then answers `FINAL(f"…")`
+/// with `final_text` every turn, worded differently each time (a repeat would
+/// end the run sooner): the answer must not stand, and the run says it fell
+/// back because of it. The answer, for further checks.
+fn an_answer_that_does_not_stand(question: &str, first: String, final_text: &'static str) -> Value {
     let case = scripted_case(
-        |req: &Value, _| {
+        move |req: &Value, _| {
             let n = turn(req);
             Reply::Text(match n {
-                0 => repl(FIND_HOPS),
-                _ => repl(&format!(
-                    "# try {n}\nFINAL(f\"Northlight Press is in Tromsø [{{hop2}}].\")"
-                )),
+                0 => repl(&first),
+                _ => repl(&format!("# try {n}\nFINAL(f\"{final_text}\")")),
             })
         },
         &[],
-        SKARVIK,
+        question,
     );
     let answer = case.answer();
     assert_ne!(answer["method"], "rlm", "{answer:#}");
     assert_eq!(
         answer["fallback"]["kind"], "unsupported_answer",
         "{answer:#}"
+    );
+    answer
+}
+
+#[test]
+fn an_answer_naming_what_its_citation_does_not_carry_does_not_stand() {
+    // The first claim cites a real sentence, which names a different place.
+    an_answer_that_does_not_stand(
+        SKARVIK,
+        FIND_HOPS.to_owned(),
+        "Northlight Press is in Tromsø [{hop2}].",
     );
 }
 
 #[test]
 fn a_supported_answer_that_names_nothing_of_the_asked_type_does_not_stand() {
     // "Who founded …" asks for a person; the answer's one claim is carried by
-    // its sentence but names no one. Each try is worded differently.
-    let case = scripted_case(
-        |req: &Value, _| {
-            let n = turn(req);
-            Reply::Text(match n {
-                0 => repl(
-                    r#"import re
-sid = None
-for h in context.search("Salt Atlas published Northlight Press", k=5):
-    for i, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if sid is None and "published in 2016" in s:
-            sid = i
-print(sid)"#,
-                ),
-                _ => repl(&format!(
-                    "# try {n}\nFINAL(f\"The Salt Atlas was published in 2016 [{{sid}}].\")"
-                )),
-            })
-        },
-        &[],
+    // its sentence but names no one.
+    let answer = an_answer_that_does_not_stand(
         "Who founded the publisher of The Salt Atlas?",
-    );
-    let answer = case.answer();
-    assert_ne!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(
-        answer["fallback"]["kind"], "unsupported_answer",
-        "{answer:#}"
+        find_sentence("Salt Atlas published Northlight Press", "published in 2016"),
+        "The Salt Atlas was published in 2016 [{sid}].",
     );
     assert!(
         answer["fallback"]["why"]
@@ -198,32 +200,10 @@ print(sid)"#,
 fn an_answer_asserting_the_questions_relation_its_citation_lacks_does_not_stand() {
     // The cited sentence names the author of the book, not who founded its
     // publisher: "founded" is the question's word, and the sentence lacks it.
-    let case = scripted_case(
-        |req: &Value, _| {
-            let n = turn(req);
-            Reply::Text(match n {
-                0 => repl(
-                    r#"import re
-sid = None
-for h in context.search("Salt Atlas book Mara Ellison", k=5):
-    for i, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if sid is None and "essays by Dr. Mara Ellison" in s:
-            sid = i
-print(sid)"#,
-                ),
-                _ => repl(&format!(
-                    "# try {n}\nFINAL(f\"Dr. Mara Ellison founded the publisher of The Salt Atlas [{{sid}}].\")"
-                )),
-            })
-        },
-        &[],
+    an_answer_that_does_not_stand(
         "Who founded the publisher of The Salt Atlas?",
-    );
-    let answer = case.answer();
-    assert_ne!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(
-        answer["fallback"]["kind"], "unsupported_answer",
-        "{answer:#}"
+        find_sentence("Salt Atlas book Mara Ellison", "essays by Dr. Mara Ellison"),
+        "Dr. Mara Ellison founded the publisher of The Salt Atlas [{sid}].",
     );
 }
 
