@@ -409,8 +409,10 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
             .trim()
             .trim_end_matches(['\'', '"', ',', '}', ' ']);
         rest = &text_all[end..];
-        let well_formed = id.len() <= 16 && id.contains(".s") && !id.contains(char::is_whitespace);
-        if !well_formed || text.is_empty() {
+        let sentence = id
+            .parse::<rlmkg_ids::PassageId>()
+            .is_ok_and(|p| p.sentences.is_some());
+        if !sentence || text.is_empty() {
             continue;
         }
         let words: HashSet<String> = text
