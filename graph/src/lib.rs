@@ -6,7 +6,9 @@
 //! - [`GraphView`], the in-memory petgraph view that serves traversal and
 //!   ranking (neighbors, k-hop sets, shortest and bridging paths,
 //!   personalized PageRank), saved as a snapshot at each final commit so a
-//!   reader opens a big store without reading every record;
+//!   reader opens a big store without reading every record, with its
+//!   [`EntityCards`] beside it, so a cold entity lookup reads a few blocks
+//!   and not the whole snapshot;
 //! - [`RdfGraph`], the RDF in oxigraph's in-memory store, one named graph per
 //!   document in the vocabulary of [`vocab`], built when a command first needs
 //!   SPARQL, an export or the invariant checks.
@@ -33,6 +35,6 @@ pub use rdf::{
 pub use records::{pack_of_stem, pack_stem};
 pub use store::GraphStore;
 pub use view::{
-    EntityInfo, GraphPath, GraphView, MentionEdge, Neighbor, PathStep, ViewBuilder, ViewSummary,
-    entity_key,
+    EntityCards, EntityInfo, GraphPath, GraphView, MentionEdge, Neighbor, PathStep, ViewBuilder,
+    ViewSummary, entity_key,
 };

@@ -6,7 +6,10 @@
 //!   [`crate::records`]); the caller names the packs to read;
 //! - `view-<n>.bin`: a snapshot of the view of exactly the documents of one
 //!   commit, which the store's manifest names, so readers open a big store
-//!   without reading every record.
+//!   without reading every record;
+//! - `view-<n>.cards`: the entity cards of that view ([`EntityCards`]),
+//!   written before it, so a cold entity lookup reads a few blocks of them
+//!   instead of the whole snapshot (a store without them reads the view).
 //!
 //! There is no database: the RDF ([`RdfGraph`]) is built in memory from the
 //! committed records when a command first needs it.
@@ -22,13 +25,15 @@ use crate::error::{GraphError, file_err};
 use crate::model::DocGraph;
 use crate::rdf::RdfGraph;
 use crate::records::{Records, pack_file_name};
-use crate::view::{GraphView, ViewBuilder};
+use crate::view::{EntityCards, GraphView, ViewBuilder, write_file};
 
 /// The folder of the record files inside the graph folder.
 const DOCS: &str = "docs";
 /// Prefix and extension of view snapshots.
 const SNAPSHOT_PREFIX: &str = "view-";
 const SNAPSHOT_EXT: &str = ".bin";
+/// Extension of the entity cards beside a snapshot.
+const CARDS_EXT: &str = ".cards";
 /// First bytes of a view snapshot, with the version of its encoding.
 const SNAPSHOT_MAGIC: &[u8; 8] = b"RKVIEW02";
 /// Record files parsed in parallel at once (bounds memory while reading).
@@ -159,8 +164,25 @@ impl GraphStore {
         format!("{SNAPSHOT_PREFIX}{n}{SNAPSHOT_EXT}")
     }
 
-    /// Write `view` as the snapshot `name` (temporary file, fsync, rename).
+    /// The name of the entity cards beside the snapshot `name`.
+    fn cards_name(name: &str) -> String {
+        let stem = name.strip_suffix(SNAPSHOT_EXT).unwrap_or(name);
+        format!("{stem}{CARDS_EXT}")
+    }
+
+    /// Write `view` as the snapshot `name`, its entity cards first (each a
+    /// temporary file, fsync, rename).
     pub fn write_snapshot(&self, name: &str, view: &GraphView) -> Result<(), GraphError> {
+        let cards = self.dir.join(Self::cards_name(name));
+        match view.cards_bytes().map_err(|e| file_err(&cards, &e))? {
+            Some(bytes) => write_file(&cards, &bytes)?,
+            None => match std::fs::remove_file(&cards) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(file_err(&cards, &e));
+                }
+                _ => {}
+            },
+        }
         let path = self.dir.join(name);
         let tmp = self.dir.join(format!("{name}.tmp"));
         let body = postcard::to_allocvec(view).map_err(|e| file_err(&path, &e))?;
@@ -172,6 +194,12 @@ impl GraphStore {
                 .map_err(|e| file_err(&tmp, &e))?;
         }
         std::fs::rename(&tmp, &path).map_err(|e| file_err(&path, &e))
+    }
+
+    /// The entity cards beside the snapshot `name`; `None` when there are
+    /// none (a store written before them, or a writer replaced them).
+    pub fn open_cards(&self, name: &str) -> Result<Option<EntityCards>, GraphError> {
+        EntityCards::open(&self.dir.join(Self::cards_name(name)))
     }
 
     /// Read the snapshot `name`; `None` when it is gone (a writer replaced it).
@@ -197,13 +225,18 @@ impl GraphStore {
         self.dir.join(name).is_file()
     }
 
-    /// Delete every snapshot (and leftover temporary file) except those named
-    /// in `keep`. Files that cannot be deleted are left for the next call.
+    /// Delete every snapshot and its cards (and leftover temporary files)
+    /// except those named in `keep` and their cards. Files that cannot be
+    /// deleted are left for the next call.
     pub fn prune_snapshots(&self, keep: &[&str]) -> Result<(), GraphError> {
+        let cards: Vec<String> = keep.iter().map(|k| Self::cards_name(k)).collect();
         let rd = std::fs::read_dir(&self.dir).map_err(|e| file_err(&self.dir, &e))?;
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with(SNAPSHOT_PREFIX) && !keep.contains(&name.as_str()) {
+            if name.starts_with(SNAPSHOT_PREFIX)
+                && !keep.contains(&name.as_str())
+                && !cards.contains(&name)
+            {
                 let _ = std::fs::remove_file(e.path());
             }
         }
@@ -251,8 +284,17 @@ mod tests {
             view.neighbors("bob", 10, None)
         );
         assert_eq!(back.entity("bob"), view.entity("bob"));
+        // Its entity cards beside it answer the same.
+        let cards = g.open_cards(&name).unwrap().unwrap();
+        assert_eq!(cards.entity("bob").unwrap(), view.entity("bob"));
+        g.prune_snapshots(&[&name]).unwrap();
+        assert!(
+            g.open_cards(&name).unwrap().is_some(),
+            "kept with its snapshot"
+        );
         g.prune_snapshots(&[]).unwrap();
         assert!(g.read_snapshot(&name).unwrap().is_none());
+        assert!(g.open_cards(&name).unwrap().is_none());
         // Removing a pack: a reader that still names it learns it is gone.
         g.remove_packs(&[1]).unwrap();
         assert_eq!(g.packs().unwrap(), BTreeSet::from([2]));

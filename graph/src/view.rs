@@ -15,6 +15,11 @@ use serde::{Deserialize, Serialize};
 pub use rlmkg_corpus::{EntityInfo, GraphPath, Neighbor, PathStep};
 use unicode_normalization::UnicodeNormalization;
 
+mod cards;
+
+pub use cards::EntityCards;
+pub(crate) use cards::write_file;
+
 /// The canonical key of an entity name: lowercase, diacritics and possessives
 /// removed, a leading "the" dropped, punctuation dropped, words joined by `_`.
 /// It is also the entity id.
@@ -514,6 +519,25 @@ impl ViewBuilder {
     }
 }
 
+/// The first `k` of `cand` in `order`, in that order: the one selection of
+/// neighbors, shared by the view and the entity cards (given the same
+/// candidates in the same order, they pick the same, ties included).
+fn strongest<T>(
+    mut cand: Vec<T>,
+    k: usize,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering,
+) -> Vec<T> {
+    if k == 0 {
+        return Vec::new();
+    }
+    if cand.len() > k {
+        cand.select_nth_unstable_by(k - 1, &order);
+        cand.truncate(k);
+    }
+    cand.sort_by(&order);
+    cand
+}
+
 /// Count one more `s` in `counts`, allocating only for a new one.
 fn bump(counts: &mut FxHashMap<String, u32>, s: &str) {
     match counts.get_mut(s) {
@@ -794,7 +818,7 @@ impl GraphView {
             },
             None => None,
         };
-        let mut cand: Vec<(usize, &Edge)> = self
+        let cand: Vec<(usize, &Edge)> = self
             .relation_neighbors(ei)
             .into_iter()
             .filter(|(_, edge)| match (want, edge) {
@@ -807,15 +831,8 @@ impl GraphView {
                 .total_cmp(&a.1.weight())
                 .then_with(|| self.entities[a.0].id.cmp(&self.entities[b.0].id))
         };
-        if k == 0 {
-            return Vec::new();
-        }
-        if cand.len() > k {
-            cand.select_nth_unstable_by(k - 1, order);
-            cand.truncate(k);
-        }
-        cand.sort_by(order);
-        cand.into_iter()
+        strongest(cand, k, order)
+            .into_iter()
             .map(|(j, edge)| {
                 let e = &self.entities[j];
                 Neighbor {

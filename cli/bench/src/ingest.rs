@@ -47,6 +47,13 @@ fn corpus(work: &Path) -> anyhow::Result<PathBuf> {
     Ok(dir.join("package"))
 }
 
+/// The directory of the corpus's text files (fetched once, see [`corpus`]).
+pub(crate) fn corpus_texts(work: &Path) -> anyhow::Result<PathBuf> {
+    let src = corpus(work)?;
+    let data = src.join("data");
+    Ok(if data.exists() { data } else { src })
+}
+
 fn text_bytes(dir: &Path) -> u64 {
     bytes_under(dir, &|p| p.extension().is_some_and(|x| x == "txt"))
 }
@@ -80,7 +87,7 @@ fn doubled(data: &Path, work: &Path) -> anyhow::Result<PathBuf> {
 const PAIRS: usize = 5;
 
 /// The files of the corpus an ingest leaves out (the package's copies).
-const EXCLUDE: [&str; 3] = ["*.json", "*.js", "*.md"];
+pub(crate) const EXCLUDE: [&str; 3] = ["*.json", "*.js", "*.md"];
 
 /// Run `rlmkg --json ingest ROOT` into a new store `store` in a new process.
 fn ingest_process(
@@ -122,9 +129,7 @@ fn median(values: impl Iterator<Item = f64>) -> f64 {
 
 /// Run the ingest benchmarks.
 pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
-    let src = corpus(&args.work_dir)?;
-    let data = src.join("data");
-    let data = if data.exists() { data } else { src };
+    let data = corpus_texts(&args.work_dir)?;
     let root = doubled(&data, &args.work_dir)?;
     let mb = text_bytes(&root) as f64 / 1e6;
     let stores = args.work_dir.join("bench-ingest-stores");
@@ -367,7 +372,7 @@ fn nested_html(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
 }
 
 /// Bytes of the files under `dir` that `keep` accepts.
-fn bytes_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> u64 {
+pub(crate) fn bytes_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> u64 {
     let mut total = 0;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

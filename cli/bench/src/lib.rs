@@ -12,6 +12,7 @@ mod graph;
 mod ingest;
 mod model;
 mod repl;
+pub mod scale;
 mod serve;
 mod servers;
 
@@ -37,6 +38,9 @@ pub enum Area {
     Serve,
     /// Sub-calls over one and two model servers (one failing, one killed).
     Servers,
+    /// Ingest, memory, cold lookups and SPARQL at 1×, 4×, 10× the corpus
+    /// (issue 31); its own options and table ([`scale`]), not in the default set.
+    Scale,
 }
 
 impl Named for Area {
@@ -48,6 +52,7 @@ impl Named for Area {
         Self::Model,
         Self::Serve,
         Self::Servers,
+        Self::Scale,
     ];
     const WHAT: &'static str = "benchmark area";
 
@@ -60,6 +65,7 @@ impl Named for Area {
             Self::Model => "model",
             Self::Serve => "serve",
             Self::Servers => "servers",
+            Self::Scale => "scale",
         }
     }
 }
@@ -95,6 +101,7 @@ pub struct BenchRow {
 }
 
 /// Run one area; `note` receives remarks (a comparison skipped, and why).
+/// [`Area::Scale`] has options and rows of its own: run it with [`scale::run`].
 pub fn run(
     area: Area,
     opts: &BenchOptions,
@@ -109,5 +116,6 @@ pub fn run(
         Area::Model => model::run(opts, note),
         Area::Serve => serve::run(opts),
         Area::Servers => servers::run(opts),
+        Area::Scale => anyhow::bail!("`bench scale` runs through rlmkg_bench::scale::run"),
     }
 }

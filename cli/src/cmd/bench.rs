@@ -1,10 +1,13 @@
 //! `rlmkg bench`: the benchmark suite (SPEC §10, `rlmkg-bench`); with no area
-//! it runs them all, and prints one table (or `--json` rows).
+//! it runs them all but `scale`, and prints one table (or `--json` rows).
+//! `rlmkg bench scale` runs alone, with options of its own, and prints a
+//! table of one row per shape (or `--json` rows of its own shape).
 
 use std::io::Write;
 
 use clap::Args;
 use rlmkg::named::Named;
+use rlmkg_bench::scale::{ScaleOptions, ScaleRow, ScalesError};
 use rlmkg_bench::{Area, BenchOptions};
 
 use crate::cli::GlobalArgs;
@@ -12,7 +15,8 @@ use crate::cli::GlobalArgs;
 /// Arguments of `rlmkg bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Areas to run (ingest, graph, repl, batched, model, serve, servers; default: all).
+    /// Areas to run (ingest, graph, repl, batched, model, serve, servers;
+    /// default: all of these), or `scale` alone.
     pub areas: Vec<Area>,
     /// Where benchmark corpora and scratch stores go.
     #[arg(long, default_value = "bench-data")]
@@ -20,13 +24,50 @@ pub struct BenchArgs {
     /// Smaller inputs, for a quick look.
     #[arg(long)]
     pub quick: bool,
+    /// `scale`: copies of the corpus to ingest, one store each (1 to 100).
+    #[arg(long, value_parser = parse_scales, value_name = "N,N,…")]
+    pub scales: Option<Scales>,
+    /// `scale`: MB of generated entity-dense text to ingest too (0: none).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub dense_mb: Option<u32>,
+    /// `scale`: a SPARQL 1.1 endpoint to export each store to
+    /// (`rlmkg export --to-endpoint`) and query (`--sparql-endpoint`).
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
 }
+
+/// The copies `bench scale` ingests (`--scales 1,4,10`).
+#[derive(Debug, Clone)]
+pub struct Scales(Vec<u32>);
+
+fn parse_scales(s: &str) -> Result<Scales, ScalesError> {
+    rlmkg_bench::scale::parse_scales(s).map(Scales)
+}
+
+/// The default of `--scales`.
+const DEFAULT_SCALES: [u32; 3] = [1, 4, 10];
+/// The default of `--dense-mb`.
+const DEFAULT_DENSE_MB: u32 = 20;
 
 /// Run `rlmkg bench`.
 pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    if args.areas.contains(&Area::Scale) {
+        anyhow::ensure!(
+            args.areas.len() == 1,
+            "`bench scale` runs alone (it takes many minutes and prints a table of its own)"
+        );
+        return run_scale(args, global);
+    }
+    if args.scales.is_some() || args.dense_mb.is_some() || args.endpoint.is_some() {
+        anyhow::bail!("--scales, --dense-mb and --endpoint are options of `bench scale`");
+    }
     let mut stdout = crate::out::stdout();
     let areas = if args.areas.is_empty() {
-        Area::ALL.to_vec()
+        Area::ALL
+            .iter()
+            .copied()
+            .filter(|&a| a != Area::Scale)
+            .collect()
     } else {
         args.areas.clone()
     };
@@ -64,4 +105,85 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Run `rlmkg bench scale`: progress on stderr (unless `--quiet`), the table
+/// (or `--json` rows) on stdout.
+fn run_scale(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    if let Some(url) = &args.endpoint {
+        anyhow::ensure!(
+            url.starts_with("http://") || url.starts_with("https://"),
+            "--endpoint {url:?} is not an http(s) URL"
+        );
+    }
+    let opts = ScaleOptions {
+        work_dir: args.work_dir,
+        rlmkg_bin: std::env::current_exe()?,
+        scales: args.scales.map_or_else(|| DEFAULT_SCALES.to_vec(), |s| s.0),
+        dense_mb: args.dense_mb.unwrap_or(DEFAULT_DENSE_MB),
+        endpoint: args.endpoint,
+    };
+    let quiet = global.quiet;
+    let rows = rlmkg_bench::scale::run(&opts, &mut |line| {
+        if !quiet {
+            eprintln!("bench scale: {line}");
+        }
+    })?;
+    let mut stdout = crate::out::stdout();
+    if global.json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&rows)?)?;
+    } else {
+        print_scale(&mut stdout, &rows)?;
+    }
+    Ok(0)
+}
+
+/// The `bench scale` table: one row per shape.
+fn print_scale(out: &mut dyn Write, rows: &[ScaleRow]) -> std::io::Result<()> {
+    let opt =
+        |v: Option<f64>, prec: usize| v.map_or_else(|| "-".to_string(), |v| format!("{v:.prec$}"));
+    writeln!(
+        out,
+        "{:<12} {:>8} {:>6} {:>8} {:>9} {:>8} {:>11} {:>10} {:>9} {:>10} {:>9} {:>10} {:>9} {:>10} {:>9} {:>5}",
+        "shape",
+        "input MB",
+        "docs",
+        "entities",
+        "quads",
+        "ingest s",
+        "ingest MB/s",
+        "ingest RSS",
+        "store MB",
+        "entity ms",
+        "sparql s",
+        "sparql RSS",
+        "export s",
+        "endpoint s",
+        "endpt RSS",
+        "same"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:<12} {:>8.1} {:>6} {:>8} {:>9} {:>8.2} {:>11.1} {:>10} {:>9.1} {:>10.1} {:>9.2} {:>10} {:>9} {:>10} {:>9} {:>5}",
+            r.shape,
+            r.input_mb,
+            r.docs,
+            r.entities,
+            r.quads,
+            r.ingest_secs,
+            r.ingest_mb_s,
+            opt(r.ingest_peak_rss_mb, 0),
+            r.store_mb,
+            r.entity_ms,
+            r.sparql_secs,
+            opt(r.sparql_peak_rss_mb, 0),
+            opt(r.export_secs, 2),
+            opt(r.endpoint_sparql_secs, 2),
+            opt(r.endpoint_sparql_peak_rss_mb, 0),
+            r.endpoint_same
+                .map_or("-", |s| if s { "yes" } else { "NO" }),
+        )?;
+    }
+    Ok(())
 }

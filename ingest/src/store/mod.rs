@@ -21,7 +21,9 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rlmkg_graph::{DocGraph, GraphStore, GraphView, RdfGraph, SparqlRemote, ViewBuilder};
+use rlmkg_graph::{
+    DocGraph, EntityCards, GraphStore, GraphView, RdfGraph, SparqlRemote, ViewBuilder,
+};
 use rlmkg_index::ChunkIndex;
 
 use crate::error::StoreError;
@@ -55,6 +57,9 @@ pub struct Store {
     index: ChunkIndex,
     graph: GraphStore,
     view: Mutex<Option<Arc<GraphView>>>,
+    /// The entity cards of the snapshot named (its name with them, `None`
+    /// when it has none), opened on first use.
+    cards: Mutex<Option<(String, Option<Arc<EntityCards>>)>>,
     rdf: Mutex<Option<Arc<RdfGraph>>>,
     /// Where SPARQL queries go instead of the in-memory RDF, when set.
     remote: Option<Arc<dyn SparqlRemote>>,
@@ -166,6 +171,7 @@ impl Store {
             index,
             graph,
             view: Mutex::new(None),
+            cards: Mutex::new(None),
             rdf: Mutex::new(None),
             remote: None,
             fresh: None,
@@ -422,6 +428,28 @@ impl Store {
         let v = Arc::new(v);
         *guard = Some(v.clone());
         Ok(v)
+    }
+
+    /// The entity cards of the snapshot the manifest names, while the view
+    /// is not loaded: a cold entity lookup reads a few blocks of them instead
+    /// of the whole snapshot (issue 31). `None` once the view is loaded (it
+    /// answers), or when the snapshot has no cards (a store written before
+    /// them; a reader whose snapshot a writer has since pruned): then the
+    /// view answers.
+    pub(crate) fn cards(&self) -> Option<Arc<EntityCards>> {
+        if self.view.lock().ok()?.is_some() {
+            return None;
+        }
+        let name = self.manifest.view_snapshot.as_ref()?;
+        let mut guard = self.cards.lock().ok()?;
+        if let Some((n, c)) = guard.as_ref()
+            && n == name
+        {
+            return c.clone();
+        }
+        let cards = self.graph.open_cards(name).ok().flatten().map(Arc::new);
+        *guard = Some((name.clone(), cards.clone()));
+        cards
     }
 
     /// The RDF of the committed documents, built on first use (once per

@@ -196,18 +196,26 @@ impl Store {
         Ok(self.view()?.search_entities(query, k.min(MAX_K)))
     }
 
-    /// One entity by id, name or alias.
+    /// One entity by id, name or alias (from the entity cards while the
+    /// view is not loaded, [`Store::cards`]: the same answer).
     pub fn entity(&self, id_or_name: &str) -> Result<Option<EntityInfo>, StoreError> {
+        if let Some(cards) = self.cards() {
+            return Ok(cards.entity(id_or_name)?);
+        }
         Ok(self.view()?.entity(id_or_name))
     }
 
-    /// Neighbors of an entity.
+    /// Neighbors of an entity (from the entity cards while the view is not
+    /// loaded).
     pub fn neighbors(
         &self,
         entity: &str,
         k: usize,
         relation: Option<&str>,
     ) -> Result<Vec<Neighbor>, StoreError> {
+        if let Some(cards) = self.cards() {
+            return Ok(cards.neighbors(entity, k.min(MAX_K), relation)?);
+        }
         Ok(self.view()?.neighbors(entity, k.min(MAX_K), relation))
     }
 
@@ -226,8 +234,12 @@ impl Store {
             .collect())
     }
 
-    /// Chunk ids mentioning an entity, in id order.
+    /// Chunk ids mentioning an entity, in id order (from the entity cards
+    /// while the view is not loaded).
     pub fn chunks_of_entity(&self, entity: &str) -> Result<Vec<ChunkId>, StoreError> {
+        if let Some(cards) = self.cards() {
+            return Ok(cards.chunks_of_entity(entity)?);
+        }
         Ok(self.view()?.chunks_of_entity(entity))
     }
 
