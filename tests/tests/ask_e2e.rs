@@ -208,6 +208,30 @@ fn an_answer_asserting_the_questions_relation_its_citation_lacks_does_not_stand(
 }
 
 #[test]
+fn an_answer_from_another_hop_of_the_question_does_not_stand() {
+    // The question asks when the founder was born; the cited sentence is
+    // true, but says when the institute was founded.
+    let answer = an_answer_that_does_not_stand(
+        "In what year was the founder of the Kestrel Institute for Coastal Studies born?",
+        find_sentence("Kestrel Institute founded", "founded in 1998"),
+        "The institute was founded in 1998 by the oceanographer Ivar Lindqvist [{sid}].",
+    );
+    let why = answer["fallback"]["why"].as_str().unwrap_or_default();
+    assert!(why.contains("born"), "{answer:#}");
+}
+
+#[test]
+fn a_number_that_is_not_a_year_does_not_answer_what_year() {
+    let answer = an_answer_that_does_not_stand(
+        "In what year was the founder of the institute that organised the Skarvik Expedition born?",
+        find_sentence("Tromsø inhabitants", "inhabitants"),
+        "77,000 inhabitants [{sid}].",
+    );
+    let why = answer["fallback"]["why"].as_str().unwrap_or_default();
+    assert!(why.contains("date"), "{answer:#}");
+}
+
+#[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
     let case = scripted_case(

@@ -342,7 +342,7 @@ fn chunk_ids_in(output: &str) -> Vec<ChunkId> {
 /// The names of people, organizations, places and works in the chunks an
 /// output shows that the output spells out and the question does not, in the
 /// order the output shows them.
-fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
+pub(crate) fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
     let q = question.to_lowercase();
     let mut found: Vec<(usize, String)> = Vec::new();
     for chunk in chunk_ids_in(output).into_iter().take(MAX_NEXT_CHUNKS) {
@@ -361,11 +361,17 @@ fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
             }
         }
     }
-    // Names in a sentence that also holds a word of the question first: the
-    // likeliest bridges.
+    // Names in a sentence that expresses a relation of the question ("founded
+    // by X" for "the founder of …") first, then names in a sentence that holds
+    // a word of the question: the likeliest bridges.
     let lower = output.to_lowercase();
     let words = content_words(question);
-    let near_question = |at: usize| {
+    let answer = rlmkg_heuristic::answer_relation(question);
+    let relations: Vec<String> = rlmkg_heuristic::relation_words(question)
+        .into_iter()
+        .filter(|r| Some(r) != answer.as_ref())
+        .collect();
+    let sentence_at = |at: usize| {
         let at = at.min(lower.len());
         let from = lower
             .get(..at)
@@ -375,11 +381,22 @@ fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
             .get(at..)
             .and_then(|t| t.find(['.', '[']))
             .map_or(lower.len(), |i| at + i);
-        lower
-            .get(from..to)
-            .is_some_and(|s| words.iter().any(|w| s.contains(w.as_str())))
+        lower.get(from..to).unwrap_or_default()
     };
-    found.sort_by_key(|(at, _)| (!near_question(*at), *at));
+    let rank = |at: usize| {
+        let s = sentence_at(at);
+        if relations
+            .iter()
+            .any(|r| rlmkg_heuristic::expresses_relation(r, s))
+        {
+            0
+        } else if words.iter().any(|w| s.contains(w.as_str())) {
+            1
+        } else {
+            2
+        }
+    };
+    found.sort_by_key(|(at, _)| (rank(*at), *at));
     found
         .into_iter()
         .take(MAX_NEXT_NAMES)
@@ -390,8 +407,21 @@ fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
 /// The sentence of an output (`[c12.s3] text`) that holds the most of the
 /// question's content words (compared by their match keys, so "joined" meets
 /// "join"), when it holds at least two and half of them: the likeliest
-/// answer sentence. Its id and text (at most 300 characters).
+/// answer sentence. When the question names its answer relation
+/// ([`rlmkg_heuristic::answer_relation`]: "born"), only a sentence that
+/// says it, with a value of the asked kind, qualifies, and one question word
+/// is enough. Its id and text (at most 300 characters).
 fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
+    // A sentence that answers the question says its answer relation ("born")
+    // and holds a value of the asked kind (a year for "what year").
+    let relation = rlmkg_heuristic::answer_relation(question);
+    let kind = rlmkg_heuristic::short::answer_type(question);
+    let answers = |text: &str| {
+        relation
+            .as_deref()
+            .is_none_or(|r| rlmkg_heuristic::expresses_relation(r, text))
+            && rlmkg_heuristic::short::holds_value(&kind, text)
+    };
     let keys: Vec<String> = content_words(question)
         .iter()
         .map(|w| rlmkg_text::match_key(w))
@@ -412,7 +442,7 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
         let sentence = id
             .parse::<rlmkg_ids::PassageId>()
             .is_ok_and(|p| p.sentences.is_some());
-        if !sentence || text.is_empty() {
+        if !sentence || text.is_empty() || !answers(text) {
             continue;
         }
         let words: HashSet<String> = text
@@ -421,6 +451,9 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
             .map(|w| rlmkg_text::match_key(&w.to_lowercase()))
             .collect();
         let score = keys.iter().filter(|k| words.contains(*k)).count();
+        // A sentence that says the answer relation with a value of the asked
+        // kind needs no more words of the question ("He was born in 1941").
+        let need = if relation.is_some() { 1 } else { need };
         if score >= need && best.is_none_or(|(b, _, _)| score > b) {
             best = Some((score, id, text));
         }
@@ -598,9 +631,17 @@ impl ContextHandle for StoreHandle {
                  sentence> [{id}]\")."
             ));
         }
+        // A sentence that says the answer relation is the step to take: no
+        // search to suggest beside it.
+        let answered = !parts.is_empty() && rlmkg_heuristic::answer_relation(question).is_some();
         let names = unasked_names(&self.store, question, output);
-        if let Some(first) = names.first() {
-            let rest = unanswered_words(question, output);
+        if let Some(first) = names.first().filter(|_| !answered) {
+            // What the question still asks of that name: its answer relation
+            // ("born"), or the question's words the output lacks.
+            let rest = match rlmkg_heuristic::answer_relation(question) {
+                Some(r) => vec![r],
+                None => unanswered_words(question, output),
+            };
             let example = if rest.is_empty() {
                 first.clone()
             } else {

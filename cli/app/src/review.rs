@@ -236,6 +236,11 @@ pub(crate) enum Unfit {
     /// The question asks for a person, place, organization, date or number,
     /// and no verified claim names one.
     NotOfType(AnswerType),
+    /// The question names the relation its answer stands in ("… *born*",
+    /// "Who *founded* …", see [`rlmkg_heuristic::answer_relation`]) and no
+    /// sentence a verified claim cites expresses it: the answer is another
+    /// hop's (the founding year for a birth year, the author for a founder).
+    OtherRelation(String),
 }
 
 impl std::fmt::Display for Unfit {
@@ -248,6 +253,11 @@ impl std::fmt::Display for Unfit {
                 kind.describe()
                     .trim_start_matches("a ")
                     .trim_start_matches("an ")
+            ),
+            Self::OtherRelation(word) => write!(
+                f,
+                "the question asks what is \"{word}\", and no sentence its verified claims \
+                 cite says \"{word}\" (it answers another step of the question)"
             ),
         }
     }
@@ -268,6 +278,12 @@ pub(crate) fn standing(
     let kind = short::answer_type(question);
     if short.is_none() && !report.claims.is_empty() && typed(&kind) {
         return Err(Unfit::NotOfType(kind));
+    }
+    if short.is_some()
+        && let Some(word) = rlmkg_heuristic::answer_relation(question)
+        && !relation_cited(report, &word)
+    {
+        return Err(Unfit::OtherRelation(word));
     }
     Ok(short)
 }
@@ -317,6 +333,19 @@ pub(crate) fn review(
             return Err(format!(
                 "{why}; write what the cited sentences say, the answer first, each claim with \
                  the [id] of the sentence that says it"
+            ));
+        }
+        Err(Unfit::OtherRelation(word)) => {
+            let next = crate::handle::unasked_names(store, question, &cited_output(&report));
+            let search = match next.first() {
+                Some(name) => format!(" (e.g. context.search(\"{name} {word}\"))"),
+                None => String::new(),
+            };
+            return Err(format!(
+                "the question asks what is \"{word}\", and none of the sentences your answer \
+                 cites says \"{word}\": they answer another step of the question. Search for \
+                 the sentence that says \"{word}\" about what you found{search}, read it, and \
+                 answer from it"
             ));
         }
         Err(Unfit::NotOfType(kind)) => {
@@ -370,6 +399,17 @@ fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String
     None
 }
 
+/// Whether a sentence that a supported claim of `report` cites expresses
+/// the answer relation `word`.
+fn relation_cited(report: &rlmkg_citation::Report, word: &str) -> bool {
+    report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .flat_map(|c| &c.evidence)
+        .any(|e| rlmkg_heuristic::expresses_relation(word, &e.text))
+}
+
 /// Whether a question of this type is answered by a name, place, date or
 /// number (its answer can be read and typed), not by yes/no or free text.
 fn typed(kind: &AnswerType) -> bool {
@@ -394,7 +434,7 @@ fn of_type(
     claim: &rlmkg_citation::ClaimReport,
 ) -> bool {
     match kind {
-        AnswerType::Date | AnswerType::Number => claim.text.chars().any(|c| c.is_ascii_digit()),
+        AnswerType::Date | AnswerType::Number => short::holds_value(kind, &claim.text),
         AnswerType::Person | AnswerType::Place | AnswerType::Organization => {
             let kinds = short::kinds_for(kind);
             let text = claim.text.to_lowercase();
@@ -515,6 +555,17 @@ fn asserts_uncited_question_words(claim: &rlmkg_citation::ClaimReport, question:
         .iter()
         .flat_map(|r| r.missing_words())
         .any(|w| asked.contains(&rlmkg_text::match_key(&w.to_lowercase())))
+}
+
+/// The sentences a report's claims cite, as a handle output shows them
+/// (`[c12.s3] text` lines), for [`crate::handle::unasked_names`].
+fn cited_output(report: &rlmkg_citation::Report) -> String {
+    report
+        .claims
+        .iter()
+        .flat_map(|c| &c.evidence)
+        .map(|e| format!("[{}] {}\n", e.id, e.text))
+        .collect()
 }
 
 /// The chunk part of a citation id (`c12.s3` → `c12`).

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::relations::expresses;
+use super::relations::{expresses, is_relation_form};
 use super::short::{noun_class, words};
 
 /// Question words that carry no relation.
@@ -160,6 +160,123 @@ impl Hops {
     }
 }
 
+/// Auxiliaries that put the relation after the subject ("which institute
+/// *did* the author … join").
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had",
+];
+/// Words a question may end with after its relation ("… join *in 2019*",
+/// "… born *in the* …"), skipped with names and numbers. Not "by" or "of":
+/// a verb before them modifies a noun ("the book *published* by X").
+const TRAILING: &[&str] = &["in", "on", "at", "during", "the", "a", "an"];
+
+/// The relation the answer itself stands in, when the question's shape says
+/// which word names it; a sentence that answers the question expresses it
+/// ([`expresses_relation`]), one that does not answers another hop.
+///
+/// - A verb right after the wh-phrase: "Who *founded* the publisher…",
+///   "Which company *built* the vessel…".
+/// - After "was"/"were" (and "is"/"are" unless the question asks where): the
+///   question's last relation word when it is a verb form ("In what year was
+///   the founder of X *born*?"), else the person noun after the article
+///   ("Who was the *leader* of…").
+/// - After "did"/"does"/"has": the last relation word ("Which institute did
+///   the winner of X *join* in 2019?").
+///
+/// `None` when the shape names no word: "In which city is the university
+/// that…" asks where, which a sentence says with a preposition ("a
+/// university in the city of Aldergate"); "What nationality…" names no verb.
+pub fn answer_relation(question: &str) -> Option<String> {
+    // Tokens with case kept: a capitalized word past the first is a name.
+    let toks: Vec<(String, bool)> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .enumerate()
+        .map(|(i, w)| {
+            let name = i > 0 && w.chars().next().is_some_and(char::is_uppercase);
+            (w.to_lowercase(), name)
+        })
+        .collect();
+    let relation = |i: usize| {
+        toks.get(i).is_some_and(|(w, name)| {
+            !*name
+                && w.chars().count() >= 3
+                && !NOT_RELATIONS.contains(&w.as_str())
+                && !w.chars().all(|c| c.is_ascii_digit())
+                && !matches!(noun_class(w), Some("place" | "date"))
+        })
+    };
+    let verb = |w: &str| w.ends_with("ed") || is_relation_form(w);
+    let wh = toks.iter().position(|(t, _)| {
+        matches!(
+            t.as_str(),
+            "what" | "which" | "whose" | "who" | "whom" | "where" | "when" | "how"
+        )
+    })?;
+    let where_asked = toks[wh].0 == "where";
+    let mut next = wh + 1;
+    // The answer's own noun: "which city", "what year", "how many people".
+    let mut place = false;
+    while let Some((t, _)) = toks.get(next) {
+        let class = noun_class(t);
+        if class.is_none() && t != "many" && t != "much" {
+            break;
+        }
+        place |= class == Some("place");
+        next += 1;
+    }
+    let (word, _) = toks.get(next)?;
+    if !AUXILIARIES.contains(&word.as_str()) {
+        return (relation(next) && verb(word)).then(|| word.clone());
+    }
+    if matches!(word.as_str(), "is" | "are") && (place || where_asked) {
+        return None;
+    }
+    // The last relation word, past names, numbers and a trailing "in 2019".
+    let mut end = toks.len();
+    while end > next + 1 {
+        let (t, name) = &toks[end - 1];
+        if !(*name || t.chars().all(|c| c.is_ascii_digit()) || TRAILING.contains(&t.as_str())) {
+            break;
+        }
+        end -= 1;
+    }
+    let last = (next + 1..end).rev().find(|&i| relation(i));
+    if !matches!(word.as_str(), "is" | "are" | "was" | "were") {
+        return last.map(|i| toks[i].0.clone());
+    }
+    if let Some(i) = last.filter(|&i| i + 1 == end && verb(&toks[i].0)) {
+        return Some(toks[i].0.clone());
+    }
+    // "Who was the leader of…": the person noun after the article.
+    let article = toks
+        .get(next + 1)
+        .is_some_and(|(t, _)| matches!(t.as_str(), "the" | "a" | "an"));
+    let role = next + 2;
+    (article
+        && relation(role)
+        && toks
+            .get(role)
+            .is_some_and(|(t, _)| noun_class(t) == Some("person")))
+    .then(|| toks[role].0.clone())
+}
+
+/// The relation words of `question` in order ("founder", "organised",
+/// "born"), the words of the names it spells with capitals left out: what a
+/// sentence leading from one hop to the next expresses.
+pub fn relation_words(question: &str) -> Vec<String> {
+    let names: HashSet<String> = super::short::capitalized_runs(question)
+        .iter()
+        .flat_map(|(_, n)| super::terms(n))
+        .collect();
+    Hops::of(question, &names).relations
+}
+
+/// Whether `sentence` expresses `relation`, a word of [`relation_words`].
+pub fn expresses_relation(relation: &str, sentence: &str) -> bool {
+    words(sentence).iter().any(|s| expresses(relation, s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +302,76 @@ mod tests {
         h.cover(s);
         assert!(!h.all_covered());
         assert_eq!(h.fresh_fit("she founded it and was born in 1941."), 2.0);
+    }
+
+    #[test]
+    fn the_answer_relation_follows_the_question_shape() {
+        for (q, want) in [
+            (
+                "Who founded the publisher of The Salt Atlas?",
+                Some("founded"),
+            ),
+            (
+                "Which company built the vessel that Reyes used?",
+                Some("built"),
+            ),
+            (
+                "In what year was the founder of the Kestrel Institute born?",
+                Some("born"),
+            ),
+            (
+                "In which country was the leader of the Skarvik Expedition born?",
+                Some("born"),
+            ),
+            (
+                "In which city was the research vessel used on the Skarvik Expedition built?",
+                Some("built"),
+            ),
+            (
+                "Which institute did the winner of the 2018 Halvorsen Medal join in 2019?",
+                Some("join"),
+            ),
+            (
+                "When did the author of The Salt Atlas join KICS?",
+                Some("join"),
+            ),
+            (
+                "Who was the leader of the Skarvik Expedition?",
+                Some("leader"),
+            ),
+            (
+                "Who is the author of the book published by Northlight Press?",
+                Some("author"),
+            ),
+            ("How many people does the institute employ?", Some("employ")),
+            ("Where was Tomas Reyes born?", Some("born")),
+            // Where something is: said with a preposition, no word to find.
+            (
+                "In which city is the university that Mara Ellison left in 2019?",
+                None,
+            ),
+            (
+                "In which city is the institute that organised the Skarvik Expedition located?",
+                None,
+            ),
+            ("What nationality is the director of Jaws?", None),
+            ("What is the population of Tromsø?", None),
+            ("", None),
+            ("?", None),
+        ] {
+            assert_eq!(answer_relation(q).as_deref(), want, "{q}");
+        }
+        assert!(expresses_relation("born", "Lindqvist was born in 1941."));
+        assert!(expresses_relation("founded", "Catherine Moray founded it."));
+        assert!(!expresses_relation(
+            "born",
+            "The institute was founded in 1998."
+        ));
+        assert_eq!(
+            relation_words(
+                "In what year was the founder of the Kestrel Institute for Coastal Studies born?"
+            ),
+            ["founder", "born"]
+        );
     }
 }

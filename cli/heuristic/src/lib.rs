@@ -7,6 +7,7 @@
 
 mod compare;
 mod hops;
+pub use hops::{answer_relation, expresses_relation, relation_words};
 mod relations;
 pub mod short;
 

@@ -72,9 +72,23 @@ pub fn same_stem(a: &str, b: &str) -> bool {
     common >= 4 && common * 3 >= a.chars().count().min(b.chars().count()) * 2
 }
 
+/// Whether `word` is one of the listed forms of a relation ("wrote", "born",
+/// "leader"): a verb or agent noun, not a word of any other kind.
+pub fn is_relation_form(word: &str) -> bool {
+    FORMS.iter().any(|g| g.contains(&word))
+}
+
+/// Past forms of common irregular verbs that spell the stem of another
+/// relation word ("she *found* it" is not "founded"): they express only
+/// themselves.
+const HOMOGRAPHS: &[&str] = &["found", "bound", "ground", "wound", "left", "lay", "saw"];
+
 /// Whether sentence word `s` expresses the relation of question word `q`
 /// (both lower-case): the same stem, or forms of one group of [`FORMS`].
 pub fn expresses(q: &str, s: &str) -> bool {
+    if q != s && (HOMOGRAPHS.contains(&s) || HOMOGRAPHS.contains(&q)) {
+        return false;
+    }
     same_stem(q, s)
         || FORMS
             .iter()
@@ -84,6 +98,15 @@ pub fn expresses(q: &str, s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn irregular_past_forms_are_not_another_words_stem() {
+        assert!(!expresses("founded", "found"));
+        assert!(!expresses("founder", "found"));
+        assert!(expresses("founder", "founded"));
+        assert!(expresses("left", "left"));
+        assert!(!expresses("left", "leftist"));
+    }
 
     #[test]
     fn relation_words_meet_their_forms() {

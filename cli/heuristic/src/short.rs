@@ -416,6 +416,18 @@ pub(crate) fn dates(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Whether `text` holds a value a question of type `kind` asks for: a date
+/// or century for dates, a number that is not a year for numbers ("77,000
+/// inhabitants" answers no "what year", "1998" no "how many"). Other types
+/// are not read here, and hold.
+pub fn holds_value(kind: &AnswerType, text: &str) -> bool {
+    match kind {
+        AnswerType::Date => !dates(text).is_empty() || !centuries(text).is_empty(),
+        AnswerType::Number => !numbers(text).is_empty(),
+        _ => true,
+    }
+}
+
 /// Centuries in a text ("19th century", "the mid-19th century" → "19th century").
 fn centuries(text: &str) -> Vec<(usize, String)> {
     let t = tokens(text);

@@ -34,7 +34,10 @@ fn fences(reply: &str) -> Vec<Fence> {
                 }
             }
             Some((label, lines)) => {
-                if t == "```" {
+                if let Some(code) = closing(line) {
+                    if !code.trim().is_empty() {
+                        lines.push(code);
+                    }
                     out.push(Fence {
                         label: std::mem::take(label),
                         code: lines.join("\n"),
@@ -55,6 +58,16 @@ fn fences(reply: &str) -> Vec<Fence> {
         });
     }
     out
+}
+
+/// Whether `line`, inside a block, closes it: a fence alone, or a fence
+/// written at the end of the block's last line of code (`print(x) ```, as
+/// small models write it). The code before the fence, if any.
+fn closing(line: &str) -> Option<&str> {
+    let t = line.trim_end();
+    let code = t.strip_suffix("```")?;
+    // Four or more backticks, or a fence inside a string, is not a close.
+    (!code.ends_with('`')).then_some(code)
 }
 
 /// Labels of fences that run as code.
@@ -111,9 +124,9 @@ pub(super) fn first_block_end(reply: &str) -> Option<usize> {
                     open = Some((String::new(), start));
                 }
             }
-            Some((_, from)) if t == "```" => {
-                let block = &reply[*from..start];
-                if !extract_blocks(&format!("{block}```"), true).is_empty() {
+            Some((_, from)) if closing(line).is_some() => {
+                let block = &reply[*from..start + line.trim_end().len()];
+                if !extract_blocks(block, true).is_empty() {
                     return Some(start + line.trim_end().len());
                 }
                 open = None;
@@ -216,6 +229,21 @@ mod tests {
         assert!(reply[..end].ends_with("print(1)\n```"), "{}", &reply[..end]);
         assert_eq!(first_block_end("```repl\nprint(1)"), None);
         assert_eq!(first_block_end("prose"), None);
+    }
+
+    #[test]
+    fn a_fence_at_the_end_of_a_code_line_closes_the_block() {
+        let reply = "```repl\nhits = context.search(\"x\")\nprint(hits[:3]) ```\nThen I will read.";
+        assert_eq!(
+            extract_blocks(reply, true),
+            ["hits = context.search(\"x\")\nprint(hits[:3]) "]
+        );
+        assert_eq!(
+            first_block_end(reply),
+            reply.find("```\nThen").map(|i| i + 3)
+        );
+        // Four backticks are not a fence's end.
+        assert!(extract_blocks("```repl\nx = 1 ````\n", true).is_empty());
     }
 
     #[test]
