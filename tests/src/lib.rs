@@ -104,25 +104,24 @@ pub fn without_models(dir: &Path) -> Command {
     cmd
 }
 
+/// Run `rlmkg --store STORE --json ask --strategy STRATEGY <extra…> Q` in
+/// `dir` with no installed model (see [`without_models`]).
+pub fn ask_json(dir: &Path, store: &Path, strategy: &str, extra: &[&str], q: &str) -> Output {
+    without_models(dir)
+        .args(["--store", store.to_str().unwrap(), "--json", "ask"])
+        .args(["--strategy", strategy])
+        .args(extra)
+        .arg(q)
+        .output()
+        .unwrap()
+}
+
 /// Run `ask --json --strategy rlm` on `store` against the scripted server at
 /// `base` (`--no-cache`, no embedded model), with `extra` flags, asking `q`.
 pub fn ask_scripted(dir: &Path, store: &Path, base: &str, extra: &[&str], q: &str) -> Output {
-    let mut args = vec![
-        "--store",
-        store.to_str().unwrap(),
-        "--json",
-        "ask",
-        "--strategy",
-        "rlm",
-        "--base-url",
-        base,
-        "--model",
-        "scripted",
-        "--no-cache",
-    ];
+    let mut args = vec!["--base-url", base, "--model", "scripted", "--no-cache"];
     args.extend_from_slice(extra);
-    args.push(q);
-    without_models(dir).args(&args).output().unwrap()
+    ask_json(dir, store, "rlm", &args, q)
 }
 
 /// `rlmkg --store STORE <global…> ask --strategy heuristic QUESTION` in `dir`
@@ -226,12 +225,20 @@ pub fn repl(code: &str) -> String {
 /// The Qwen2.5-Coder-1.5B-Instruct GGUF for the real-model tests:
 /// `RLMKG_QWEN_GGUF`, else the file `../shared/models/qwen-gguf.sh 1.5b`
 /// (or `ci/qwen-gguf.sh`) writes to `~/.cache/rlmkg-dev-models`; `None` when
-/// absent (the test then says it skips).
+/// absent, after saying on stderr that the test skips.
 pub fn qwen_gguf() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("RLMKG_QWEN_GGUF").map(PathBuf::from) {
-        return p.is_file().then_some(p);
+    let found = if let Some(p) = std::env::var_os("RLMKG_QWEN_GGUF").map(PathBuf::from) {
+        p.is_file().then_some(p)
+    } else {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        home.map(|h| h.join(".cache/rlmkg-dev-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"))
+            .filter(|p| p.is_file())
+    };
+    if found.is_none() {
+        eprintln!(
+            "skipping: no Qwen2.5-Coder-1.5B GGUF (run ../shared/models/qwen-gguf.sh 1.5b or \
+             ci/qwen-gguf.sh 1.5b, or set RLMKG_QWEN_GGUF)"
+        );
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
-    let p = home.join(".cache/rlmkg-dev-models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf");
-    p.is_file().then_some(p)
+    found
 }

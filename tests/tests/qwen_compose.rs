@@ -6,33 +6,22 @@
 //! One question only: about 30 s of CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rlmkg_tests::{qwen_gguf, sample_store, stderr, stdout, without_models};
+use rlmkg_tests::{ask_json, qwen_gguf, sample_store, stderr, stdout};
 use serde_json::Value;
 
 #[test]
 fn a_real_model_composes_a_verified_short_answer() {
     let Some(model) = qwen_gguf() else {
-        eprintln!(
-            "skipping: no Qwen2.5-Coder-1.5B GGUF (run ../shared/models/qwen-gguf.sh 1.5b or set RLMKG_QWEN_GGUF)"
-        );
         return;
     };
     let (dir, store) = sample_store();
-    let out = without_models(dir.path())
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "--json",
-            "ask",
-            "--strategy",
-            "heuristic",
-            "--model-path",
-            model.to_str().unwrap(),
-            "--no-cache",
-        ])
-        .arg("Who founded the publisher of The Salt Atlas?")
-        .output()
-        .unwrap();
+    let out = ask_json(
+        dir.path(),
+        &store,
+        "heuristic",
+        &["--model-path", model.to_str().unwrap(), "--no-cache"],
+        "Who founded the publisher of The Salt Atlas?",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(

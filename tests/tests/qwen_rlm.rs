@@ -9,36 +9,29 @@
 //! minutes of CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rlmkg_tests::{qwen_gguf, sample_store, stderr, stdout, without_models};
+use rlmkg_tests::{ask_json, qwen_gguf, sample_store, stderr, stdout};
 use serde_json::Value;
 
 #[test]
 fn a_small_real_root_writes_code_that_reaches_the_answer() {
     let Some(model) = qwen_gguf() else {
-        eprintln!(
-            "skipping: no Qwen2.5-Coder-1.5B GGUF (run ../shared/models/qwen-gguf.sh 1.5b or ci/qwen-gguf.sh 1.5b, or set RLMKG_QWEN_GGUF)"
-        );
         return;
     };
     let (dir, store) = sample_store();
-    let out = without_models(dir.path())
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "--json",
-            "ask",
-            "--strategy",
-            "rlm",
+    let out = ask_json(
+        dir.path(),
+        &store,
+        "rlm",
+        &[
             "--embedded-root",
             "--model-path",
             model.to_str().unwrap(),
             "--max-iterations",
             "6",
             "--no-cache",
-        ])
-        .arg("Who led the Skarvik Expedition?")
-        .output()
-        .unwrap();
+        ],
+        "Who led the Skarvik Expedition?",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let why = format!("{answer:#}\n{}", stderr(&out));

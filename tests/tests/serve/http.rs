@@ -3,7 +3,7 @@
 use std::process::Stdio;
 
 use reqwest::StatusCode;
-use rlmkg_tests::{sample_store, stderr, stdout, without_models};
+use rlmkg_tests::{ask_json, sample_store, stderr, stdout, without_models};
 use serde_json::{Value, json};
 
 use crate::support::{SKARVIK, Server, client};
@@ -47,18 +47,7 @@ fn ask_answers_as_the_cli_does_and_reads_verify_and_search_work() {
     assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer}");
     assert_eq!(answer["verified"], true);
     // The JSON of `ask --json`, field for field (timings aside).
-    let cli = without_models(dir.path())
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "--json",
-            "ask",
-            "--strategy",
-            "heuristic",
-            SKARVIK,
-        ])
-        .output()
-        .unwrap();
+    let cli = ask_json(dir.path(), &store, "heuristic", &[], SKARVIK);
     assert!(cli.status.success(), "{}", stderr(&cli));
     let cli: Value = serde_json::from_str(&stdout(&cli)).unwrap();
     let keys = |v: &Value| {
