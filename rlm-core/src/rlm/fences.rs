@@ -104,9 +104,28 @@ pub fn extract_blocks(reply: &str, closed_only: bool) -> Vec<String> {
     fences(reply)
         .into_iter()
         .filter(|f| runs(f) && (f.closed || !closed_only))
-        .map(|f| f.code)
+        .map(|f| without_full_stops(&f.code))
         .filter(|b| !b.trim().is_empty())
         .collect()
+}
+
+/// `code` without the full stop a small model puts after a call that ends a
+/// line, as after a sentence (`FINAL("…").`): Python never allows a `.`
+/// after `)` at the end of a line, so only a syntax error is removed.
+fn without_full_stops(code: &str) -> String {
+    if !code.contains(").") {
+        return code.to_owned();
+    }
+    code.lines()
+        .map(|line| {
+            let t = line.trim_end();
+            match t.strip_suffix(").") {
+                Some(call) => format!("{call})"),
+                None => line.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The byte offset just after the closing fence of the first block of `reply`
@@ -241,6 +260,11 @@ mod tests {
         assert_eq!(
             first_block_end(reply),
             reply.find("```\nThen").map(|i| i + 3)
+        );
+        // A full stop after a closing call is dropped.
+        assert_eq!(
+            extract_blocks("```repl\nFINAL(\"Bergen [c1.s2].\"). ```\n", true),
+            ["FINAL(\"Bergen [c1.s2].\")"]
         );
         // Four backticks are not a fence's end.
         assert!(extract_blocks("```repl\nx = 1 ````\n", true).is_empty());
