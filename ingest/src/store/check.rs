@@ -177,13 +177,12 @@ impl Store {
             v(format!("record and graph disagree on mentions: {m}"));
         }
         // The snapshot readers open describes what the records do.
-        if self.manifest.view_snapshot.is_some() {
+        if let Some(name) = &self.manifest.view_snapshot {
             let listed = &self.listed;
             let rebuilt = self
                 .graph
                 .build_view(&listed.packs, &|d| listed.contains(d))?
                 .summary();
-            let cards = self.cards();
             let view = self.view()?;
             let opened = view.summary();
             if opened != rebuilt {
@@ -192,12 +191,19 @@ impl Store {
                 ));
             }
             // Its entity cards answer as it does (a spread of its entities).
-            if let Some(cards) = cards {
-                for d in cards.disagreements(&view, CARDS_CHECKED)? {
-                    v(format!(
-                        "the entity cards differ from the view snapshot: {d}"
-                    ));
+            let differ = self
+                .graph
+                .open_cards(name)
+                .and_then(|c| c.map_or(Ok(Vec::new()), |c| c.disagreements(&view, CARDS_CHECKED)));
+            match differ {
+                Ok(differ) => {
+                    for d in differ {
+                        v(format!(
+                            "the entity cards differ from the view snapshot: {d}"
+                        ));
+                    }
                 }
+                Err(e) => v(format!("the entity cards of the view snapshot: {e}")),
             }
         }
         r.docs = docs.len() as u64;
