@@ -6,6 +6,7 @@ use clap::Parser;
 
 mod cli;
 mod cmd;
+mod json;
 mod out;
 
 fn main() -> ExitCode {

@@ -90,7 +90,8 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         })?;
 
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&answer)?)?;
+        let out = crate::json::Answer::from(&answer);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
     } else {
         match &answer.short_answer {
             Some(short) => writeln!(stdout, "Short answer: {}\n", short.text)?,

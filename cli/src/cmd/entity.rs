@@ -39,7 +39,7 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let neighbors = store.neighbors(&e.id, args.k, args.relation.as_deref())?;
     let chunks = store.chunks_of_entity(&e.id)?;
     if global.json {
-        let v = serde_json::json!({ "entity": e, "neighbors": neighbors, "chunks": chunks });
+        let v = crate::json::Entity::new(&e, &neighbors, &chunks);
         writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(0);
     }

@@ -96,10 +96,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json);
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
-        let report = rlmkg::IngestReport {
-            summary: &s,
-            peak_rss_mb: rlmkg::usage::peak_rss_mb(),
-        };
+        let report = crate::json::Ingest::new(&s, rlmkg::usage::peak_rss_mb());
         writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
     } else if !global.quiet {
         writeln!(

@@ -82,7 +82,8 @@ fn pull(args: PullArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         Err(e) => return Err(e).context("model pull failed"),
     };
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&installed)?)?;
+        let out = crate::json::Model::from(&installed);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
     } else if !global.quiet {
         writeln!(
             stdout,
@@ -101,7 +102,8 @@ fn list(global: &GlobalArgs) -> anyhow::Result<u8> {
     let models: Vec<InstalledModel> =
         embedded::list_installed().context("listing installed models")?;
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&models)?)?;
+        let out: Vec<_> = models.iter().map(crate::json::Model::from).collect();
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(0);
     }
     if models.is_empty() {

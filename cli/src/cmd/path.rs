@@ -28,7 +28,8 @@ pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let paths = store.path(&args.a, &args.b, args.max_hops)?;
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&paths)?)?;
+        let out = crate::json::GraphPath::list(&paths);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(0);
     }
     if paths.is_empty() && !global.quiet {

@@ -28,7 +28,8 @@ pub fn run(args: RmArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         total.chunks += s.chunks;
     }
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&total)?)?;
+        let out = crate::json::Removed::from(&total);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
     } else if !global.quiet {
         writeln!(
             stdout,

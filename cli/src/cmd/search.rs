@@ -33,7 +33,8 @@ pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let store = super::ingest::open_read(global)?;
     let hits = store.search(&args.query.join(" "), args.k)?;
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&hits)?)?;
+        let out = crate::json::SearchHit::list(&hits);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(0);
     }
     if hits.is_empty() && !global.quiet {

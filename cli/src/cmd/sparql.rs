@@ -98,7 +98,8 @@ pub fn run(args: SparqlArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let out = store.sparql(&query, Duration::from_secs(args.timeout))?;
     if global.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        let json = crate::json::Sparql::from(&out);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(0);
     }
     match out {

@@ -29,7 +29,7 @@ pub fn run(args: StatsArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     };
     let docs = if args.docs { Some(store.docs()?) } else { None };
     if global.json {
-        let v = serde_json::json!({ "stats": stats, "invariants": report, "docs": docs });
+        let v = crate::json::Stats::new(&stats, report.as_ref(), docs.as_deref());
         writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
         writeln!(stdout, "files      {}", stats.files)?;

@@ -10,7 +10,7 @@ use clap::Args;
 use rlm_core::{CallCache, ChatRequest, Message, ModelClient, Sampling};
 use rlmkg_citation::{
     CheckOptions, Judge, JudgeAnswer, JudgeError, JudgeRequest, Report, check, parse_reply,
-    render_answer, render_text, to_json,
+    render_answer, render_text,
 };
 
 use crate::cli::{GlobalArgs, exit};
@@ -64,7 +64,10 @@ pub fn run(args: VerifyArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
 /// with marks only with `--quiet`, else the full text report.
 pub fn print_report(report: &Report, global: &GlobalArgs) -> std::io::Result<()> {
     let text = if global.json {
-        format!("{}\n", to_json(report))
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&crate::json::Report::from(report))?
+        )
     } else if global.quiet {
         format!("{}\n", render_answer(report))
     } else {

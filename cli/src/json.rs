@@ -1,0 +1,874 @@
+//! The `--json` output types: every field name the command line's JSON
+//! shows is written here, so renaming a field of a library type cannot
+//! silently change the interface (the snapshot tests in
+//! `tests/tests/cli_snapshots.rs` hold the output byte for byte).
+//!
+//! Each type borrows from the library's result it is built from. Values of
+//! the library's plain enums (a verdict, a reason kind, an answer method, an
+//! answer type's name) are the names the library gives them for JSON
+//! (`as_str()`, `name()` or their serde names): other work adds variants to
+//! them, and an exhaustive match here would make each addition edit this
+//! file; the shapes around them (every field name) are ours.
+//!
+//! Where a command built its JSON with `serde_json::json!`, the keys came
+//! out in alphabetical order (serde_json's map is sorted), and the types
+//! below that replace those keep that order.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+use serde::ser::SerializeMap as _;
+
+/// `rlmkg --json ingest`: the summary's fields at the top level, then the
+/// process's peak memory (`bench ingest` reads it back as
+/// [`rlmkg::IngestReport`]).
+#[derive(Debug, Serialize)]
+pub(crate) struct Ingest<'a> {
+    /// Files seen.
+    files: u64,
+    /// Files (re)ingested.
+    ingested: u64,
+    /// Files unchanged (skipped by hash).
+    unchanged: u64,
+    /// Files skipped (unsupported, binary, unreadable, corrupt).
+    skipped: u64,
+    /// Files removed because they vanished.
+    removed: u64,
+    /// Documents added.
+    docs: u64,
+    /// Chunks added.
+    chunks: u64,
+    /// Entities declared in the added documents.
+    entities: u64,
+    /// Relations found in the added documents.
+    relations: u64,
+    /// Mentions found.
+    mentions: u64,
+    /// Warnings.
+    warnings: u64,
+    /// Bytes read from ingested files.
+    bytes: u64,
+    /// Wall seconds.
+    seconds: f64,
+    /// Ingested MB per second.
+    mb_per_s: f64,
+    /// How chunk tokens were counted.
+    tokenizer: &'a str,
+    /// Wall seconds per stage.
+    stages: IngestStages,
+    /// Peak resident set size in MB (null where unknown).
+    peak_rss_mb: Option<f64>,
+}
+
+/// Wall seconds per stage of an ingest.
+#[derive(Debug, Serialize)]
+pub(crate) struct IngestStages {
+    /// Walking the inputs.
+    walk: f64,
+    /// Reading, chunking and extracting.
+    prepare: f64,
+    /// Handing records to the index.
+    index: f64,
+    /// Adding documents to the graph view.
+    graph: f64,
+    /// Commits before the last.
+    commit: f64,
+    /// The final commit and view snapshot.
+    view: f64,
+}
+
+impl<'a> Ingest<'a> {
+    /// The output of an ingest that ended with `s`, the process having used
+    /// `peak_rss_mb` at most.
+    pub(crate) fn new(s: &'a rlmkg_ingest::IngestSummary, peak_rss_mb: Option<f64>) -> Self {
+        let st = &s.stages;
+        Self {
+            files: s.files,
+            ingested: s.ingested,
+            unchanged: s.unchanged,
+            skipped: s.skipped,
+            removed: s.removed,
+            docs: s.docs,
+            chunks: s.chunks,
+            entities: s.entities,
+            relations: s.relations,
+            mentions: s.mentions,
+            warnings: s.warnings,
+            bytes: s.bytes,
+            seconds: s.seconds,
+            mb_per_s: s.mb_per_s,
+            tokenizer: &s.tokenizer,
+            stages: IngestStages {
+                walk: st.walk,
+                prepare: st.prepare,
+                index: st.index,
+                graph: st.graph,
+                commit: st.commit,
+                view: st.view,
+            },
+            peak_rss_mb,
+        }
+    }
+}
+
+/// `rlmkg --json search`: one hit (the output is a list of them).
+#[derive(Debug, Serialize)]
+pub(crate) struct SearchHit<'a> {
+    /// Chunk id (`c12`).
+    id: String,
+    /// Document id (`d3`).
+    doc: String,
+    /// Document title.
+    title: &'a str,
+    /// Source path.
+    path: &'a str,
+    /// BM25 score (single precision, as the index computes it).
+    score: f32,
+    /// Chunk text.
+    text: &'a str,
+}
+
+impl<'a> SearchHit<'a> {
+    /// The hits of a search.
+    pub(crate) fn list(hits: &'a [rlmkg_ingest::SearchHit]) -> Vec<Self> {
+        hits.iter()
+            .map(|h| Self {
+                id: h.id.to_string(),
+                doc: h.doc.to_string(),
+                title: &h.title,
+                path: &h.path,
+                score: h.score,
+                text: &h.text,
+            })
+            .collect()
+    }
+}
+
+/// `rlmkg --json entity`: the entity, its neighbors and its chunks (keys in
+/// alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct Entity<'a> {
+    /// Chunk ids that mention it.
+    chunks: Vec<String>,
+    /// The entity.
+    entity: EntityInfo<'a>,
+    /// Its neighbors.
+    neighbors: Vec<Neighbor<'a>>,
+}
+
+/// An entity's facts (keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct EntityInfo<'a> {
+    /// Other names.
+    aliases: &'a [String],
+    /// Entity id.
+    id: &'a str,
+    /// Number of mentions.
+    mentions: u64,
+    /// Display name.
+    name: &'a str,
+    /// Type guess.
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+/// A neighbor of an entity (keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct Neighbor<'a> {
+    /// Chunk ids of the evidence.
+    evidence: Vec<String>,
+    /// Entity id.
+    id: &'a str,
+    /// Name.
+    name: &'a str,
+    /// Relation label (`<-` prefix when the neighbor is the subject).
+    relation: &'a str,
+    /// Type guess.
+    #[serde(rename = "type")]
+    kind: &'a str,
+    /// Weight.
+    weight: f64,
+}
+
+impl<'a> Entity<'a> {
+    /// The output for entity `e` with its `neighbors` and `chunks`.
+    pub(crate) fn new(
+        e: &'a rlmkg_ingest::EntityInfo,
+        neighbors: &'a [rlmkg_ingest::Neighbor],
+        chunks: &[impl std::fmt::Display],
+    ) -> Self {
+        Self {
+            chunks: chunks.iter().map(ToString::to_string).collect(),
+            entity: EntityInfo {
+                aliases: &e.aliases,
+                id: &e.id,
+                mentions: e.mentions,
+                name: &e.name,
+                kind: &e.kind,
+            },
+            neighbors: neighbors
+                .iter()
+                .map(|n| Neighbor {
+                    evidence: n.evidence.iter().map(ToString::to_string).collect(),
+                    id: &n.id,
+                    name: &n.name,
+                    relation: &n.relation,
+                    kind: &n.kind,
+                    weight: n.weight,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `rlmkg --json path`: one path (the output is a list of them).
+#[derive(Debug, Serialize)]
+pub(crate) struct GraphPath<'a> {
+    /// Entity ids along the path, ends included.
+    entities: &'a [String],
+    /// Their names.
+    names: &'a [String],
+    /// The steps.
+    steps: Vec<PathStep<'a>>,
+}
+
+/// One step of a path.
+#[derive(Debug, Serialize)]
+pub(crate) struct PathStep<'a> {
+    /// Entity id.
+    from: &'a str,
+    /// Entity id.
+    to: &'a str,
+    /// Relation label.
+    relation: &'a str,
+    /// Evidence chunk ids.
+    evidence: Vec<String>,
+}
+
+impl<'a> GraphPath<'a> {
+    /// The paths found.
+    pub(crate) fn list(paths: &'a [rlmkg_ingest::GraphPath]) -> Vec<Self> {
+        paths
+            .iter()
+            .map(|p| Self {
+                entities: &p.entities,
+                names: &p.names,
+                steps: p
+                    .steps
+                    .iter()
+                    .map(|s| PathStep {
+                        from: &s.from,
+                        to: &s.to,
+                        relation: &s.relation,
+                        evidence: s.evidence.iter().map(ToString::to_string).collect(),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// `rlmkg --json stats`: the counts, and the invariant check and the
+/// documents when asked for (else null; keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct Stats<'a> {
+    /// The documents (`--docs`).
+    docs: Option<Vec<Doc<'a>>>,
+    /// The invariant check (`--check`).
+    invariants: Option<Invariants<'a>>,
+    /// The counts.
+    stats: StoreStats<'a>,
+}
+
+/// Store counts (keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct StoreStats<'a> {
+    /// Bytes of normalized text.
+    chars: u64,
+    /// Chunks.
+    chunks: u64,
+    /// Documents.
+    docs: u64,
+    /// Entities.
+    entities: u64,
+    /// Entities per type guess.
+    entity_types: &'a BTreeMap<String, u64>,
+    /// Files.
+    files: u64,
+    /// Mentions.
+    mentions: u64,
+    /// RDF quads.
+    quads: u64,
+    /// Aggregated relations.
+    relations: u64,
+}
+
+/// A document of the store (keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct Doc<'a> {
+    /// Normalized text bytes.
+    bytes: u64,
+    /// Number of chunks.
+    chunks: u64,
+    /// Format.
+    format: &'a str,
+    /// Document id.
+    id: &'a str,
+    /// Source path.
+    path: &'a str,
+    /// Record index within a JSONL / JSON file.
+    record: Option<u64>,
+    /// Title.
+    title: &'a str,
+}
+
+/// The invariant check (keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct Invariants<'a> {
+    /// Chunks checked.
+    chunks: u64,
+    /// Documents checked.
+    docs: u64,
+    /// Relations checked.
+    relations: u64,
+    /// Spans checked.
+    spans: u64,
+    /// Violations, one line each.
+    violations: &'a [String],
+}
+
+impl<'a> Stats<'a> {
+    /// The output for `stats`, with the `report` of `--check` and the `docs`
+    /// of `--docs` when asked for.
+    pub(crate) fn new(
+        stats: &'a rlmkg_ingest::StoreStats,
+        report: Option<&'a rlmkg_ingest::InvariantReport>,
+        docs: Option<&'a [rlmkg_ingest::DocInfo]>,
+    ) -> Self {
+        Self {
+            docs: docs.map(|docs| {
+                docs.iter()
+                    .map(|d| Doc {
+                        bytes: d.bytes,
+                        chunks: d.chunks,
+                        format: &d.format,
+                        id: &d.id,
+                        path: &d.path,
+                        record: d.record,
+                        title: &d.title,
+                    })
+                    .collect()
+            }),
+            invariants: report.map(|r| Invariants {
+                chunks: r.chunks,
+                docs: r.docs,
+                relations: r.relations,
+                spans: r.spans,
+                violations: &r.violations,
+            }),
+            stats: StoreStats {
+                chars: stats.chars,
+                chunks: stats.chunks,
+                docs: stats.docs,
+                entities: stats.entities,
+                entity_types: &stats.entity_types,
+                files: stats.files,
+                mentions: stats.mentions,
+                quads: stats.quads,
+                relations: stats.relations,
+            },
+        }
+    }
+}
+
+/// `rlmkg --json sparql`: the result, tagged by its `kind`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub(crate) enum Sparql<'a> {
+    /// SELECT: variables and rows of N-Triples terms (null: unbound).
+    Select {
+        /// Variable names.
+        vars: &'a [String],
+        /// Rows.
+        rows: &'a [Vec<Option<String>>],
+    },
+    /// ASK.
+    Ask {
+        /// The answer.
+        value: bool,
+    },
+    /// CONSTRUCT / DESCRIBE: triples in N-Triples syntax.
+    Graph {
+        /// Triples.
+        triples: &'a [String],
+    },
+}
+
+impl<'a> From<&'a rlmkg_ingest::SparqlOutput> for Sparql<'a> {
+    fn from(out: &'a rlmkg_ingest::SparqlOutput) -> Self {
+        use rlmkg_ingest::SparqlOutput as S;
+        match out {
+            S::Select { vars, rows } => Self::Select { vars, rows },
+            S::Ask { value } => Self::Ask { value: *value },
+            S::Graph { triples } => Self::Graph { triples },
+        }
+    }
+}
+
+/// `rlmkg --json rm`: what was removed.
+#[derive(Debug, Serialize)]
+pub(crate) struct Removed {
+    /// Files removed.
+    files: u64,
+    /// Documents removed.
+    docs: u64,
+    /// Chunks removed.
+    chunks: u64,
+}
+
+impl From<&rlmkg_ingest::RemoveSummary> for Removed {
+    fn from(s: &rlmkg_ingest::RemoveSummary) -> Self {
+        Self {
+            files: s.files,
+            docs: s.docs,
+            chunks: s.chunks,
+        }
+    }
+}
+
+/// `rlmkg --json model list` (a list of them) and `model pull`: an
+/// installed model.
+#[derive(Debug, Serialize)]
+pub(crate) struct Model<'a> {
+    /// Short name.
+    name: &'a str,
+    /// Path of the `.gguf` file.
+    path: &'a Path,
+    /// Size in bytes.
+    size: u64,
+    /// Where it came from.
+    source: &'a str,
+    /// sha256 of the file, when recorded at install.
+    sha256: Option<&'a str>,
+}
+
+impl<'a> From<&'a rlm_core::embedded::InstalledModel> for Model<'a> {
+    fn from(m: &'a rlm_core::embedded::InstalledModel) -> Self {
+        Self {
+            name: &m.name,
+            path: &m.path,
+            size: m.size,
+            source: &m.source,
+            sha256: m.sha256.as_deref(),
+        }
+    }
+}
+
+/// `rlmkg --json ask`: the answer, its verification and the run's usage.
+#[derive(Debug, Serialize)]
+pub(crate) struct Answer<'a> {
+    /// The question.
+    question: &'a str,
+    /// The short answer the text opens with, when there is one.
+    short_answer: Option<ShortAnswer<'a>>,
+    /// What the question asks for.
+    answer_type: AnswerType<'a>,
+    /// The sources carry no answer of the asked type.
+    not_found: bool,
+    /// The answer text with inline citations.
+    text: &'a str,
+    /// What produced it (`rlm`, `heuristic_composed`, `extractive`).
+    method: rlmkg::Method,
+    /// The checker's report.
+    verification: Report<'a>,
+    /// Whether there is an answer and every factual claim of it is supported.
+    verified: bool,
+    /// Whether a `--strict` repair turn was used.
+    repaired: bool,
+    /// Why the run stopped.
+    stop_reason: &'a str,
+    /// Model usage.
+    usage: Usage,
+    /// Chunk and sentence ids the run read.
+    read_ids: &'a [String],
+    /// The trajectory file, when one was written.
+    trajectory: Option<&'a Path>,
+    /// Why the root model's run was set aside for the heuristic, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fallback: Option<Fallback<'a>>,
+}
+
+/// The short answer and where it was read.
+#[derive(Debug, Serialize)]
+pub(crate) struct ShortAnswer<'a> {
+    /// The answer itself.
+    text: &'a str,
+    /// What the question asked for.
+    kind: AnswerType<'a>,
+    /// The sentence id that carries it.
+    citation: &'a str,
+}
+
+/// What a question asks for: `{"type": "person"}`, or for a choice
+/// `{"type": "choice", "options": […]}`.
+#[derive(Debug, Serialize)]
+pub(crate) struct AnswerType<'a> {
+    /// The type's name (`person`, `place`, `date`, `number`,
+    /// `organization`, `yes_no`, `choice`, `name`).
+    #[serde(rename = "type")]
+    name: &'static str,
+    /// The options of a choice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    options: Option<&'a [String]>,
+}
+
+impl<'a> From<&'a rlmkg::AnswerType> for AnswerType<'a> {
+    fn from(t: &'a rlmkg::AnswerType) -> Self {
+        Self {
+            name: t.name(),
+            options: match t {
+                rlmkg::AnswerType::Choice(options) => Some(options),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Model usage of a run.
+#[derive(Debug, Serialize)]
+pub(crate) struct Usage {
+    /// Model calls (cache hits included).
+    calls: u64,
+    /// Calls answered from the cache.
+    cached_calls: u64,
+    /// Sub-calls made from the REPL.
+    sub_calls: u64,
+    /// Prompt tokens.
+    prompt_tokens: u64,
+    /// Completion tokens.
+    completion_tokens: u64,
+    /// Cost.
+    cost: f64,
+    /// Wall seconds.
+    seconds: f64,
+    /// Root iterations.
+    iterations: u32,
+    /// Calls of the handle's functions.
+    handle_calls: u64,
+}
+
+impl From<&rlm_core::Totals> for Usage {
+    fn from(t: &rlm_core::Totals) -> Self {
+        Self {
+            calls: t.calls,
+            cached_calls: t.cached_calls,
+            sub_calls: t.sub_calls,
+            prompt_tokens: t.prompt_tokens,
+            completion_tokens: t.completion_tokens,
+            cost: t.cost,
+            seconds: t.seconds,
+            iterations: t.iterations,
+            handle_calls: t.handle_calls,
+        }
+    }
+}
+
+/// Why a root model's run was set aside, tagged by its `kind`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Fallback<'a> {
+    /// No code block ran.
+    NoCodeExecuted {
+        /// Root turns the run took.
+        turns: u32,
+    },
+    /// The root model failed for good.
+    RootModelFailed {
+        /// Root turns, the failing one included.
+        turns: u32,
+        /// The model error.
+        error: &'a str,
+    },
+    /// The root model repeated itself.
+    Repeating {
+        /// Root turns the run took.
+        turns: u32,
+        /// Replies in a row that repeated the one before.
+        repeats: u32,
+    },
+    /// The run's answer is not carried by what it cites.
+    UnsupportedAnswer {
+        /// Why, per failing claim.
+        why: &'a str,
+    },
+    /// A reason this binary does not know yet, as the library writes it.
+    #[serde(untagged)]
+    Other(serde_json::Value),
+}
+
+impl<'a> From<&'a rlm_core::FallbackReason> for Fallback<'a> {
+    fn from(f: &'a rlm_core::FallbackReason) -> Self {
+        use rlm_core::FallbackReason as F;
+        match f {
+            F::NoCodeExecuted { turns } => Self::NoCodeExecuted { turns: *turns },
+            F::RootModelFailed { turns, error } => Self::RootModelFailed {
+                turns: *turns,
+                error,
+            },
+            F::Repeating { turns, repeats } => Self::Repeating {
+                turns: *turns,
+                repeats: *repeats,
+            },
+            F::UnsupportedAnswer { why } => Self::UnsupportedAnswer { why },
+            other => Self::Other(serde_json::to_value(other).unwrap_or_default()),
+        }
+    }
+}
+
+impl<'a> From<&'a rlmkg::Answer> for Answer<'a> {
+    fn from(a: &'a rlmkg::Answer) -> Self {
+        Self {
+            question: &a.question,
+            short_answer: a.short_answer.as_ref().map(|s| ShortAnswer {
+                text: &s.text,
+                kind: (&s.kind).into(),
+                citation: &s.citation,
+            }),
+            answer_type: (&a.answer_type).into(),
+            not_found: a.not_found,
+            text: &a.text,
+            method: a.method,
+            verification: (&a.verification).into(),
+            verified: a.verified,
+            repaired: a.repaired,
+            stop_reason: &a.stop_reason,
+            usage: (&a.usage).into(),
+            read_ids: &a.read_ids,
+            trajectory: a.trajectory.as_deref(),
+            fallback: a.fallback.as_ref().map(Fallback::from),
+        }
+    }
+}
+
+/// `rlmkg --json verify` (and `verification` in `ask`): the checker's
+/// report on an answer.
+#[derive(Debug, Serialize)]
+pub(crate) struct Report<'a> {
+    /// The answer as given.
+    answer: &'a str,
+    /// Claims in order.
+    claims: Vec<Claim<'a>>,
+    /// Footnotes in order of first citation.
+    footnotes: Vec<Footnote<'a>>,
+    /// Totals.
+    totals: Totals<'a>,
+}
+
+/// One claim, checked.
+#[derive(Debug, Serialize)]
+pub(crate) struct Claim<'a> {
+    /// Position in the answer (0-based).
+    index: usize,
+    /// The claim text, citations removed.
+    text: &'a str,
+    /// Byte range `[start, end)` of the claim in the answer.
+    span: [usize; 2],
+    /// The verdict.
+    verdict: &'static str,
+    /// Share of the claim's terms carried by the evidence (0–1).
+    score: f64,
+    /// The claim's citations.
+    citations: Vec<Citation<'a>>,
+    /// The best-matching source sentences, best first.
+    evidence: Vec<Evidence<'a>>,
+    /// Why the verdict.
+    reasons: Vec<Reason<'a>>,
+    /// The model judge's involvement, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge: Option<JudgeNote<'a>>,
+}
+
+/// One citation of a claim, checked.
+#[derive(Debug, Serialize)]
+pub(crate) struct Citation<'a> {
+    /// The id as written.
+    raw: &'a str,
+    /// The canonical id, when it parses.
+    id: Option<&'a str>,
+    /// Whether the id resolved to source text.
+    resolved: bool,
+    /// Whether the citation is precise.
+    precise: bool,
+    /// Footnote number (1-based), when resolved.
+    footnote: Option<usize>,
+}
+
+/// A source sentence a claim was aligned with.
+#[derive(Debug, Serialize)]
+pub(crate) struct Evidence<'a> {
+    /// Sentence id.
+    id: &'a str,
+    /// Sentence text.
+    text: &'a str,
+    /// Document path.
+    path: &'a str,
+    /// First line.
+    line_start: u32,
+    /// Last line.
+    line_end: u32,
+    /// Page, for PDF.
+    page: Option<u32>,
+}
+
+/// Why a claim got its verdict.
+#[derive(Debug, Serialize)]
+pub(crate) struct Reason<'a> {
+    /// The kind of problem.
+    kind: rlmkg_citation::ReasonKind,
+    /// What it concerns, in words.
+    detail: &'a str,
+}
+
+/// The model judge's opinion on a claim.
+#[derive(Debug, Serialize)]
+pub(crate) struct JudgeNote<'a> {
+    /// The lexical verdict before the judge.
+    lexical: &'static str,
+    /// The judge that answered.
+    judge: &'a str,
+    /// Whether the answer came from the cache.
+    cached: bool,
+}
+
+/// A footnote: one distinct resolved citation.
+#[derive(Debug, Serialize)]
+pub(crate) struct Footnote<'a> {
+    /// Footnote number (1-based).
+    number: usize,
+    /// Canonical citation id.
+    id: &'a str,
+    /// Document path.
+    path: &'a str,
+    /// Document title.
+    title: Option<&'a str>,
+    /// First line of the cited span.
+    line_start: u32,
+    /// Last line of the cited span.
+    line_end: u32,
+    /// Page, for PDF.
+    page: Option<u32>,
+    /// Id of the quoted sentence.
+    sentence: &'a str,
+    /// The quoted source sentence.
+    quote: &'a str,
+}
+
+/// Totals over an answer.
+#[derive(Debug, Serialize)]
+pub(crate) struct Totals<'a> {
+    /// Claims found.
+    claims: usize,
+    /// Factual claims.
+    factual: usize,
+    /// Claims per verdict, in the verdicts' order.
+    verdicts: VerdictCounts<'a>,
+    /// Supported / claims that cite something.
+    support_rate: Option<f64>,
+    /// Precise citations / all citations.
+    citation_precision: Option<f64>,
+    /// Supported / factual claims.
+    citation_recall: Option<f64>,
+}
+
+/// Claims per verdict, as a JSON object in the verdicts' order.
+#[derive(Debug)]
+pub(crate) struct VerdictCounts<'a>(&'a BTreeMap<rlmkg::Verdict, usize>);
+
+impl Serialize for VerdictCounts<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (verdict, n) in self.0 {
+            map.serialize_entry(verdict.as_str(), n)?;
+        }
+        map.end()
+    }
+}
+
+impl<'a> From<&'a rlmkg::Report> for Report<'a> {
+    fn from(r: &'a rlmkg::Report) -> Self {
+        Self {
+            answer: &r.answer,
+            claims: r
+                .claims
+                .iter()
+                .map(|c| Claim {
+                    index: c.index,
+                    text: &c.text,
+                    span: [c.span.0, c.span.1],
+                    verdict: c.verdict.as_str(),
+                    score: c.score,
+                    citations: c
+                        .citations
+                        .iter()
+                        .map(|x| Citation {
+                            raw: &x.raw,
+                            id: x.id.as_deref(),
+                            resolved: x.resolved,
+                            precise: x.precise,
+                            footnote: x.footnote,
+                        })
+                        .collect(),
+                    evidence: c
+                        .evidence
+                        .iter()
+                        .map(|e| Evidence {
+                            id: &e.id,
+                            text: &e.text,
+                            path: &e.path,
+                            line_start: e.line_start,
+                            line_end: e.line_end,
+                            page: e.page,
+                        })
+                        .collect(),
+                    reasons: c
+                        .reasons
+                        .iter()
+                        .map(|x| Reason {
+                            kind: x.kind,
+                            detail: &x.detail,
+                        })
+                        .collect(),
+                    judge: c.judge.as_ref().map(|j| JudgeNote {
+                        lexical: j.lexical.as_str(),
+                        judge: &j.judge,
+                        cached: j.cached,
+                    }),
+                })
+                .collect(),
+            footnotes: r
+                .footnotes
+                .iter()
+                .map(|f| Footnote {
+                    number: f.number,
+                    id: &f.id,
+                    path: &f.path,
+                    title: f.title.as_deref(),
+                    line_start: f.line_start,
+                    line_end: f.line_end,
+                    page: f.page,
+                    sentence: &f.sentence,
+                    quote: &f.quote,
+                })
+                .collect(),
+            totals: Totals {
+                claims: r.totals.claims,
+                factual: r.totals.factual,
+                verdicts: VerdictCounts(&r.totals.verdicts),
+                support_rate: r.totals.support_rate,
+                citation_precision: r.totals.citation_precision,
+                citation_recall: r.totals.citation_recall,
+            },
+        }
+    }
+}
