@@ -25,8 +25,9 @@ use rlmkg_tests::{repl, repo_root, stderr, stdout, turn, without_models};
 
 /// What the temp dir holds before a case runs. Every dir holds `corpus/` (a
 /// copy of `examples/corpus`), `empty/` (an empty folder), `answer.txt` (an
-/// answer citing the sample store), `q.jsonl` (two sample questions) and
-/// `nonempty/` (one file).
+/// answer citing the sample store), `q.jsonl` (two sample questions),
+/// `nonempty/` (one file) and `wice.jsonl` (five WiCE claims,
+/// `tests/fixtures/citation/wice_small.jsonl`).
 #[derive(Debug, Clone, Copy)]
 enum Setup {
     /// No store.
@@ -623,6 +624,12 @@ const CASES: &[Case] = &[
             "o",
         ],
     ),
+    case("eval_wice", Bare, &["eval", "wice.jsonl", "--out", "o"]),
+    case(
+        "eval_wice_json",
+        Bare,
+        &["--json", "eval", "wice.jsonl", "--out", "o"],
+    ),
     case(
         "error_eval_no_corpus",
         Bare,
@@ -755,6 +762,11 @@ fn prepare(setup: Setup) -> tempfile::TempDir {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(dir.path().join("q.jsonl"), two).unwrap();
+    std::fs::copy(
+        root.join("tests/fixtures/citation/wice_small.jsonl"),
+        dir.path().join("wice.jsonl"),
+    )
+    .unwrap();
     let source = match setup {
         Bare => return dir,
         Sample | Traced => "corpus",
@@ -817,7 +829,8 @@ static FILTERS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 [S/RUN]",
         ),
         // A run's random id, a local server's port.
-        (r"\b[0-9a-f]{16}\b", "[RUN-ID]"),
+        (r#"("run_id": ?)"[0-9a-f]+""#, r#"$1"[RUN-ID]""#),
+        (r"\brun [0-9a-f]{16} ·", "run [RUN-ID] ·"),
         (r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]"),
         // Prompt tokens of a scripted model: they count the prompt's words.
         (r#""prompt_tokens": [1-9]\d*"#, r#""prompt_tokens": "[N]""#),
