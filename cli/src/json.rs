@@ -872,3 +872,206 @@ impl<'a> From<&'a rlmkg::Report> for Report<'a> {
         }
     }
 }
+
+/// `rlmkg --json eval`: what an answer run used (`run`).
+#[derive(Debug, Serialize)]
+pub(crate) struct RunConfig<'a> {
+    /// The strategy asked for (`auto`, `rlm`, `heuristic`).
+    strategy: &'a str,
+    /// The strategy that actually ran.
+    effective: &'a str,
+    /// The root model, if any.
+    root_model: Option<&'a str>,
+    /// The sub-model, if any.
+    sub_model: Option<&'a str>,
+    /// Settings that change answers, as resolved.
+    settings: &'a BTreeMap<String, String>,
+}
+
+impl<'a> From<&'a rlmkg_eval::runner::RunConfig> for RunConfig<'a> {
+    fn from(c: &'a rlmkg_eval::runner::RunConfig) -> Self {
+        Self {
+            strategy: &c.strategy,
+            effective: &c.effective,
+            root_model: c.root_model.as_deref(),
+            sub_model: c.sub_model.as_deref(),
+            settings: &c.settings,
+        }
+    }
+}
+
+/// `rlmkg --json eval`: the means over the questions (`summary`); the
+/// answer scores only when there were runs.
+#[derive(Debug, Serialize)]
+pub(crate) struct EvalSummary<'a> {
+    /// Questions scored.
+    questions: usize,
+    /// Mean BM25 recall.
+    bm25: Recall,
+    /// Mean graph recall.
+    graph: Recall,
+    /// Questions whose graph ranking failed.
+    graph_errors: usize,
+    /// Mean recall of what runs read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read: Option<Recall>,
+    /// Runs that ended in an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_errors: Option<usize>,
+    /// Mean exact match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    em: Option<f64>,
+    /// Mean F1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    f1: Option<f64>,
+    /// Share of answers containing the gold answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contains: Option<f64>,
+    /// Mean claim support rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claims_supported: Option<f64>,
+    /// Share of "not found" answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_found: Option<f64>,
+    /// The same scores per answering method.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    by_method: Vec<MethodRow<'a>>,
+    /// Mean citation precision (datasets with gold sentences).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    citation_precision: Option<f64>,
+    /// Mean citation recall (datasets with gold sentences).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    citation_recall: Option<f64>,
+    /// Total model calls.
+    calls: u64,
+    /// Total tokens.
+    tokens: u64,
+    /// Total seconds over the questions.
+    seconds: f64,
+}
+
+/// Recall at 2, 5 and 10 (null: no gold passage).
+#[derive(Debug, Serialize)]
+pub(crate) struct Recall {
+    /// Recall@2.
+    #[serde(rename = "r@2")]
+    r2: Option<f64>,
+    /// Recall@5.
+    #[serde(rename = "r@5")]
+    r5: Option<f64>,
+    /// Recall@10.
+    #[serde(rename = "r@10")]
+    r10: Option<f64>,
+}
+
+impl From<&rlmkg_eval::score::RecallAtK> for Recall {
+    fn from(r: &rlmkg_eval::score::RecallAtK) -> Self {
+        Self {
+            r2: r.r2,
+            r5: r.r5,
+            r10: r.r10,
+        }
+    }
+}
+
+/// The scores of the runs one answering method produced.
+#[derive(Debug, Serialize)]
+pub(crate) struct MethodRow<'a> {
+    /// `extractive`, `heuristic_composed`, `rlm` or `failed`.
+    method: &'a str,
+    /// Runs.
+    runs: usize,
+    /// Mean exact match.
+    em: f64,
+    /// Mean F1.
+    f1: f64,
+    /// Share of answers containing the gold answer.
+    contains: f64,
+    /// Mean claim support rate.
+    claims_supported: Option<f64>,
+    /// Mean citation precision.
+    citation_precision: Option<f64>,
+    /// Mean citation recall.
+    citation_recall: Option<f64>,
+    /// Share of "not found" answers.
+    not_found: f64,
+    /// Mean handle calls per run.
+    handle_calls: f64,
+    /// Mean sub-model calls per run.
+    sub_calls: f64,
+    /// Mean root turns per run.
+    turns: f64,
+    /// Mean wall seconds per run.
+    seconds: f64,
+}
+
+impl<'a> From<&'a rlmkg_eval::score::Summary> for EvalSummary<'a> {
+    fn from(s: &'a rlmkg_eval::score::Summary) -> Self {
+        Self {
+            questions: s.questions,
+            bm25: (&s.bm25).into(),
+            graph: (&s.graph).into(),
+            graph_errors: s.graph_errors,
+            read: s.read.as_ref().map(Recall::from),
+            run_errors: s.run_errors,
+            em: s.em,
+            f1: s.f1,
+            contains: s.contains,
+            claims_supported: s.claims_supported,
+            not_found: s.not_found,
+            by_method: s
+                .by_method
+                .iter()
+                .map(|m| MethodRow {
+                    method: &m.method,
+                    runs: m.runs,
+                    em: m.em,
+                    f1: m.f1,
+                    contains: m.contains,
+                    claims_supported: m.claims_supported,
+                    citation_precision: m.citation_precision,
+                    citation_recall: m.citation_recall,
+                    not_found: m.not_found,
+                    handle_calls: m.handle_calls,
+                    sub_calls: m.sub_calls,
+                    turns: m.turns,
+                    seconds: m.seconds,
+                })
+                .collect(),
+            citation_precision: s.citation_precision,
+            citation_recall: s.citation_recall,
+            calls: s.calls,
+            tokens: s.tokens,
+            seconds: s.seconds,
+        }
+    }
+}
+
+/// `rlmkg --json eval` on WiCE claims: the checker's agreement with the
+/// human labels (`lexical`, and `judged` with `--judge`).
+#[derive(Debug, Serialize)]
+pub(crate) struct WiceScores<'a> {
+    /// Claims evaluated.
+    claims: usize,
+    /// `confusion[gold][predicted]`, in the order supported,
+    /// partially_supported, not_supported.
+    confusion: &'a [[usize; 3]; 3],
+    /// F1 per label, same order.
+    f1: &'a [f64; 3],
+    /// Mean of the three F1s.
+    macro_f1: f64,
+    /// Share of claims with the gold label.
+    accuracy: f64,
+}
+
+impl<'a> From<&'a rlmkg_citation::wice::WiceReport> for WiceScores<'a> {
+    fn from(r: &'a rlmkg_citation::wice::WiceReport) -> Self {
+        Self {
+            claims: r.claims,
+            confusion: &r.confusion,
+            f1: &r.f1,
+            macro_f1: r.macro_f1,
+            accuracy: r.accuracy,
+        }
+    }
+}

@@ -180,20 +180,21 @@ fn out_dir(args: &EvalArgs) -> PathBuf {
     })
 }
 
-/// What `--json` prints.
+/// What `--json` prints (the run and the summary through the output types
+/// of [`crate::json`]).
 #[derive(Debug, serde::Serialize)]
 struct Report<'a> {
     dataset: &'a Path,
     format: DatasetFormat,
     mode: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    run: Option<&'a RunConfig>,
+    run: Option<crate::json::RunConfig<'a>>,
     store: &'a Path,
     results: &'a Path,
     documents: usize,
     resumed: usize,
     new: usize,
-    summary: &'a Summary,
+    summary: crate::json::EvalSummary<'a>,
 }
 
 /// Run `rlmkg eval`.
@@ -371,13 +372,13 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             dataset: &args.dataset,
             format,
             mode,
-            run: run_config.as_ref(),
+            run: run_config.as_ref().map(crate::json::RunConfig::from),
             store: &store_dir,
             results: &results,
             documents,
             resumed,
             new: todo.len(),
-            summary: &summary,
+            summary: (&summary).into(),
         };
         serde_json::to_writer_pretty(&mut stdout, &report)?;
         writeln!(stdout)?;

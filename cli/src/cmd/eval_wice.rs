@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use rlmkg_citation::wice::{self, WiceLabel, WiceReport};
+use rlmkg_citation::wice::{self, WiceLabel};
 use rlmkg_citation::{CheckOptions, Judge, Report, Verdict};
 use serde::Serialize;
 
@@ -80,9 +80,9 @@ struct JsonReport<'a> {
     dataset: &'a Path,
     format: &'static str,
     results: &'a Path,
-    lexical: &'a WiceReport,
+    lexical: crate::json::WiceScores<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    judged: Option<&'a WiceReport>,
+    judged: Option<crate::json::WiceScores<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     judge: Option<&'a JudgeStats>,
     seconds: f64,
@@ -148,8 +148,8 @@ pub fn run(args: &WiceArgs<'_>, global: &GlobalArgs) -> anyhow::Result<u8> {
             dataset: args.dataset,
             format: "wice",
             results: &results,
-            lexical: &lexical,
-            judged: judged.as_ref(),
+            lexical: (&lexical).into(),
+            judged: judged.as_ref().map(crate::json::WiceScores::from),
             judge: judge.as_ref().map(|_| &stats),
             seconds: started.elapsed().as_secs_f64(),
         };
