@@ -1075,3 +1075,297 @@ impl<'a> From<&'a rlmkg_citation::wice::WiceReport> for WiceScores<'a> {
         }
     }
 }
+
+/// `rlmkg --json trace show`: a trajectory's header, turns and final line
+/// (null when the file has none). The keys of every object are in
+/// alphabetical order, as the output has always had them; the budgets and
+/// the verification are passed on as the trajectory holds them (free-form
+/// JSON in the file format).
+#[derive(Debug, Serialize)]
+pub(crate) struct Trace<'a> {
+    /// The final line.
+    #[serde(rename = "final")]
+    final_line: Option<TraceFinal<'a>>,
+    /// The header.
+    header: Option<TraceHeader<'a>>,
+    /// The root turns in order.
+    iterations: Vec<TraceIteration<'a>>,
+}
+
+/// A trajectory's header.
+#[derive(Debug, Serialize)]
+pub(crate) struct TraceHeader<'a> {
+    /// Budgets in force.
+    budgets: &'a serde_json::Value,
+    /// The sub-call fan-out and where it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    concurrency: Option<Concurrency>,
+    /// The metadata message sent.
+    metadata_message: &'a str,
+    /// The prompt profile.
+    profile: &'a str,
+    /// The question.
+    question: &'a str,
+    /// Root model id.
+    root_model: &'a str,
+    /// The run's id.
+    run_id: &'a str,
+    /// Start time, seconds since the Unix epoch.
+    started_at: u64,
+    /// Sub-call model id.
+    sub_model: &'a str,
+    /// The system prompt sent.
+    system_prompt: &'a str,
+    /// The trajectory format's version.
+    version: u32,
+}
+
+/// The sub-call fan-out chosen for a run.
+#[derive(Debug, Serialize)]
+pub(crate) struct Concurrency {
+    /// Sub-calls at once.
+    limit: usize,
+    /// Where it came from (`configured`, `server`, `backend_default`).
+    source: rlm_core::ConcurrencySource,
+}
+
+/// One model turn.
+#[derive(Debug, Serialize)]
+pub(crate) struct TraceIteration<'a> {
+    /// Executed blocks in order.
+    blocks: Vec<TraceBlock<'a>>,
+    /// Whether the call was answered from the cache.
+    cached: bool,
+    /// Recursion depth (0 for the root run).
+    depth: u32,
+    /// Events.
+    events: Vec<TraceEvent<'a>>,
+    /// The user message sent back after the turn.
+    feedback: &'a str,
+    /// 1-based turn number.
+    iteration: u32,
+    /// Call latency in milliseconds.
+    latency_ms: u64,
+    /// The reasoning block, if the model produced one.
+    reasoning: Option<&'a str>,
+    /// The reply with reasoning removed.
+    reply: &'a str,
+    /// The server that answered, when the model is a pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<&'a str>,
+    /// Sub-calls made by the blocks.
+    sub_calls: Vec<SubCall<'a>>,
+    /// Token usage of the call.
+    usage: TokenUsage,
+}
+
+/// One executed code block.
+#[derive(Debug, Serialize)]
+pub(crate) struct TraceBlock<'a> {
+    /// The code.
+    code: &'a str,
+    /// Characters cut from the output.
+    cut_chars: usize,
+    /// Wall time in milliseconds.
+    elapsed_ms: u64,
+    /// The Python error, if the block raised.
+    error: Option<&'a str>,
+    /// The limit that stopped the block, if any.
+    limit: Option<rlm_core::LimitHit>,
+    /// Output shown to the model.
+    output: &'a str,
+}
+
+/// Something notable in a turn.
+#[derive(Debug, Serialize)]
+pub(crate) struct TraceEvent<'a> {
+    /// What kind (`retry`, `guard`, `budget`, …).
+    kind: &'a str,
+    /// Details in words.
+    message: &'a str,
+}
+
+/// One sub-call made from the REPL.
+#[derive(Debug, Serialize)]
+pub(crate) struct SubCall<'a> {
+    /// Answered from the cache.
+    cached: bool,
+    /// For `rlm_query`: the child run's turns.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    child: Vec<TraceIteration<'a>>,
+    /// The error returned to the code, if the call failed.
+    error: Option<&'a str>,
+    /// `llm_query`, `llm_query_batched`, `rlm_query` or `rlm_query_plain`.
+    kind: &'a str,
+    /// Latency in milliseconds.
+    latency_ms: u64,
+    /// Model id.
+    model: &'a str,
+    /// Characters in the prompt.
+    prompt_chars: usize,
+    /// Short hash of the prompt.
+    prompt_hash: &'a str,
+    /// Short hash of the response (empty on error).
+    response_hash: &'a str,
+    /// Retries before the final attempt.
+    retries: u32,
+    /// The server that answered, when the sub-model is a pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<&'a str>,
+    /// Token usage.
+    usage: TokenUsage,
+}
+
+/// Token usage of one call.
+#[derive(Debug, Serialize)]
+pub(crate) struct TokenUsage {
+    /// Tokens generated.
+    completion_tokens: u64,
+    /// Tokens in the prompt.
+    prompt_tokens: u64,
+}
+
+/// A trajectory's final line.
+#[derive(Debug, Serialize)]
+pub(crate) struct TraceFinal<'a> {
+    /// The answer, if any.
+    answer: Option<&'a str>,
+    /// How the run ended.
+    ending: rlm_core::Ending,
+    /// Ids the run read or was shown.
+    read_ids: &'a [String],
+    /// Why the run stopped.
+    stop_reason: &'a str,
+    /// Usage totals.
+    totals: TraceTotals,
+    /// The verification the caller attached.
+    verification: &'a serde_json::Value,
+}
+
+/// Usage totals of a run (keys in alphabetical order).
+#[derive(Debug, Serialize)]
+pub(crate) struct TraceTotals {
+    /// Calls answered from the cache.
+    cached_calls: u64,
+    /// Model calls.
+    calls: u64,
+    /// Completion tokens.
+    completion_tokens: u64,
+    /// Cost.
+    cost: f64,
+    /// Calls of the handle's functions.
+    handle_calls: u64,
+    /// Root iterations.
+    iterations: u32,
+    /// Prompt tokens.
+    prompt_tokens: u64,
+    /// Wall seconds.
+    seconds: f64,
+    /// Sub-calls from the REPL.
+    sub_calls: u64,
+}
+
+impl From<&rlm_core::Usage> for TokenUsage {
+    fn from(u: &rlm_core::Usage) -> Self {
+        Self {
+            completion_tokens: u.completion_tokens,
+            prompt_tokens: u.prompt_tokens,
+        }
+    }
+}
+
+impl<'a> From<&'a rlm_core::trajectory::TraceIteration> for TraceIteration<'a> {
+    fn from(it: &'a rlm_core::trajectory::TraceIteration) -> Self {
+        Self {
+            blocks: it
+                .blocks
+                .iter()
+                .map(|b| TraceBlock {
+                    code: &b.code,
+                    cut_chars: b.cut_chars,
+                    elapsed_ms: b.elapsed_ms,
+                    error: b.error.as_deref(),
+                    limit: b.limit,
+                    output: &b.output,
+                })
+                .collect(),
+            cached: it.cached,
+            depth: it.depth,
+            events: it
+                .events
+                .iter()
+                .map(|e| TraceEvent {
+                    kind: &e.kind,
+                    message: &e.message,
+                })
+                .collect(),
+            feedback: &it.feedback,
+            iteration: it.iteration,
+            latency_ms: it.latency_ms,
+            reasoning: it.reasoning.as_deref(),
+            reply: &it.reply,
+            server: it.server.as_deref(),
+            sub_calls: it
+                .sub_calls
+                .iter()
+                .map(|c| SubCall {
+                    cached: c.cached,
+                    child: c.child.iter().map(TraceIteration::from).collect(),
+                    error: c.error.as_deref(),
+                    kind: &c.kind,
+                    latency_ms: c.latency_ms,
+                    model: &c.model,
+                    prompt_chars: c.prompt_chars,
+                    prompt_hash: &c.prompt_hash,
+                    response_hash: &c.response_hash,
+                    retries: c.retries,
+                    server: c.server.as_deref(),
+                    usage: (&c.usage).into(),
+                })
+                .collect(),
+            usage: (&it.usage).into(),
+        }
+    }
+}
+
+impl<'a> From<&'a rlm_core::Trajectory> for Trace<'a> {
+    fn from(t: &'a rlm_core::Trajectory) -> Self {
+        Self {
+            final_line: t.final_line.as_ref().map(|f| TraceFinal {
+                answer: f.answer.as_deref(),
+                ending: f.ending,
+                read_ids: &f.read_ids,
+                stop_reason: &f.stop_reason,
+                totals: TraceTotals {
+                    cached_calls: f.totals.cached_calls,
+                    calls: f.totals.calls,
+                    completion_tokens: f.totals.completion_tokens,
+                    cost: f.totals.cost,
+                    handle_calls: f.totals.handle_calls,
+                    iterations: f.totals.iterations,
+                    prompt_tokens: f.totals.prompt_tokens,
+                    seconds: f.totals.seconds,
+                    sub_calls: f.totals.sub_calls,
+                },
+                verification: &f.verification,
+            }),
+            header: t.header.as_ref().map(|h| TraceHeader {
+                budgets: &h.budgets,
+                concurrency: h.concurrency.map(|c| Concurrency {
+                    limit: c.limit,
+                    source: c.source,
+                }),
+                metadata_message: &h.metadata_message,
+                profile: &h.profile,
+                question: &h.question,
+                root_model: &h.root_model,
+                run_id: &h.run_id,
+                started_at: h.started_at,
+                sub_model: &h.sub_model,
+                system_prompt: &h.system_prompt,
+                version: h.version,
+            }),
+            iterations: t.iterations.iter().map(TraceIteration::from).collect(),
+        }
+    }
+}

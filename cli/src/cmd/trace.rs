@@ -71,7 +71,8 @@ pub fn run(args: TraceArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             let t = Trajectory::read(&path)
                 .with_context(|| format!("reading trajectory {}", path.display()))?;
             if global.json {
-                writeln!(stdout, "{}", serde_json::to_string_pretty(&to_json(&t))?)?;
+                let out = crate::json::Trace::from(&t);
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
             } else {
                 write!(stdout, "{}", render(&t, &path, full))?;
             }
@@ -204,14 +205,6 @@ fn chat_sample(t: &Trajectory, include_unverified: bool) -> Option<Value> {
             "verified": ok,
         }
     }))
-}
-
-fn to_json(t: &Trajectory) -> Value {
-    json!({
-        "header": t.header,
-        "iterations": t.iterations,
-        "final": t.final_line,
-    })
 }
 
 fn excerpt(text: &str, full: bool, max: usize) -> String {
