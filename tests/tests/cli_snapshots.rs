@@ -5,9 +5,14 @@
 //!
 //! What varies from run to run or machine to machine is filtered out before
 //! the comparison ([`normalise`]): the temp dir and the repository's paths,
-//! durations and rates, peak memory, dates, process ids in trajectory names
-//! and the version. The commands run with a cleared configuration: `HOME` is
-//! the temp dir, no `RLMKG_*` variable but an empty model directory.
+//! durations and rates, peak memory, dates, process ids in trajectory names,
+//! run ids, local ports, a scripted model's prompt tokens and system prompt
+//! (the root model's instructions are not the command's output), and the
+//! version. The commands run with a cleared configuration: `HOME` is the
+//! temp dir, no `RLMKG_*` variable but an empty model directory.
+//!
+//! The binary is the one `cargo build` left beside the test (run the tests
+//! with `cargo test --workspace`, or build `rlmkg-cli` first).
 //!
 //! Every case is one row of [`CASES`]; [`run_case`] runs one. To accept
 //! changed output, review it and run with `INSTA_UPDATE=always` (or
@@ -55,6 +60,7 @@ struct Case {
     head: Option<usize>,
 }
 
+/// A case with no standard input that keeps all of stdout.
 const fn case(name: &'static str, setup: Setup, args: &'static [&'static str]) -> Case {
     Case {
         name,
@@ -67,10 +73,15 @@ const fn case(name: &'static str, setup: Setup, args: &'static [&'static str]) -
 
 use Setup::{Bare, EmptyStore, Sample, Traced};
 
+/// A SELECT over the named graphs, ordered.
 const SELECT: &str = "SELECT DISTINCT ?e ?name WHERE { GRAPH ?g { ?e rk:entityType \"organization\" ; rk:name ?name } } ORDER BY ?name LIMIT 4";
+/// An ASK that holds.
 const ASK_QUERY: &str = "ASK { GRAPH ?g { ?e rk:name \"Tomas Reyes\" } }";
+/// A two-hop sample question the heuristic answers.
 const Q_SALT: &str = "Which institute did the author of The Salt Atlas join in 2019?";
+/// A question the corpus has no answer to.
 const Q_ZORBLAX: &str = "What colour is the moon of Zorblax?";
+/// An answer to verify: one claim supported, one overreaching.
 const ANSWER: &str = "Mara Ellison joined KICS in 2019 [c28.s3]. She taught at Halden University for twenty years [c28.s3].\n";
 
 /// Every case: the command lines of every command that needs no network
@@ -940,11 +951,24 @@ fn run_case(case: &Case) {
     });
 }
 
+/// Every case runs, and the test fails at the end naming every case whose
+/// output differs from its snapshot (each difference is printed as it is
+/// found, and insta writes it beside the snapshot as `.snap.new`).
 #[test]
 fn every_command_human_and_json() {
     let mut seen = std::collections::HashSet::new();
+    let mut failed = Vec::new();
     for case in CASES {
         assert!(seen.insert(case.name), "two cases named {}", case.name);
-        run_case(case);
+        if std::panic::catch_unwind(|| run_case(case)).is_err() {
+            failed.push(case.name);
+        }
     }
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases differ from their snapshots: {failed:?}; review the .snap.new files \
+         (cargo insta review), or accept them with INSTA_UPDATE=always",
+        failed.len(),
+        CASES.len()
+    );
 }
