@@ -7,10 +7,13 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::id::CitationId;
-use crate::refer::referent_stems;
+use crate::refer::{Named, referent};
 use crate::segment::{Claim, claims};
 use crate::source::{Referents, Source, SourceError, SpanSource};
 use crate::text::{Analysis, DateFact, Kind, analyse, normalize_for_quote};
+
+mod quantity;
+mod roles;
 
 /// The verdict on one claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -71,8 +74,17 @@ pub enum ReasonKind {
     Quote,
     /// Two entities in swapped roles.
     EntityOrder,
-    /// A name or place where the cited text has a different one in the same role.
+    /// A name or place where the cited text has a different one in the same role
+    /// (or says the role of someone else, or the claim's relative clause of
+    /// something else).
     Substitution,
+    /// A change in the direction opposite to the cited text's ("fell" for "rose").
+    Direction,
+    /// A number in another unit than the cited text's ("48 feet" for "48 metres").
+    Unit,
+    /// Names the cited text carries, related by a role it does not say ("the
+    /// publisher of" where it says "a book by").
+    Relation,
     /// A citation id that does not resolve.
     BrokenId,
     /// A factual claim without a citation.
@@ -124,7 +136,10 @@ impl Reason {
     fn is_specific(&self) -> bool {
         !matches!(
             self.kind,
-            ReasonKind::MissingWords | ReasonKind::Entity | ReasonKind::Judge
+            ReasonKind::MissingWords
+                | ReasonKind::Entity
+                | ReasonKind::Judge
+                | ReasonKind::Relation
         )
     }
 }
@@ -348,6 +363,9 @@ struct SentenceView {
     stems: HashSet<String>,
     /// Stems of what the sentence refers to (a leading pronoun's referent).
     referred: HashSet<String>,
+    /// What the sentence refers to, when it opens with a pronoun or a definite
+    /// description that resolves.
+    referent: Option<Named>,
     /// Acronyms it writes ("DNC", "Sactwu").
     acronyms: HashSet<String>,
     /// Initials of the names it spells out ("Democratic National Committee").
@@ -363,9 +381,11 @@ impl SentenceView {
             .filter(|t| matches!(t.kind, Kind::Word))
             .map(|t| t.stem.clone())
             .collect();
-        let referred = refs
-            .map(|r| referent_stems(&analysis, r))
-            .unwrap_or_default();
+        let referent = refs.and_then(|r| referent(&analysis, r));
+        let referred = referent
+            .iter()
+            .flat_map(|n| n.stems.iter().cloned())
+            .collect();
         let acronyms = acronyms_in(&analysis);
         let spelled = acronym_of_tokens(&analysis).into_values().collect();
         Self {
@@ -373,6 +393,7 @@ impl SentenceView {
             analysis,
             stems,
             referred,
+            referent,
             acronyms,
             spelled,
         }
@@ -384,6 +405,7 @@ impl SentenceView {
             analysis: self.analysis.clone(),
             stems: self.stems.clone(),
             referred: self.referred.clone(),
+            referent: self.referent.clone(),
             acronyms: self.acronyms.clone(),
             spelled: self.spelled.clone(),
         }
@@ -694,6 +716,7 @@ struct Assessment {
 fn assess(
     claim_text: &str,
     claim: &Analysis,
+    antecedents: &[Named],
     sentences: &[SentenceView],
     full_text: &str,
     opts: &CheckOptions,
@@ -815,14 +838,6 @@ fn assess(
 
     // How much of the claim's wording (numbers and dates aside: those are what may
     // have been changed) the best sentence carries on its own.
-    let wording = |ts: &[Term]| -> Vec<Term> {
-        let w: Vec<Term> = ts
-            .iter()
-            .filter(|t| matches!(t.class, TermClass::Word | TermClass::Entity))
-            .cloned()
-            .collect();
-        if w.is_empty() { ts.to_vec() } else { w }
-    };
     // The best sentence with the one before it (where a pronoun's name usually is).
     let context: Vec<&SentenceView> = window
         .first()
@@ -882,6 +897,31 @@ fn assess(
             }
         }
     }
+    // Issue 32: roles moved between names, changed directions and units, a
+    // relative clause about something else, relations the text does not say.
+    let al = Aligned {
+        claim_text,
+        claim,
+        terms: &terms,
+        sentences,
+        window: &window,
+        context: &context,
+        years: &all_years,
+    };
+    let (moved, role_moved) = al.moved_roles(opts);
+    reasons.extend(moved);
+    let changed = al.changed_quantities(&win, opts);
+    let shifted = !changed.is_empty();
+    reasons.extend(changed);
+    if aligned >= opts.overreach_alignment
+        && let Some(r) = al.other_subject(antecedents)
+    {
+        substituted = true;
+        reasons.push(r);
+    }
+    let unsaid = roles::unsaid_relation(claim_text, claim, &words, &missing_names);
+    let related = unsaid.is_none();
+    reasons.extend(unsaid);
     // Stronger quantifiers and certainty than any cited sentence carries are
     // overreach even when the claim only partly paraphrases its sources.
     let strong = aligned < opts.overreach_alignment
@@ -896,7 +936,12 @@ fn assess(
         });
 
     let specific = reasons.iter().any(Reason::is_specific);
-    let verdict = if substituted || strong || (specific && aligned >= opts.overreach_alignment) {
+    let verdict = if substituted
+        || strong
+        || shifted
+        || role_moved
+        || (specific && aligned >= opts.overreach_alignment)
+    {
         // The wording is the source's; what differs is a specific.
         Verdict::Overreach
     } else if (score < opts.partial_threshold && anchor < opts.partial_anchor)
@@ -905,7 +950,7 @@ fn assess(
         Verdict::Unsupported
     } else if specific && misquoted {
         Verdict::Overreach
-    } else if score >= opts.support_threshold && entities.is_empty() && !specific {
+    } else if score >= opts.support_threshold && entities.is_empty() && !specific && related {
         Verdict::Supported
     } else {
         Verdict::Partial
@@ -915,6 +960,90 @@ fn assess(
         score,
         window,
         reasons,
+    }
+}
+
+/// The claim's wording: its words and names (numbers and dates aside: those are
+/// what may have been changed), or all its terms when it has no words.
+fn wording(ts: &[Term]) -> Vec<Term> {
+    let w: Vec<Term> = ts
+        .iter()
+        .filter(|t| matches!(t.class, TermClass::Word | TermClass::Entity))
+        .cloned()
+        .collect();
+    if w.is_empty() { ts.to_vec() } else { w }
+}
+
+/// What the checks of issue 32 look at: a claim aligned with its cited sentences.
+struct Aligned<'a> {
+    claim_text: &'a str,
+    claim: &'a Analysis,
+    terms: &'a [Term],
+    sentences: &'a [SentenceView],
+    window: &'a [usize],
+    /// The best sentence with the one before it.
+    context: &'a [&'a SentenceView],
+    years: &'a [i32],
+}
+
+impl Aligned<'_> {
+    /// Whether the context carries the claim's wording but for the words of
+    /// `changed` (stems): the claim paraphrases it and changes those.
+    fn aligned_but(&self, changed: &[String], opts: &CheckOptions) -> bool {
+        let rest: Vec<Term> = wording(self.terms)
+            .into_iter()
+            .filter(|t| !changed.contains(&t.key))
+            .collect();
+        !rest.is_empty() && coverage(&rest, self.context, self.years) >= opts.overreach_alignment
+    }
+
+    /// A changed direction or unit of a quantity the context otherwise carries
+    /// (issue 32, kinds c and d): the reasons, always `overreach`.
+    fn changed_quantities(&self, win: &[&SentenceView], opts: &CheckOptions) -> Vec<Reason> {
+        let mut out = Vec::new();
+        if let Some((r, stem)) = quantity::reversed_direction(self.claim, win)
+            && self.aligned_but(&[stem], opts)
+        {
+            out.push(r);
+        }
+        for (r, stem) in quantity::changed_units(self.claim_text, self.claim, win) {
+            if self.aligned_but(&stem.into_iter().collect::<Vec<_>>(), opts) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Roles moved to a name the window carries elsewhere (issue 32, kinds a and
+    /// b): the reasons, and whether the window carries all the claim's wording
+    /// (it was assembled from the cited text, so `overreach`).
+    fn moved_roles(&self, opts: &CheckOptions) -> (Vec<Reason>, bool) {
+        let moved = roles::moved_roles(
+            self.claim_text,
+            self.claim,
+            self.terms,
+            self.sentences,
+            self.window,
+            self.years,
+        );
+        let win: Vec<&SentenceView> = self
+            .window
+            .iter()
+            .filter_map(|i| self.sentences.get(*i))
+            .collect();
+        let whole = !moved.is_empty()
+            && coverage(&wording(self.terms), &win, self.years) >= opts.overreach_alignment;
+        (moved, whole)
+    }
+
+    /// A relative clause said of something other than what its best sentence is
+    /// about (see [`roles::other_subject`]).
+    fn other_subject(&self, antecedents: &[Named]) -> Option<Reason> {
+        let first = self.sentences.get(*self.window.first()?)?;
+        if antecedents.is_empty() {
+            return None;
+        }
+        roles::other_subject(self.claim, antecedents, first)
     }
 }
 
@@ -941,6 +1070,7 @@ fn carrying_clauses(terms: &[Term], s: &SentenceView, years: &[i32]) -> Sentence
     }
     let mut v = SentenceView::new(&kept.join(" "), None);
     v.referred = s.referred.clone();
+    v.referent = s.referent.clone();
     v
 }
 
@@ -1408,6 +1538,19 @@ fn loose(text: &str) -> String {
 ///   a date, a quote that is not verbatim, a negation flip, a stronger quantifier,
 ///   certainty where the source hedges, a causal link the source does not state, two
 ///   entities in swapped roles — is `overreach`;
+/// - so is a claim that paraphrases its sentences but for one change (issue 32):
+///   a change in the opposite direction with the same numbers ("fell from 40 to
+///   55" for "rose"), a number in another unit than the one the cited text gives
+///   it ("48 feet" for "48 metres"), a role the cited sentences give someone else
+///   (a relation word tied to a name — "Mara Ellison founded", "X was the
+///   captain" — where every cited sentence saying the word lacks that name, and
+///   one in the window ties it to a name the claim does not mention, while the
+///   claim's name is in the window elsewhere), or a relative clause ("…, which is
+///   based in Stavanger") whose sentence is about something neither the clause
+///   nor the clause before it names;
+/// - a claim whose names the cited text carries, related by a role it does not
+///   say (an agent noun such as "publisher" between two names, missing from the
+///   cited text), is at most `partial`;
 /// - otherwise a score below [`CheckOptions::partial_threshold`] is `unsupported`,
 ///   unless the best sentence alone carries [`CheckOptions::partial_anchor`] of term
 ///   weight (part of a long claim is stated there): then it is `partial`. A claim
@@ -1460,9 +1603,18 @@ pub fn check(
     let mut footnotes: Vec<Footnote> = Vec::new();
     let mut reports = Vec::new();
     for (index, c) in found.iter().enumerate() {
+        // A relative clause ("which is based in Stavanger") is about a name of
+        // the clause before it.
+        let antecedents = match index.checked_sub(1).and_then(|p| found.get(p)) {
+            Some(prev) if prev.sentence == c.sentence && roles::is_relative(&c.text) => {
+                roles::antecedents(&prev.text)
+            }
+            _ => Vec::new(),
+        };
         reports.push(check_claim(
             index,
             c,
+            &antecedents,
             &cache,
             &referents,
             &mut footnotes,
@@ -1481,6 +1633,7 @@ pub fn check(
 fn check_claim(
     index: usize,
     c: &Claim,
+    antecedents: &[Named],
     resolved: &BTreeMap<CitationId, Option<Source>>,
     referents: &BTreeMap<String, Referents>,
     footnotes: &mut Vec<Footnote>,
@@ -1565,7 +1718,14 @@ fn check_claim(
         .map(|m| m.text.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    let a = assess(&c.text, &claim_analysis, &views, &full_text, opts);
+    let a = assess(
+        &c.text,
+        &claim_analysis,
+        antecedents,
+        &views,
+        &full_text,
+        opts,
+    );
     report.score = round3(a.score);
     if !views.is_empty() {
         report.reasons.extend(a.reasons);
@@ -1596,7 +1756,8 @@ fn check_claim(
                 .map(|k| meta[*k].text.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
-            assess(&c.text, &claim_analysis, &sub, &text, opts).verdict == Verdict::Supported
+            assess(&c.text, &claim_analysis, antecedents, &sub, &text, opts).verdict
+                == Verdict::Supported
         };
         let n = report.citations.len();
         for ci in 0..n {

@@ -5,13 +5,14 @@
 //! capitalized name among those that contains the description's noun.
 //! The referent's words then count as carried by the sentence.
 
-use std::collections::HashSet;
-
 use crate::source::Referents;
 use crate::text::{Analysis, analyse};
 
-/// Pronouns that open a sentence about something named before.
-const PRONOUNS: &[&str] = &["it", "he", "she", "they", "its", "his", "her", "their"];
+/// Pronouns that stand for something named before (a sentence opening with one
+/// is about it).
+pub(crate) const PRONOUNS: &[&str] = &[
+    "it", "he", "she", "they", "its", "his", "her", "their", "him", "them",
+];
 
 /// Determiners of a definite description.
 const DETERMINERS: &[&str] = &["the", "this", "these", "that", "those"];
@@ -47,15 +48,15 @@ fn lead(a: &Analysis) -> Option<Lead> {
     None
 }
 
-/// Runs of capitalized content words (joined by name joiners), as stem lists.
-fn names(a: &Analysis) -> Vec<Vec<String>> {
+/// Runs of capitalized content words (joined by name joiners), as token indices.
+fn names(a: &Analysis) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
-    let mut run: Vec<String> = Vec::new();
+    let mut run: Vec<usize> = Vec::new();
     let mut pending: usize = 0; // joiners waiting for a following capitalized word
-    for t in &a.tokens {
+    for (i, t) in a.tokens.iter().enumerate() {
         let cap = t.capitalized && t.is_content();
         if cap {
-            run.push(t.stem.clone());
+            run.push(i);
             pending = 0;
         } else if !run.is_empty() && NAME_JOINERS.contains(&t.lower.as_str()) && pending < 2 {
             pending += 1;
@@ -73,14 +74,15 @@ fn names(a: &Analysis) -> Vec<Vec<String>> {
 }
 
 /// The name a sentence opens with ("The Skarvik Expedition was…"): after an
-/// optional article, capitalized words and the joiners between them.
-fn subject(a: &Analysis) -> Option<Vec<String>> {
-    let mut stems = Vec::new();
+/// optional article, capitalized words and the joiners between them, as token
+/// indices of the capitalized words.
+fn subject(a: &Analysis) -> Option<Vec<usize>> {
+    let mut words = Vec::new();
     for (i, t) in a.tokens.iter().enumerate() {
         if t.capitalized && t.is_content() {
-            stems.push(t.stem.clone());
+            words.push(i);
         } else if (i == 0 && matches!(t.lower.as_str(), "the" | "a" | "an"))
-            || (!stems.is_empty()
+            || (!words.is_empty()
                 && NAME_JOINERS.contains(&t.lower.as_str())
                 && a.tokens
                     .get(i + 1)
@@ -91,32 +93,70 @@ fn subject(a: &Analysis) -> Option<Vec<String>> {
             break;
         }
     }
-    (!stems.is_empty()).then_some(stems)
+    (!words.is_empty()).then_some(words)
+}
+
+/// A name read from a text: its stems, and its words as written (lowercased).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Named {
+    /// Stems of its capitalized words.
+    pub stems: Vec<String>,
+    /// Its capitalized words, lowercased, joined by spaces.
+    pub shown: String,
+}
+
+impl Named {
+    fn of(a: &Analysis, words: &[usize]) -> Self {
+        let toks = words.iter().filter_map(|i| a.tokens.get(*i));
+        // Shown with the joiners between its words ("osprey institute for marine studies").
+        let span = match (words.first(), words.last()) {
+            (Some(lo), Some(hi)) => a.tokens.get(*lo..=*hi).unwrap_or_default(),
+            _ => &[],
+        };
+        Self {
+            stems: toks.map(|t| t.stem.clone()).collect(),
+            shown: span
+                .iter()
+                .map(|t| t.lower.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+/// The name a sentence opens with, if it opens with one ("Osprey Institute is…").
+pub(crate) fn opening_name(a: &Analysis) -> Option<Named> {
+    subject(a).map(|w| Named::of(a, &w))
 }
 
 fn clean(text: &str) -> String {
     text.trim_start_matches(['#', ' ', '\t']).to_string()
 }
 
-/// Stems a sentence carries through what it refers to (empty when it opens with
-/// neither a pronoun nor a definite description, or nothing resolves).
-pub(crate) fn referent_stems(sentence: &Analysis, refs: &Referents) -> HashSet<String> {
-    let Some(lead) = lead(sentence) else {
-        return HashSet::new();
-    };
+/// What a sentence opening with a pronoun or a definite description refers to
+/// (`None` when it opens with neither, or nothing resolves); its stems count as
+/// carried by the sentence.
+pub(crate) fn referent(sentence: &Analysis, refs: &Referents) -> Option<Named> {
+    let lead = lead(sentence)?;
     let candidates: Vec<Analysis> = [&refs.previous, &refs.heading, &refs.title]
         .into_iter()
         .flatten()
         .map(|t| analyse(&clean(t)))
         .collect();
-    let chosen = match lead {
-        Lead::Pronoun => candidates.iter().find_map(subject),
-        Lead::Definite(noun) => candidates
+    match lead {
+        Lead::Pronoun => candidates
             .iter()
-            .flat_map(names)
-            .find(|n| n.iter().any(|s| s == &noun)),
-    };
-    chosen.map(|v| v.into_iter().collect()).unwrap_or_default()
+            .find_map(|c| subject(c).map(|w| Named::of(c, &w))),
+        Lead::Definite(noun) => candidates.iter().find_map(|c| {
+            names(c)
+                .into_iter()
+                .find(|n| {
+                    n.iter()
+                        .any(|i| c.tokens.get(*i).is_some_and(|t| t.stem == noun))
+                })
+                .map(|w| Named::of(c, &w))
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -133,7 +173,9 @@ mod tests {
     }
 
     fn stems(sentence: &str, r: &Referents) -> Vec<String> {
-        let mut v: Vec<String> = referent_stems(&analyse(sentence), r).into_iter().collect();
+        let mut v: Vec<String> = referent(&analyse(sentence), r)
+            .map(|n| n.stems)
+            .unwrap_or_default();
         v.sort();
         v
     }

@@ -43,26 +43,7 @@ pub(crate) fn claims(answer: &str) -> Vec<Claim> {
         return Vec::new();
     }
 
-    let mut sentences: Vec<Range<usize>> = Vec::new();
-    for (start, s) in masked.split_sentence_bound_indices() {
-        let range = start..start + s.len();
-        let merge = sentences.last().is_some_and(|prev: &Range<usize>| {
-            let prev_text = masked[prev.clone()].trim_end();
-            // A "sentence" that goes on in lower case (or a digit) continues the
-            // previous one (`for the "Kerrang!" release`), as in sources; a line
-            // break ends it (answers are not cut into paragraphs first).
-            let continues = !masked[prev.clone()]
-                .trim_end_matches([' ', '\t'])
-                .ends_with('\n')
-                && rlmkg_text::continues_sentence(prev_text, s);
-            // "Dr." and "J.": the rule sources are split by.
-            rlmkg_text::ends_with_abbreviation(prev_text) || continues || prev_text.is_empty()
-        });
-        match sentences.last_mut() {
-            Some(prev) if merge => prev.end = range.end,
-            _ => sentences.push(range),
-        }
-    }
+    let sentences = sentence_ranges(&masked);
 
     let mut out = Vec::new();
     for (si, sent) in sentences.iter().enumerate() {
@@ -224,6 +205,43 @@ pub(crate) fn clauses_of(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The sentences of `text` as byte ranges: UAX #29 boundaries, a piece ended by
+/// an abbreviation or initials, or going on in lower case, joined to the one
+/// before (`rlmkg-text`'s rule, the one sources are split by); a line break ends
+/// a sentence.
+pub(crate) fn sentence_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut sentences: Vec<Range<usize>> = Vec::new();
+    for (start, s) in text.split_sentence_bound_indices() {
+        let range = start..start + s.len();
+        let merge = sentences.last().is_some_and(|prev: &Range<usize>| {
+            let prev_text = text[prev.clone()].trim_end();
+            // A "sentence" that goes on in lower case (or a digit) continues the
+            // previous one (`for the "Kerrang!" release`), as in sources; a line
+            // break ends it (answers are not cut into paragraphs first).
+            let continues = !text[prev.clone()]
+                .trim_end_matches([' ', '\t'])
+                .ends_with('\n')
+                && rlmkg_text::continues_sentence(prev_text, s);
+            // "Dr." and "J.": the rule sources are split by.
+            rlmkg_text::ends_with_abbreviation(prev_text) || continues || prev_text.is_empty()
+        });
+        match sentences.last_mut() {
+            Some(prev) if merge => prev.end = range.end,
+            _ => sentences.push(range),
+        }
+    }
+    sentences
+}
+
+/// The sentences of `text` (see [`sentence_ranges`]).
+pub(crate) fn sentences_of(text: &str) -> Vec<&str> {
+    sentence_ranges(text)
+        .into_iter()
+        .filter_map(|r| text.get(r))
+        .filter(|s| !s.trim().is_empty())
+        .collect()
+}
+
 /// Past-tense verbs without an `-ed` ending that open a coordinated clause
 /// ("… and led by Dr. Reyes", "… and won the prize").
 const IRREGULAR_PAST: &[&str] = &[
@@ -257,7 +275,7 @@ fn opens_clause(rest: &str) -> bool {
 }
 
 /// A lower-case past-tense verb (`-ed`, or an irregular one) or an auxiliary.
-fn is_past_or_aux(w: &str) -> bool {
+pub(crate) fn is_past_or_aux(w: &str) -> bool {
     (w.len() > 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w)
 }
 

@@ -91,12 +91,14 @@ fn planted_cases() {
 
 /// Issue 13 cases (`roles.txt`): swapped names, places and dates come out
 /// `overreach` (naming the reason), stronger quantifiers and certainty too, and
-/// claims naming what a cited pronoun refers to are `supported`.
+/// claims naming what a cited pronoun refers to are `supported`. Issue 32 cases
+/// beside them: roles moved between names, reversed directions, changed units
+/// and unsaid relations are not `supported`, their controls are.
 #[test]
 fn role_cases() {
     let text = std::fs::read_to_string(rlmkg_tests::fixture("citation/roles.json")).unwrap();
     let source: MemorySource = serde_json::from_str(&text).unwrap();
-    run_all("roles.txt", 14, |c| run_role_case(c, &source));
+    run_all("roles.txt", 40, |c| run_role_case(c, &source));
 }
 
 #[test]
@@ -133,8 +135,9 @@ fn wice_agreement_when_data_present() {
     let report = rlmkg_citation::wice::evaluate(&path).unwrap();
     eprintln!("{report}");
     assert_eq!(report.claims, 349);
-    // Far above the 1/3 of a constant guess; the figure itself is reported, not asserted.
-    assert!(report.macro_f1 > 0.4, "macro-F1 {}", report.macro_f1);
+    // Near the reported figure (0.714 on the dev set, which the rules were
+    // developed against): a change that loses agreement fails here.
+    assert!(report.macro_f1 >= 0.69, "macro-F1 {}", report.macro_f1);
 }
 
 /// Check one role case: verdicts as expected, and the first claim's reason kind when given.
