@@ -257,7 +257,10 @@ pub fn metadata_message(
             .collect();
         s.push_str(&format!("Entity types: {}.\n", types.join(", ")));
     }
-    if !meta.sample_titles.is_empty() {
+    // A small model copies what its prompt holds: sample titles become its
+    // answers ("Halvorsen Medal 2018 [d5]"), so the small profile leaves
+    // them out; it finds documents by searching.
+    if !meta.sample_titles.is_empty() && profile != Profile::Small {
         s.push_str(&format!(
             "Some document titles: {}.\n",
             meta.sample_titles.join("; ")

@@ -625,10 +625,17 @@ impl ContextHandle for StoreHandle {
     fn next_step(&self, question: &str, output: &str) -> Option<String> {
         let mut parts = Vec::new();
         if let Some((id, sentence)) = best_sentence(question, output) {
+            // The sentence written into the call: the model fills in only
+            // the answer (a copied placeholder is rejected).
+            let quoted = sentence
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace(['"', '\\'], "'");
             parts.push(format!(
                 "The sentence above that shares the most words with the question: [{id}] \
-                 {sentence} If it says the answer, end now: FINAL(\"<the answer>. <that \
-                 sentence> [{id}]\")."
+                 {sentence} If it says the answer, end now: FINAL(\"<the answer>. {quoted} \
+                 [{id}]\")."
             ));
         }
         // A sentence that says the answer relation is the step to take: no
