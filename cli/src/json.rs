@@ -1,7 +1,10 @@
-//! The `--json` output types: every field name the command line's JSON
-//! shows is written here, so renaming a field of a library type cannot
-//! silently change the interface (the snapshot tests in
-//! `tests/tests/cli_snapshots.rs` hold the output byte for byte).
+//! The `--json` output types built from the library's results: each field
+//! name is written here, so renaming a field of a library type cannot
+//! silently change the command line's JSON (the snapshot tests in
+//! `tests/tests/cli_snapshots.rs` hold the output byte for byte). The
+//! commands whose JSON holds no library type name their keys where they
+//! print (`config show`, `generate`, `export --to-endpoint`, `trace export`,
+//! and the reports of `eval`, whose parts come from here).
 //!
 //! Each type borrows from the library's result it is built from. Values of
 //! the library's plain enums (a verdict, a reason kind, an answer method, an
