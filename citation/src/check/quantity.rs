@@ -8,17 +8,23 @@ use std::sync::OnceLock;
 use super::{Reason, ReasonKind, SentenceView, fmt_number, same_number};
 use crate::text::{Analysis, Kind, Token};
 
-/// Words saying a quantity went up or is the larger.
-const UP: &[&str] = &[
+/// Verbs saying a quantity went up.
+const RISE: &[&str] = &[
     "rise", "rose", "risen", "increase", "grow", "grew", "grown", "gain", "climb", "expand",
-    "surge", "soar", "double", "triple", "more", "higher", "larger", "bigger", "greater",
+    "surge", "soar", "double", "triple",
 ];
 
-/// Words saying a quantity went down or is the smaller.
-const DOWN: &[&str] = &[
+/// Verbs saying a quantity went down.
+const FALL: &[&str] = &[
     "fall", "fell", "fallen", "decrease", "shrink", "shrank", "shrunk", "drop", "decline",
-    "reduce", "fewer", "less", "lower", "smaller", "halve", "slump", "plunge",
+    "reduce", "halve", "slump", "plunge",
 ];
+
+/// Comparatives saying one quantity is the larger.
+const MORE: &[&str] = &["more", "higher", "larger", "bigger", "greater"];
+
+/// Comparatives saying one quantity is the smaller.
+const LESS: &[&str] = &["fewer", "less", "lower", "smaller"];
 
 /// Units, each with the ways it is written (symbols included).
 const UNITS: &[(&str, &[&str])] = &[
@@ -97,17 +103,28 @@ enum Direction {
     Down,
 }
 
-/// The direction of a word, by its form or its stem.
-fn direction(t: &Token) -> Option<Direction> {
-    static MAP: OnceLock<HashMap<String, Direction>> = OnceLock::new();
+/// What a direction word says: a change over time ("rose") or a comparison
+/// ("more … than"). A claim is compared with words of its own kind only: "lower
+/// in 2001 than in 2010" paraphrases "rose between 2001 and 2010".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sense {
+    Change,
+    Comparison,
+}
+
+/// The sense and direction of a word, by its form or its stem.
+fn direction(t: &Token) -> Option<(Sense, Direction)> {
+    static MAP: OnceLock<HashMap<String, (Sense, Direction)>> = OnceLock::new();
     let map = MAP.get_or_init(|| {
-        let side = |words: &'static [&'static str], d: Direction| {
+        let side = |words: &'static [&'static str], v: (Sense, Direction)| {
             words
                 .iter()
-                .flat_map(move |w| [(w.to_string(), d), (rlmkg_text::stem(w), d)])
+                .flat_map(move |w| [(w.to_string(), v), (rlmkg_text::stem(w), v)])
         };
-        side(UP, Direction::Up)
-            .chain(side(DOWN, Direction::Down))
+        side(RISE, (Sense::Change, Direction::Up))
+            .chain(side(FALL, (Sense::Change, Direction::Down)))
+            .chain(side(MORE, (Sense::Comparison, Direction::Up)))
+            .chain(side(LESS, (Sense::Comparison, Direction::Down)))
             .collect()
     });
     if !matches!(t.kind, Kind::Word) {
@@ -116,31 +133,69 @@ fn direction(t: &Token) -> Option<Direction> {
     map.get(&t.lower).or_else(|| map.get(&t.stem)).copied()
 }
 
-/// The first word of `a` pointing `d`.
-fn word_pointing(a: &Analysis, d: Direction) -> Option<&Token> {
-    a.tokens.iter().find(|t| direction(t) == Some(d))
+/// The first word of `a` with sense and direction `v`.
+fn word_pointing(a: &Analysis, v: (Sense, Direction)) -> Option<&Token> {
+    a.tokens.iter().find(|t| direction(t) == Some(v))
 }
 
-/// A change whose direction the claim reverses: the claim's words point one way
-/// only, the window's the other way only. Returns the reason and the stem of
-/// the claim's direction word.
+/// The numbers and dates of `a` in order, as written (numbers by value).
+fn values(a: &Analysis) -> Vec<String> {
+    a.tokens
+        .iter()
+        .filter_map(|t| match t.kind {
+            Kind::Number(v) => Some(fmt_number(v)),
+            Kind::DatePart => Some(t.lower.clone()),
+            Kind::Word => None,
+        })
+        .collect()
+}
+
+/// Whether the first two values `a` and `b` share come in opposite orders
+/// ("fewer in 2019 than in 2021" against "more in 2021 than in 2019").
+fn reversed_order(a: &[String], b: &[String]) -> bool {
+    let shared: Vec<&String> = a.iter().filter(|v| b.contains(v)).take(2).collect();
+    let pos = |v: &String| b.iter().position(|x| x == v);
+    match shared.as_slice() {
+        [x, y] if x != y => pos(x) > pos(y),
+        _ => false,
+    }
+}
+
+/// A change whose direction the claim reverses: the claim's words of one sense
+/// point one way only, the window's words of that sense the other way only (a
+/// comparison stated the other way round, its values swapped, is the same
+/// statement). Returns the reason and the stem of the claim's direction word.
 pub(super) fn reversed_direction(
     claim: &Analysis,
     win: &[&SentenceView],
 ) -> Option<(Reason, String)> {
-    let up = word_pointing(claim, Direction::Up);
-    let down = word_pointing(claim, Direction::Down);
+    [Sense::Change, Sense::Comparison]
+        .into_iter()
+        .find_map(|sense| reversed_in(claim, win, sense))
+}
+
+/// [`reversed_direction`] for the words of one sense.
+fn reversed_in(claim: &Analysis, win: &[&SentenceView], sense: Sense) -> Option<(Reason, String)> {
+    let up = word_pointing(claim, (sense, Direction::Up));
+    let down = word_pointing(claim, (sense, Direction::Down));
     let (said, d, opposite) = match (up, down) {
         (Some(t), None) => (t, Direction::Up, Direction::Down),
         (None, Some(t)) => (t, Direction::Down, Direction::Up),
         _ => return None,
     };
-    if win.iter().any(|s| word_pointing(&s.analysis, d).is_some()) {
+    if win
+        .iter()
+        .any(|s| word_pointing(&s.analysis, (sense, d)).is_some())
+    {
         return None;
     }
-    let source = win
-        .iter()
-        .find_map(|s| word_pointing(&s.analysis, opposite))?;
+    let claim_values = values(claim);
+    let source = win.iter().find_map(|s| {
+        let w = word_pointing(&s.analysis, (sense, opposite))?;
+        let swapped =
+            sense == Sense::Comparison && reversed_order(&claim_values, &values(&s.analysis));
+        (!swapped).then_some(w)
+    })?;
     Some((
         Reason::new(
             ReasonKind::Direction,
@@ -288,12 +343,33 @@ mod tests {
 
     #[test]
     fn directions_by_form_and_stem() {
-        let d = |w: &str| analyse(w).tokens.first().and_then(direction);
+        let d = |w: &str| {
+            analyse(w)
+                .tokens
+                .first()
+                .and_then(direction)
+                .map(|(_, d)| d)
+        };
         assert_eq!(d("rose"), Some(Direction::Up));
         assert_eq!(d("increased"), Some(Direction::Up));
         assert_eq!(d("fewer"), Some(Direction::Down));
         assert_eq!(d("shrank"), Some(Direction::Down));
         assert_eq!(d("declining"), Some(Direction::Down));
         assert_eq!(d("opened"), None);
+    }
+
+    #[test]
+    fn a_comparison_turned_round_is_the_same_statement() {
+        let view = |t: &str| SentenceView::new(t, None);
+        let source = view("More ships called in 2021 than in 2019.");
+        let flip = |claim: &str| reversed_direction(&analyse(claim), &[&source]).is_some();
+        assert!(flip("Fewer ships called in 2021 than in 2019."));
+        assert!(!flip("Fewer ships called in 2019 than in 2021."));
+        let source = view("The population rose from 40 to 55 between 2001 and 2010.");
+        let flip = |claim: &str| reversed_direction(&analyse(claim), &[&source]).is_some();
+        assert!(flip(
+            "The population fell from 40 to 55 between 2001 and 2010."
+        ));
+        assert!(!flip("The population was lower in 2001 than in 2010."));
     }
 }
