@@ -35,6 +35,8 @@ pub(super) struct LoopHost {
     pub(super) handle: Arc<dyn ContextHandle>,
     pub(super) depth: u32,
     pub(super) context_text: Option<String>,
+    /// The run's question, which `map` sends with every segment.
+    pub(super) question: String,
     pub(super) state: Mutex<HostState>,
 }
 
@@ -266,9 +268,10 @@ impl LoopHost {
                 ),
             ));
         }
-        let calls = segments
-            .iter()
-            .map(|seg| self.sub_query("map", map::segment_prompt(&instruction, format, seg)));
+        let calls = segments.iter().map(|seg| {
+            let prompt = map::segment_prompt(&self.question, &instruction, format, seg);
+            self.sub_query("map", prompt)
+        });
         let replies = futures::future::join_all(calls).await;
         let mut parsed = map::Parsed::default();
         let mut failed = 0usize;

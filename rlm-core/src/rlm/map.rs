@@ -87,8 +87,15 @@ pub(super) const PRELUDE_METHODS: &str = "    def map(self, instruction, over=\"
         return _tally(records, field)
 ";
 
-/// The prompt one segment is sent with.
-pub(super) fn segment_prompt(instruction: &str, format: Format, segment: &Segment) -> String {
+/// The prompt one segment is sent with. `question` is the run's question:
+/// with it a sub-model reads a terse instruction ("title", "category") as
+/// what the question needs from the text.
+pub(super) fn segment_prompt(
+    question: &str,
+    instruction: &str,
+    format: Format,
+    segment: &Segment,
+) -> String {
     let rule = match format {
         Format::KeyValue => {
             "Reply only with lines of the form key<TAB>value (a tab between them), one line per \
@@ -100,7 +107,8 @@ pub(super) fn segment_prompt(instruction: &str, format: Format, segment: &Segmen
         }
     };
     format!(
-        "{instruction}\n\n{rule}\n\nText ({}):\n{}",
+        "This text is one of many read to answer the question: {question}\n\
+         From this text: {instruction}\n\n{rule}\n\nText ({}):\n{}",
         segment.label, segment.text
     )
 }
@@ -204,7 +212,12 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
     for (i, r) in records.iter().enumerate() {
         let Some(v) = r.get(field) else { continue };
         let value = match v {
-            Value::String(s) => s.trim().to_string(),
+            // "power outage." and "power outage" are one value.
+            Value::String(s) => s
+                .trim()
+                .trim_end_matches(['.', ',', ';', '!'])
+                .trim()
+                .to_string(),
             Value::Null => continue,
             other => other.to_string(),
         };

@@ -186,6 +186,7 @@ impl Session {
             handle,
             depth,
             context_text,
+            question: question.to_owned(),
             state: Mutex::new(HostState::default()),
         });
         // One output may fill at most a quarter of the root's window (about
