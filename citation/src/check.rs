@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use rlmkg_text::is_name_joiner;
 use serde::{Deserialize, Serialize};
 
 use crate::id::CitationId;
@@ -1141,9 +1142,6 @@ fn strong_assertion(
     found
 }
 
-/// Lower-case words that may be part of a multi-word name.
-const NAME_JOINERS: &[&str] = &["of", "for", "and", "de", "la", "van", "von", "du", "del"];
-
 /// The capitalized run (names joined by joiners) of `a` starting at token `i`.
 fn name_run_from(a: &Analysis, i: usize) -> Option<(usize, usize)> {
     let is_name = |k: usize| {
@@ -1158,12 +1156,7 @@ fn name_run_from(a: &Analysis, i: usize) -> Option<(usize, usize)> {
     loop {
         if is_name(end) {
             end += 1;
-        } else if a
-            .tokens
-            .get(end)
-            .is_some_and(|t| NAME_JOINERS.contains(&t.lower.as_str()))
-            && is_name(end + 1)
-        {
+        } else if a.tokens.get(end).is_some_and(|t| is_name_joiner(&t.lower)) && is_name(end + 1) {
             end += 2;
         } else {
             break;

@@ -7,20 +7,10 @@
 
 use crate::source::Referents;
 use crate::text::{Analysis, analyse};
-
-/// Pronouns that stand for something named before (a sentence opening with one
-/// is about it).
-pub(crate) const PRONOUNS: &[&str] = &[
-    "it", "he", "she", "they", "its", "his", "her", "their", "him", "them",
-];
+use rlmkg_text::{PRONOUNS, is_name_joiner};
 
 /// Determiners of a definite description.
 const DETERMINERS: &[&str] = &["the", "this", "these", "that", "those"];
-
-/// Lower-case words allowed inside a name ("Kestrel Institute for Coastal Studies").
-const NAME_JOINERS: &[&str] = &[
-    "of", "for", "and", "the", "de", "la", "van", "von", "du", "del",
-];
 
 /// How a sentence opens.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +48,7 @@ fn names(a: &Analysis) -> Vec<Vec<usize>> {
         if cap {
             run.push(i);
             pending = 0;
-        } else if !run.is_empty() && NAME_JOINERS.contains(&t.lower.as_str()) && pending < 2 {
+        } else if !run.is_empty() && is_name_joiner(&t.lower) && pending < 2 {
             pending += 1;
         } else {
             if !run.is_empty() {
@@ -83,7 +73,7 @@ fn subject(a: &Analysis) -> Option<Vec<usize>> {
             words.push(i);
         } else if (i == 0 && matches!(t.lower.as_str(), "the" | "a" | "an"))
             || (!words.is_empty()
-                && NAME_JOINERS.contains(&t.lower.as_str())
+                && is_name_joiner(&t.lower)
                 && a.tokens
                     .get(i + 1)
                     .is_some_and(|n| n.capitalized && n.is_content()))

@@ -452,31 +452,24 @@ fn iso_day(t: &Token) -> Option<(i64, bool)> {
     Some((day.parse().ok()?, true))
 }
 
+/// A year (rlmkg-text's one rule) in a token still read as a number (not
+/// already part of a date).
 fn as_year(t: &Token) -> Option<i32> {
-    as_int(t)
-        .filter(|v| (1000..=2100).contains(v) && t.lower.len() == 4)
-        .map(|v| v as i32)
+    as_int(t).and_then(|_| rlmkg_text::year(&t.lower))
 }
 
+/// A day of the month (rlmkg-text's rule: "3", "03", "21st") in a token still
+/// read as a number.
 fn as_day(t: &Token) -> Option<u8> {
     match t.kind {
-        Kind::Number(v)
-            if v.fract() == 0.0
-                && (1.0..=31.0).contains(&v)
-                && t.lower.starts_with(|c: char| c.is_ascii_digit()) =>
-        {
-            Some(v as u8)
-        }
+        Kind::Number(_) => rlmkg_text::day_of_month(&t.lower),
         _ => None,
     }
 }
 
+/// A month named as a month: capitalized ("may" and "march" are words too).
 fn as_month(t: &Token) -> Option<u8> {
-    // Month names are capitalized ("may" and "march" are words too).
-    if !t.capitalized {
-        return None;
-    }
-    month_number(&t.lower)
+    t.capitalized.then(|| month_number(&t.lower)).flatten()
 }
 
 /// Find dates, mark their tokens as date parts, and return them. Bare four-digit

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
-use rlmkg_text::MONTHS;
+use rlmkg_text::{MONTHS, NAME_JOINERS, is_year};
 use rustc_hash::FxHashSet;
 
 /// One sentence to extract from, with its byte span in the document.
@@ -211,11 +211,6 @@ const STOP_STARTERS: &[&str] = &[
     "den",
     "du",
     "del",
-];
-
-const CONNECTORS: &[&str] = &[
-    "of", "the", "de", "da", "van", "von", "der", "del", "la", "le", "du", "for", "and", "y", "di",
-    "bin",
 ];
 
 const ORG_WORDS: &[&str] = &[
@@ -542,9 +537,11 @@ impl<'w> WordSet<'w> {
     }
 }
 
-/// The word lists above as [`WordSet`]s, built once.
+/// The word lists above, and rlmkg-text's months and name joiners, as
+/// [`WordSet`]s, built once.
 struct Lexicon {
     stop_starters: WordSet<'static>,
+    /// [`NAME_JOINERS`]: lower-case words allowed inside a name.
     connectors: WordSet<'static>,
     org_words: WordSet<'static>,
     place_words: WordSet<'static>,
@@ -558,7 +555,7 @@ fn lexicon() -> &'static Lexicon {
     static LEXICON: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
     LEXICON.get_or_init(|| Lexicon {
         stop_starters: WordSet::new(STOP_STARTERS),
-        connectors: WordSet::new(CONNECTORS),
+        connectors: WordSet::new(NAME_JOINERS),
         org_words: WordSet::new(ORG_WORDS),
         place_words: WordSet::new(PLACE_WORDS),
         person_titles: WordSet::new(PERSON_TITLES),
@@ -584,10 +581,6 @@ fn is_acronym(w: &str) -> bool {
     (2..=6).contains(&n)
         && w.chars().all(|c| c.is_uppercase() || c.is_ascii_digit())
         && w.chars().filter(|c| c.is_uppercase()).count() >= 2
-}
-
-fn is_year(w: &str) -> bool {
-    w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y))
 }
 
 /// Whether a word can open a candidate: a capital (names, months, acronyms)
@@ -1294,7 +1287,7 @@ mod tests {
     fn word_lists_are_lower_case_and_long_words_are_looked_up() {
         for list in [
             STOP_STARTERS,
-            CONNECTORS,
+            NAME_JOINERS,
             ORG_WORDS,
             PLACE_WORDS,
             PERSON_TITLES,

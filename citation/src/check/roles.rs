@@ -7,9 +7,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Reason, ReasonKind, SentenceView, Term, carries, name_run_from, run_text};
-use crate::refer::{Named, PRONOUNS, opening_name};
+use crate::refer::{Named, opening_name};
 use crate::segment::{is_past_or_aux, sentences_of};
 use crate::text::{Analysis, Kind};
+use rlmkg_text::PRONOUNS;
 
 /// Most words (content words, numbers and dates; not stop words) from a name to
 /// a word tied to it ("Catherine Moray is the best-known author": `author` is

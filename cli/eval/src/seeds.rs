@@ -2,11 +2,14 @@
 //! phrases, runs of capitalized words (with lower-case connectors inside), acronyms
 //! and years. Lookup in the store happens elsewhere; this is pure text work.
 
-/// Lower-case words allowed inside a capitalized name ("Bank of England").
-const CONNECTORS: &[&str] = &[
-    "of", "the", "de", "von", "van", "der", "den", "and", "for", "la", "le", "du", "des", "del",
-    "da", "di", "y", "&", "on", "upon",
-];
+use rlmkg_text::{TITLE_JOINERS, is_name_joiner, is_year};
+
+/// Whether a word (as written) joins the capitalized words around it into one
+/// name: rlmkg-text's name joiners and, in a question, its title joiners
+/// ("Newcastle upon Tyne", "Marks & Spencer").
+fn is_connector(word: &str) -> bool {
+    is_name_joiner(word) || TITLE_JOINERS.contains(&word)
+}
 
 /// Capitalized words that start questions and are not names.
 const QUESTION_WORDS: &[&str] = &[
@@ -21,10 +24,6 @@ fn is_capitalized(word: &str) -> bool {
     word.chars()
         .next()
         .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-}
-
-fn is_year(word: &str) -> bool {
-    word.len() == 4 && word.chars().all(|c| c.is_ascii_digit())
 }
 
 fn trim_word(w: &str) -> &str {
@@ -79,7 +78,7 @@ pub fn candidates(question: &str) -> Vec<String> {
             }
             let next = trim_word(words[j]);
             let capital = is_capitalized(next) && !is_year(next);
-            let connector = CONNECTORS.contains(&next)
+            let connector = is_connector(next)
                 && j + 1 < words.len()
                 && is_capitalized(trim_word(words[j + 1]))
                 && !words[j].ends_with(',');
@@ -108,7 +107,7 @@ pub fn candidates(question: &str) -> Vec<String> {
                 }
             }
             // The part after the last connector ("University of Oslo" -> "Oslo").
-            if let Some(pos) = run.iter().rposition(|w| CONNECTORS.contains(w))
+            if let Some(pos) = run.iter().rposition(|w| is_connector(w))
                 && pos + 1 < run.len()
             {
                 push(&mut out, &run[pos + 1..].join(" "));

@@ -11,8 +11,7 @@
 
 use std::collections::HashSet;
 
-use rlmkg_text::MONTHS;
-use rlmkg_text::NumberKind;
+use rlmkg_text::{NumberKind, date_at, is_name_joiner, is_year};
 use serde::Serialize;
 
 /// What a question asks for.
@@ -371,49 +370,43 @@ fn tokens(text: &str) -> Vec<(usize, usize, &str)> {
         .collect()
 }
 
-fn is_year(t: &str) -> bool {
-    t.len() == 4 && t.chars().all(|c| c.is_ascii_digit()) && matches!(t.as_bytes()[0], b'1' | b'2')
-}
-
-fn is_day(t: &str) -> bool {
-    let d = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    !d.is_empty() && d.len() <= 2 && d.chars().all(|c| c.is_ascii_digit())
-}
-
-/// Dates in a text: "3 June 2021", "June 3, 2021", "June 2021", "2021"; as (start token, text).
+/// Dates in a text: "3 June 2021", "June 3, 2021", "June 2021", "2021"; as
+/// (start token, text). Read by rlmkg-text's one date rule ([`rlmkg_text::date_at`]).
 pub(crate) fn dates(text: &str) -> Vec<(usize, String)> {
     let t = tokens(text);
+    let words: Vec<&str> = t.iter().map(|w| w.2).collect();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < t.len() {
-        let lower = t[i].2.to_lowercase();
-        let month = MONTHS.contains(&lower.as_str());
-        let piece = |a: usize, b: usize| text.get(t[a].0..t[b].1).map(str::to_string);
-        let day_month_year = is_day(t[i].2)
-            && t.get(i + 1)
-                .is_some_and(|m| MONTHS.contains(&m.2.to_lowercase().as_str()))
-            && t.get(i + 2).is_some_and(|y| is_year(y.2));
-        let month_day_year = month
-            && t.get(i + 1).is_some_and(|d| is_day(d.2))
-            && t.get(i + 2).is_some_and(|y| is_year(y.2));
-        if day_month_year || month_day_year {
-            if let Some(s) = piece(i, i + 2) {
-                out.push((i, s));
-            }
-            i += 3;
-        } else if month && t.get(i + 1).is_some_and(|y| is_year(y.2)) {
-            if let Some(s) = piece(i, i + 1) {
-                out.push((i, s));
-            }
-            i += 2;
-        } else if is_year(t[i].2) {
-            out.push((i, t[i].2.to_string()));
-            i += 1;
-        } else {
-            i += 1;
+    while let Some(rest) = words.get(i..) {
+        if rest.is_empty() {
+            break;
         }
+        let Some(date) = date_at(rest) else {
+            i += 1;
+            continue;
+        };
+        let last = i + date.len - 1;
+        if let (Some(a), Some(b)) = (t.get(i), t.get(last))
+            && let Some(s) = text.get(a.0..b.1)
+        {
+            out.push((i, s.to_string()));
+        }
+        i += date.len;
     }
     out
+}
+
+/// The first count `text` states ("7", "seven", "1,200"), as a whole
+/// number: what a "how many" answer says.
+pub fn first_count(text: &str) -> Option<usize> {
+    let (_, first) = numbers(text).into_iter().next()?;
+    let digits: String = first.chars().filter(char::is_ascii_digit).collect();
+    if !digits.is_empty() && !first.contains('.') {
+        return digits.parse().ok();
+    }
+    let word = first.to_lowercase();
+    let n = rlmkg_text::number_word(&word)?;
+    (n.value >= 0.0 && n.value.fract() == 0.0 && n.value < 1e9).then(|| n.value as usize)
 }
 
 /// Whether `text` holds a value a question of type `kind` asks for: a date
@@ -480,10 +473,8 @@ pub(crate) fn numbers(text: &str) -> Vec<(usize, String)> {
         if digit || word {
             let mut s = (*w).to_string();
             if let Some((_, _, next)) = t.get(i + 1)
-                && matches!(
-                    next.to_lowercase().as_str(),
-                    "million" | "billion" | "thousand" | "hundred"
-                )
+                && rlmkg_text::number_word(&next.to_lowercase())
+                    .is_some_and(|n| n.kind == NumberKind::Scale)
             {
                 s = format!("{s} {next}");
             }
@@ -504,8 +495,7 @@ pub(crate) fn capitalized_runs(text: &str) -> Vec<(usize, String)> {
             let start = i;
             while i + 1 < t.len()
                 && (cap(t[i + 1].2)
-                    || (matches!(t[i + 1].2, "of" | "for" | "and" | "the" | "de")
-                        && t.get(i + 2).is_some_and(|n| cap(n.2))))
+                    || (is_name_joiner(t[i + 1].2) && t.get(i + 2).is_some_and(|n| cap(n.2))))
             {
                 i += 1;
             }

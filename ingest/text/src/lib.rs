@@ -10,6 +10,10 @@
 //!   few more words adds them by name beside it;
 //! - [`number_word`]: number words and their values ([`NUMBER_WORDS`]);
 //! - [`MONTHS`] and [`month_number`]: month names and their written forms;
+//! - [`year`], [`is_year`], [`day_of_month`], [`month_name`] and [`date_at`]:
+//!   the one rule for a year, a day, a month named as a month, and a date;
+//! - [`NAME_JOINERS`] (and [`TITLE_JOINERS`]): the lower-case words allowed
+//!   inside a name; [`PRONOUNS`]: the pronouns that stand for a name;
 //! - [`ends_with_abbreviation`]: the sentence-boundary rule (one
 //!   [`ABBREVIATIONS`] list and one initials rule), versioned by
 //!   [`SENTENCE_RULES_VERSION`].
@@ -17,7 +21,7 @@
 //! It depends on nothing of rlmkg's.
 //!
 //! ```
-//! use rlmkg_text::{ends_with_abbreviation, is_stopword, match_key, number_word, stem};
+//! use rlmkg_text::{ends_with_abbreviation, is_name_joiner, is_stopword, is_year, match_key, number_word, stem};
 //!
 //! assert_eq!(stem("organised"), stem("organized"));
 //! assert_eq!(match_key("founder"), match_key("founded"));
@@ -26,17 +30,23 @@
 //! assert_eq!(number_word("twelve").map(|n| n.value), Some(12.0));
 //! assert!(ends_with_abbreviation("He met Dr."));
 //! assert!(!ends_with_abbreviation("He met the doctor."));
+//! assert!(is_year("1998") && !is_year("2500"));
+//! assert!(is_name_joiner("van"));
 //! ```
 // Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod dates;
 mod months;
+mod names;
 mod numbers;
 mod sentence;
 mod stem;
 mod stopwords;
 
+pub use dates::{DateWords, date_at, day_of_month, is_year, month_name, year};
 pub use months::{MONTHS, month_number};
+pub use names::{NAME_JOINERS, PRONOUNS, TITLE_JOINERS, is_name_joiner};
 pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
 pub use sentence::{
     ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
