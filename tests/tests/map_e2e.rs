@@ -98,3 +98,94 @@ fn map_and_tally_answer_a_question_about_the_whole_collection() {
         .count();
     assert!(feedback >= 1, "{why}");
 }
+
+/// The scripted models for a count question ("In how many … happen in
+/// Stavanger?"): the root maps each report's town and tallies, then answers
+/// with the count and chunk ids of the asked town's row; the sub-model reads
+/// the town of each report's depot.
+fn count_script(req: &Value, _: usize) -> Reply {
+    let is_root = req["messages"][1]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("Corpus:"));
+    let last = last_user(req);
+    if !is_root {
+        return Reply::Text(match between(&last, "at the depot in ", ",") {
+            Some(town) => format!("town\t{town}"),
+            None => "NONE".into(),
+        });
+    }
+    let turns = req["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+    let code = if turns == 0 {
+        "records = context.map(\"the town of the depot\", over=\"docs\")\nrows = context.tally(records)\nrow = [r for r in rows if r['value'] == 'Stavanger'][0]\nprint(row)".to_string()
+    } else {
+        let count = between(&last, "'count': ", ",").unwrap_or("0");
+        let ids: Vec<String> = between(&last, "'chunks': [", "]")
+            .unwrap_or("")
+            .split(", ")
+            .map(|id| format!("[{}]", id.trim_matches('\'')))
+            .collect();
+        format!("FINAL(\"{count} {}\")", ids.join(" "))
+    };
+    Reply::Text(format!("```repl\n{code}\n```"))
+}
+
+#[test]
+fn a_count_answer_is_checked_against_the_documents_it_cites() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set");
+    let out = rlmkg(dir.path())
+        .args(["generate", "incidents"])
+        .arg(&set)
+        .args(["--reports", "24", "--seed", "3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let questions = std::fs::read_to_string(set.join("questions.jsonl")).unwrap();
+    let q: Value = questions
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|q| {
+            q["question"]
+                .as_str()
+                .is_some_and(|t| t.contains("how many") && t.contains("Stavanger"))
+        })
+        .expect("the generated set asks how many reports are from Stavanger");
+    let store = dir.path().join("store");
+    let out = rlmkg(dir.path())
+        .args(["--store", store.to_str().unwrap(), "ingest"])
+        .arg(set.join("reports"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let server = ChatServer::start(count_script).unwrap();
+    let question = q["question"].as_str().unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_eq!(answer["method"], "rlm", "{why}");
+    assert_eq!(answer["verified"], true, "{why}");
+    assert_eq!(answer["short_answer"]["text"], q["answer"], "{why}");
+    assert!(stderr(&out).contains("count checked"), "{why}");
+
+    // The same count citing one document too few is not checked by counting,
+    // and does not stand.
+    let short = |req: &Value, n: usize| match count_script(req, n) {
+        Reply::Text(t) if t.contains("FINAL(") => {
+            let cut = t
+                .rfind(" [")
+                .map_or(t.clone(), |i| format!("{}\")\n```", &t[..i]));
+            Reply::Text(cut)
+        }
+        other => other,
+    };
+    let server = ChatServer::start(short).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question);
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_ne!(answer["method"], "rlm", "{why}");
+    assert!(!stderr(&out).contains("count checked"), "{why}");
+}

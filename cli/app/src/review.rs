@@ -188,6 +188,9 @@ pub(crate) struct Mended {
     /// Whether the short answer took its own sentence's citation
     /// ([`cite_short_answer`]).
     pub(crate) short_cited: bool,
+    /// What a count answer was counted from, when its number was checked
+    /// against the documents it cites ([`count_cited`]).
+    pub(crate) counted: Option<String>,
 }
 
 /// Check `answer` and mend what the answer itself can mend: an answer not
@@ -219,12 +222,132 @@ pub(crate) fn mend(
         short_cited = true;
         report = rlmkg_citation::check(&text, spans, check)?;
     }
+    let counted = count_cited(store, question, &mut report);
     Ok(Mended {
         text,
         report,
         recited,
         short_cited,
+        counted,
     })
+}
+
+/// Most documents [`count_cited`] checks a count against.
+const MAX_COUNTED: usize = 500;
+
+/// A count computed in code, checked against the records it was counted
+/// from (issue 28: `map` and `tally` cite the chunks each row came from).
+/// For a question about the whole collection that asks for a number, the
+/// first factual claim holds a number N, its citations name N distinct
+/// documents, and every cited chunk says what is counted: the question's
+/// words that at least one and at most half of the documents hold ("Ålesund",
+/// "power outage"; not "incident" or "report", which every document holds).
+/// Then the claim is supported by counting: its verdict set so, its evidence
+/// the cited chunks' sentences that say the counted words, and a note of
+/// what was counted returned. Nothing changes otherwise.
+fn count_cited(
+    store: &Store,
+    question: &str,
+    report: &mut rlmkg_citation::Report,
+) -> Option<String> {
+    if short::answer_type(question) != AnswerType::Number || !whole_collection(question) {
+        return None;
+    }
+    let claim = report
+        .claims
+        .iter_mut()
+        .find(|c| c.verdict != Verdict::Exempt)?;
+    if claim.verdict == Verdict::Supported {
+        return None;
+    }
+    let n: usize = first_count(&claim.text)?;
+    let ids: Vec<String> = claim
+        .citations
+        .iter()
+        .filter_map(|c| c.id.as_deref())
+        .map(|id| chunk_of(id).to_owned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if n == 0 || n > MAX_COUNTED || ids.len() < n {
+        return None;
+    }
+    let docs = store.docs().ok()?.len();
+    let counted = counted_words(store, question, docs);
+    if counted.is_empty() {
+        return None;
+    }
+    let mut seen_docs = HashSet::new();
+    let mut evidence = Vec::new();
+    for id in &ids {
+        let p = store.read(id).ok()?;
+        let text = p.text.to_lowercase();
+        if !counted.iter().all(|w| text.contains(w.as_str())) {
+            return None;
+        }
+        seen_docs.insert(p.doc.id.clone());
+        let says = p.sentences.iter().find(|s| {
+            counted
+                .iter()
+                .any(|w| s.text.to_lowercase().contains(w.as_str()))
+        })?;
+        evidence.push(rlmkg_citation::Evidence {
+            id: says.id.clone(),
+            text: says.text.clone(),
+            path: p.doc.path.clone(),
+            line_start: says.line_start,
+            line_end: says.line_end,
+            page: says.page,
+        });
+    }
+    if seen_docs.len() != n {
+        return None;
+    }
+    claim.verdict = Verdict::Supported;
+    claim.score = 1.0;
+    claim.reasons.clear();
+    claim.evidence = evidence;
+    report.recompute_totals();
+    Some(format!(
+        "count checked: {n} cited documents, each saying {}",
+        counted.join(" ")
+    ))
+}
+
+/// The first count `text` states ("7", "1,200", "seven"), as a whole number:
+/// what a "how many" answer says.
+fn first_count(text: &str) -> Option<usize> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | '(' | ')' | ';' | ':'))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .find_map(|w| {
+            if w.chars().all(|c| c.is_ascii_digit() || c == ',') {
+                w.replace(',', "").parse().ok()
+            } else {
+                let n = rlmkg_text::number_word(&w.to_lowercase())?;
+                let whole = n.value >= 0.0 && n.value.fract() == 0.0 && n.value < 1e9;
+                whole.then_some(n.value as usize)
+            }
+        })
+}
+
+/// The question's words that at least one and at most half of the store's
+/// `docs` documents hold (lower-case): what a count question counts.
+fn counted_words(store: &Store, question: &str, docs: usize) -> Vec<String> {
+    crate::handle::content_words(question)
+        .into_iter()
+        .filter(|w| {
+            let Ok(hits) = store.search(w, docs.clamp(1, MAX_COUNTED)) else {
+                return false;
+            };
+            let holding: HashSet<_> = hits
+                .iter()
+                .filter(|h| h.text.to_lowercase().contains(w.as_str()))
+                .map(|h| h.doc)
+                .collect();
+            !holding.is_empty() && holding.len() * 2 <= docs
+        })
+        .collect()
 }
 
 /// Why a checked answer does not stand as the RLM's.
@@ -630,6 +753,15 @@ mod tests {
         assert_eq!(without_brackets("a [b c] d"), "a [b c] d");
         assert_eq!(without_brackets("open [ only"), "open [ only");
         assert_eq!(without_brackets("é[x]ü"), "éü");
+    }
+
+    #[test]
+    fn counts_are_read_from_digits_and_words() {
+        assert_eq!(first_count("7 [c1] [c2]"), Some(7));
+        assert_eq!(first_count("Seven reports say so"), Some(7));
+        assert_eq!(first_count("1,200 of them"), Some(1200));
+        assert_eq!(first_count("none"), None);
+        assert_eq!(first_count("[c12] and"), None);
     }
 
     #[test]

@@ -396,19 +396,6 @@ pub(crate) fn dates(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// The first count `text` states ("7", "seven", "1,200"), as a whole
-/// number: what a "how many" answer says.
-pub fn first_count(text: &str) -> Option<usize> {
-    let (_, first) = numbers(text).into_iter().next()?;
-    let digits: String = first.chars().filter(char::is_ascii_digit).collect();
-    if !digits.is_empty() && !first.contains('.') {
-        return digits.parse().ok();
-    }
-    let word = first.to_lowercase();
-    let n = rlmkg_text::number_word(&word)?;
-    (n.value >= 0.0 && n.value.fract() == 0.0 && n.value < 1e9).then(|| n.value as usize)
-}
-
 /// Whether `text` holds a value a question of type `kind` asks for: a date
 /// or century for dates, a number that is not a year for numbers ("77,000
 /// inhabitants" answers no "what year", "1998" no "how many"). Other types

@@ -28,6 +28,8 @@ pub(super) struct HostState {
     pub(super) final_var: Option<String>,
     pub(super) sub_calls: Vec<SubCallRecord>,
     pub(super) read_ids: Vec<String>,
+    /// The rows of each `tally` the current turn made, for the next-step hint.
+    pub(super) tallies: Vec<Value>,
 }
 
 pub(super) struct LoopHost {
@@ -453,7 +455,9 @@ impl ReplHost for LoopHost {
                 let field = arg_str(&args, &kwargs, 1, "field")
                     .map(|v| value_text(&v))
                     .unwrap_or_else(|| "value".into());
-                Ok(map::tally(&records, &field))
+                let rows = map::tally(&records, &field);
+                lock(&self.state).tallies.push(rows.clone());
+                Ok(rows)
             }
             other => Err(HostError::new(
                 HostErrorKind::Runtime,

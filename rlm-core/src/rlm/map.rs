@@ -254,6 +254,51 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
     )
 }
 
+/// Most chunk ids a tally hint writes for one row.
+const HINT_IDS: usize = 24;
+
+/// What a small root is shown after a `tally`: its first and last rows as
+/// the `FINAL` calls that answer "which … most often", "… least often" and
+/// "how many …" from them, each with the row's chunk ids as citations, so
+/// the answer cites the records it was counted from. `None` for an empty
+/// tally.
+pub(super) fn tally_hint(rows: &Value) -> Option<String> {
+    let rows = rows.as_array()?;
+    let call = |row: &Value, what: &str| -> Option<String> {
+        let value = row.get("value")?.as_str()?.replace(['"', '\\'], "'");
+        let count = row.get("count")?.as_u64()?;
+        let ids: Vec<String> = row
+            .get("chunks")?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .take(HINT_IDS)
+            .map(|id| format!("[{id}]"))
+            .collect();
+        let ids = ids.join(" ");
+        Some(match what {
+            "count" => format!("FINAL(\"{count} {ids}\")"),
+            _ => format!("FINAL(\"{value} {ids}\")"),
+        })
+    };
+    let first = rows.first()?;
+    let last = rows.last()?;
+    let mut hint = format!(
+        "The tally counted {} values. If the question asks which is most frequent, end now: {}",
+        rows.len(),
+        call(first, "value")?
+    );
+    if rows.len() > 1 {
+        hint.push_str(&format!("; least frequent: {}", call(last, "value")?));
+    }
+    hint.push_str(&format!(
+        ". If it asks how many documents say one value, end with that row's count and chunk ids, \
+         e.g. for the first row: {}.",
+        call(first, "count")?
+    ));
+    Some(hint)
+}
+
 /// Whether `handle` offers the loop's map functions.
 pub(super) fn offered(handle: &dyn ContextHandle) -> bool {
     handle.can_map()
@@ -321,6 +366,20 @@ mod tests {
         assert_eq!(p.records.len(), 1);
         assert_eq!(p.records[0]["category"], "fire");
         assert_eq!(p.unparsed, 1);
+    }
+
+    #[test]
+    fn the_tally_hint_writes_the_calls_that_answer_from_its_rows() {
+        let rows = json!([
+            {"value": "fire", "count": 2, "chunks": ["c16", "c20"]},
+            {"value": "flood \"x\"", "count": 1, "chunks": ["c3"]},
+        ]);
+        let hint = tally_hint(&rows).unwrap_or_default();
+        assert!(hint.contains("FINAL(\"fire [c16] [c20]\")"), "{hint}");
+        assert!(hint.contains("FINAL(\"flood 'x' [c3]\")"), "{hint}");
+        assert!(hint.contains("FINAL(\"2 [c16] [c20]\")"), "{hint}");
+        assert!(tally_hint(&json!([])).is_none());
+        assert!(tally_hint(&json!("x")).is_none());
     }
 
     #[test]

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::fences::{extract_blocks, find_placeholder, first_block_end, no_code_correction};
 use super::host::{HostState, LoopHost, lock, loop_functions, prelude, value_text};
+use super::map;
 use super::protocol::{self, Protocol};
 use super::window;
 use super::{Ending, FallbackReason, RlmError, RunOutcome, Shared};
@@ -827,12 +828,20 @@ impl Session {
         }
         // A small model is told the next step after every output, as the
         // recipe of its prompt would have it.
+        let tallies = std::mem::take(&mut lock(&self.host.state).tallies);
         if self.profile == Profile::Small && kind == TurnKind::Normal && !it.blocks.is_empty() {
-            let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
-            if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
-                extra.push(hint);
+            // After a tally, the calls that answer from its rows; otherwise
+            // the multi-hop recipe's next step.
+            let counted: Vec<String> = tallies.iter().filter_map(map::tally_hint).collect();
+            if counted.is_empty() {
+                let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
+                if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
+                    extra.push(hint);
+                }
+                extra.push(prompts::SMALL_NEXT_STEP.to_owned());
+            } else {
+                extra.extend(counted);
             }
-            extra.push(prompts::SMALL_NEXT_STEP.to_owned());
         }
         let remaining = self
             .shared

@@ -62,6 +62,9 @@ impl AnswerStrategy for RlmStrategy {
                 mended.recited
             ));
         }
+        if let Some(counted) = &mended.counted {
+            (run.note)(counted);
+        }
         if mended.short_cited {
             (run.note)(
                 "citation repair: the short answer cited from the answer's own sentence that says it",
