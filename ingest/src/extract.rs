@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
-use rlmkg_text::{MONTHS, NAME_JOINERS, is_year};
+use rlmkg_text::{NAME_JOINERS, date_at, month_name};
 use rustc_hash::FxHashSet;
 
 /// One sentence to extract from, with its byte span in the document.
@@ -537,7 +537,7 @@ impl<'w> WordSet<'w> {
     }
 }
 
-/// The word lists above, and rlmkg-text's months and name joiners, as
+/// The word lists above, and rlmkg-text's name joiners, as
 /// [`WordSet`]s, built once.
 struct Lexicon {
     stop_starters: WordSet<'static>,
@@ -546,7 +546,6 @@ struct Lexicon {
     org_words: WordSet<'static>,
     place_words: WordSet<'static>,
     person_titles: WordSet<'static>,
-    months: WordSet<'static>,
     place_prepositions: WordSet<'static>,
     verb_hints: WordSet<'static>,
 }
@@ -559,7 +558,6 @@ fn lexicon() -> &'static Lexicon {
         org_words: WordSet::new(ORG_WORDS),
         place_words: WordSet::new(PLACE_WORDS),
         person_titles: WordSet::new(PERSON_TITLES),
-        months: WordSet::new(MONTHS),
         place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
         verb_hints: WordSet::new(VERB_HINTS),
     })
@@ -672,47 +670,32 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         let Some((ws, w)) = words.get(i) else {
             break;
         };
-        // Dates: Month [D,] YYYY | D Month YYYY | YYYY.
-        if is_cap(w) && lex.months.has_lower(w) {
-            let mut j = i + 1;
-            let mut end = ws + w.len();
-            let mut has_year = false;
-            while j <= i + 2 {
-                let Some((js, jw)) = words.get(j) else {
-                    break;
-                };
-                let gap = &s[end..js];
+        // Dates: D Month YYYY | Month D[,] YYYY | Month YYYY | YYYY, by
+        // rlmkg-text's one date rule, its words apart by a space or ", " only.
+        if w.as_bytes().first().is_some_and(u8::is_ascii_digit) || month_name(w).is_some() {
+            let mut date_words = [w, "", ""];
+            let mut ends = [ws + w.len(), 0, 0];
+            let mut n = 1;
+            while let (Some(slot), Some((js, jw))) = (date_words.get_mut(n), words.get(i + n)) {
+                let gap = s.get(ends[n - 1]..js).unwrap_or("");
                 if gap.len() > 2 || !gap.chars().all(|c| c == ' ' || c == ',') {
                     break;
                 }
-                if jw.chars().all(|c| c.is_ascii_digit()) && jw.len() <= 4 {
-                    end = js + jw.len();
-                    has_year |= is_year(jw);
-                    j += 1;
-                } else {
-                    break;
-                }
+                *slot = jw;
+                ends[n] = js + jw.len();
+                n += 1;
             }
-            if has_year {
+            if let Some(date) = date_at(&date_words[..n]) {
+                let end = ends[date.len - 1];
                 out.push(Cand {
                     start: ws,
                     end,
                     name: &s[ws..end],
                     kind: "date",
                 });
-                i = j;
+                i += date.len;
                 continue;
             }
-        }
-        if is_year(w) {
-            out.push(Cand {
-                start: ws,
-                end: ws + w.len(),
-                name: w,
-                kind: "date",
-            });
-            i += 1;
-            continue;
         }
         if is_acronym(w) {
             out.push(Cand {
@@ -1284,6 +1267,27 @@ mod tests {
     }
 
     #[test]
+    fn dates_are_read_by_the_one_date_rule() {
+        let dates = |s: &str| {
+            let (mut words, mut out) = (Vec::new(), Vec::new());
+            candidates(s, &mut words, &mut out);
+            out.iter()
+                .filter(|c| c.kind == "date")
+                .map(|c| c.name.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            dates("She was born 3 June 1970 in Oslo and left on March 4, 1999."),
+            ["3 June 1970", "March 4, 1999"]
+        );
+        assert_eq!(
+            dates("It was in Sept 2001 and in 1850, not in 2500."),
+            ["Sept 2001", "1850"]
+        );
+        assert_eq!(dates("Come in May. Then June."), Vec::<String>::new());
+    }
+
+    #[test]
     fn word_lists_are_lower_case_and_long_words_are_looked_up() {
         for list in [
             STOP_STARTERS,
@@ -1291,7 +1295,6 @@ mod tests {
             ORG_WORDS,
             PLACE_WORDS,
             PERSON_TITLES,
-            MONTHS,
             PLACE_PREPOSITIONS,
             VERB_HINTS,
         ] {

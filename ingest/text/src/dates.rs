@@ -43,10 +43,15 @@ pub fn day_of_month(word: &str) -> Option<u8> {
 /// The month a word names as a month: capitalized ("may" and "march" are
 /// words too), a full name or an abbreviation ("June", "Sept").
 pub fn month_name(word: &str) -> Option<u8> {
-    if !word.starts_with(|c: char| c.is_uppercase()) {
+    // Every month name is ASCII and at most nine letters: lower-cased on the stack.
+    let mut buf = [0u8; 9];
+    let lower = buf.get_mut(..word.len())?;
+    if !word.starts_with(|c: char| c.is_ascii_uppercase()) || !word.is_ascii() {
         return None;
     }
-    month_number(&word.to_lowercase())
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    month_number(std::str::from_utf8(lower).ok()?)
 }
 
 /// A date read off words by [`date_at`]: how many words it takes and the
@@ -65,7 +70,8 @@ pub struct DateWords {
 
 /// The date the words open with, if any: "3 June 2021", "June 3 2021"
 /// (commas already dropped), "June 2021" or "2021". A date here always has a
-/// year. Used by the heuristic's dates (`short::dates`); the checker reads
+/// year. Used by ingest's date mentions and the heuristic's dates
+/// (`short::dates`); the checker reads
 /// more forms (ISO dates, a month alone, year ranges) from the same [`year`],
 /// [`day_of_month`] and [`month_name`].
 pub fn date_at(words: &[&str]) -> Option<DateWords> {
