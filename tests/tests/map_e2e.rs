@@ -16,33 +16,51 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
     Some(&s[from..from + len])
 }
 
-/// The scripted models: the root maps and tallies, then answers from the top
-/// row; the sub-model reads each report's recorded category.
-fn script(req: &Value, _: usize) -> Reply {
+/// Scripted models in one: a sub-call is answered with `sub`'s reading of
+/// its segment; the root's turn `n` with the code `root(n, last output)`.
+fn models(
+    req: &Value,
+    sub: impl Fn(&str) -> String,
+    root: impl Fn(usize, &str) -> String,
+) -> Reply {
     let is_root = req["messages"][1]["content"]
         .as_str()
         .is_some_and(|c| c.starts_with("Corpus:"));
     let last = last_user(req);
     if !is_root {
-        return Reply::Text(match between(&last, "safety desk: ", ".") {
-            Some(cat) => format!("category\t{cat}\nsome rambling line the parser must count"),
-            None => "NONE".into(),
-        });
+        return Reply::Text(sub(&last));
     }
     let turns = req["messages"]
         .as_array()
         .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
-    let code = if turns == 0 {
+    Reply::Text(format!("```repl\n{}\n```", root(turns, &last)))
+}
+
+/// The scripted models: the root maps and tallies, then answers from the top
+/// row; the sub-model reads each report's recorded category.
+fn script(req: &Value, _: usize) -> Reply {
+    models(
+        req,
+        |last| match between(last, "safety desk: ", ".") {
+            Some(cat) => format!("category\t{cat}\nsome rambling line the parser must count"),
+            None => "NONE".into(),
+        },
+        root_by_category,
+    )
+}
+
+/// The category script's root: map and tally, then the top row.
+fn root_by_category(turns: usize, last: &str) -> String {
+    if turns == 0 {
         "records = context.map(\"the category the safety desk recorded\", over=\"docs\")\nprint(context.tally(records)[:3])".to_string()
     } else {
         // The first row of the tally: its value and first chunk.
-        let value = between(&last, "'value': '", "'").unwrap_or("none");
-        let chunk = between(&last, "'chunks': ['", "'").unwrap_or("c0");
+        let value = between(last, "'value': '", "'").unwrap_or("none");
+        let chunk = between(last, "'chunks': ['", "'").unwrap_or("c0");
         format!(
             "FINAL(\"{value} [{chunk}]. The category recorded by the safety desk is {value} [{chunk}].\")"
         )
-    };
-    Reply::Text(format!("```repl\n{code}\n```"))
+    }
 }
 
 #[test]
@@ -104,31 +122,25 @@ fn map_and_tally_answer_a_question_about_the_whole_collection() {
 /// with the count and chunk ids of the asked town's row; the sub-model reads
 /// the town of each report's depot.
 fn count_script(req: &Value, _: usize) -> Reply {
-    let is_root = req["messages"][1]["content"]
-        .as_str()
-        .is_some_and(|c| c.starts_with("Corpus:"));
-    let last = last_user(req);
-    if !is_root {
-        return Reply::Text(match between(&last, "at the depot in ", ",") {
+    models(
+        req,
+        |last| match between(last, "at the depot in ", ",") {
             Some(town) => format!("town\t{town}"),
             None => "NONE".into(),
-        });
-    }
-    let turns = req["messages"]
-        .as_array()
-        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
-    let code = if turns == 0 {
-        "records = context.map(\"the town of the depot\", over=\"docs\")\nrows = context.tally(records)\nrow = [r for r in rows if r['value'] == 'Stavanger'][0]\nprint(row)".to_string()
-    } else {
-        let count = between(&last, "'count': ", ",").unwrap_or("0");
-        let ids: Vec<String> = between(&last, "'chunks': [", "]")
-            .unwrap_or("")
-            .split(", ")
-            .map(|id| format!("[{}]", id.trim_matches('\'')))
-            .collect();
-        format!("FINAL(\"{count} {}\")", ids.join(" "))
-    };
-    Reply::Text(format!("```repl\n{code}\n```"))
+        },
+        |turns, last| {
+            if turns == 0 {
+                return "records = context.map(\"the town of the depot\", over=\"docs\")\nrows = context.tally(records)\nrow = [r for r in rows if r['value'] == 'Stavanger'][0]\nprint(row)".to_string();
+            }
+            let count = between(last, "'count': ", ",").unwrap_or("0");
+            let ids: Vec<String> = between(last, "'chunks': [", "]")
+                .unwrap_or("")
+                .split(", ")
+                .map(|id| format!("[{}]", id.trim_matches('\'')))
+                .collect();
+            format!("FINAL(\"{count} {}\")", ids.join(" "))
+        },
+    )
 }
 
 #[test]
