@@ -187,9 +187,17 @@ fn is_none(line: &str) -> bool {
 /// Most words of a bare one-line reply read as a value.
 const BARE_WORDS: usize = 6;
 
-/// `key<TAB>value`, or `key: value` as small models often write it.
+/// `key<TAB>value`, or `key: value` as small models often write it, or the
+/// format's own words copied (`key<TAB>value` with the letters `<TAB>`).
 fn key_value(line: &str) -> Option<(String, String)> {
-    let (k, v) = line.split_once('\t').or_else(|| line.split_once(": "))?;
+    let literal = || {
+        let at = line.to_ascii_lowercase().find("<tab>")?;
+        Some((line.get(..at)?, line.get(at + "<tab>".len()..)?))
+    };
+    let (k, v) = line
+        .split_once('\t')
+        .or_else(literal)
+        .or_else(|| line.split_once(": "))?;
     let (k, v) = (k.trim(), v.trim());
     if k.is_empty() || v.is_empty() || k.chars().count() > 80 {
         return None;
@@ -366,6 +374,24 @@ mod tests {
         assert_eq!(p.records.len(), 1);
         assert_eq!(p.records[0]["category"], "fire");
         assert_eq!(p.unparsed, 1);
+    }
+
+    #[test]
+    fn a_copied_tab_placeholder_separates_key_and_value() {
+        let mut into = Parsed::default();
+        parse_reply(
+            "category<TAB>power outage\nCategory<tab>fire",
+            Format::KeyValue,
+            &seg("c1"),
+            &mut into,
+        );
+        let values: Vec<&str> = into
+            .records
+            .iter()
+            .filter_map(|r| r["value"].as_str())
+            .collect();
+        assert_eq!(values, ["power outage", "fire"]);
+        assert_eq!(into.unparsed, 0);
     }
 
     #[test]
