@@ -161,6 +161,16 @@ pub trait ContextHandle: Send + Sync {
         None
     }
 
+    /// Whether `output` shows a sentence that, by the handle's reading,
+    /// answers `question` (it says the relation the question asks of its
+    /// answer, with a value of the asked kind). A small root's next turn is
+    /// then begun as its answer (`FINAL("`), once a run; the review still
+    /// judges what it writes. `false` by default.
+    fn answer_in(&self, question: &str, output: &str) -> bool {
+        let _ = (question, output);
+        false
+    }
+
     /// Judge an answer before the run accepts it: `Err` says, for the model,
     /// why it does not stand (it cites ids the run never read, none of its
     /// claims is carried by what it cites, a question about the whole

@@ -232,6 +232,59 @@ fn a_number_that_is_not_a_year_does_not_answer_what_year() {
 }
 
 #[test]
+fn a_small_root_shown_its_answers_sentence_is_begun_as_its_answer() {
+    // The small profile begins turn 1 as a search and the script completes
+    // it; its output holds the sentence that says when the founder was born,
+    // so turn 2 is begun as FINAL(" and the script completes the answer.
+    let case = scripted_case(
+        |req: &Value, _| {
+            // The begun reply is the last (assistant) message: not a turn.
+            Reply::Text(match turn(req).saturating_sub(1) {
+                0 => "Ivar Lindqvist born\")\nprint(hits[:3])\n```".into(),
+                _ => "1941. He was born in 1941 in Kiruna, Sweden [c26.s3].\")\n```".into(),
+            })
+        },
+        &[
+            "--profile",
+            "small",
+            "--protocol",
+            "code",
+            "--server",
+            "llama-cpp",
+        ],
+        "In what year was the founder of the Kestrel Institute for Coastal Studies born?",
+    );
+    let answer = case.answer();
+    let reqs: Vec<Value> = case
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["messages"][1]["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Corpus:"))
+        })
+        .collect();
+    let started = |r: &Value| {
+        r["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .filter(|m| m["role"] == "assistant")
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        started(&reqs[0]).contains("context.search("),
+        "{:#}",
+        reqs[0]
+    );
+    assert!(started(&reqs[1]).contains("FINAL(\""), "{:#}", reqs[1]);
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "1941", "{answer:#}");
+}
+
+#[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
     let case = scripted_case(

@@ -427,7 +427,7 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
         .map(|w| rlmkg_text::match_key(w))
         .collect();
     let need = keys.len().div_ceil(2).max(2);
-    let mut best: Option<(usize, &str, &str)> = None;
+    let mut best: Option<(usize, &str, String)> = None;
     let mut rest = output;
     while let Some(open) = rest.find("[c") {
         let after = &rest[open + 1..];
@@ -435,9 +435,14 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
         let id = &after[..close];
         let text_all = &after[close + 1..];
         let end = text_all.find("[c").unwrap_or(text_all.len());
+        // A hit's text is shown in Python's repr: its line breaks as `\n`.
         let text = text_all[..end]
             .trim()
-            .trim_end_matches(['\'', '"', ',', '}', ' ']);
+            .trim_end_matches(['\'', '"', ',', '}', ']', ' '])
+            .replace("\\n", " ")
+            .replace("\\t", " ")
+            .replace("\\'", "'");
+        let text = text.as_str();
         rest = &text_all[end..];
         let sentence = id
             .parse::<rlmkg_ids::PassageId>()
@@ -454,8 +459,8 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
         // A sentence that says the answer relation with a value of the asked
         // kind needs no more words of the question ("He was born in 1941").
         let need = if relation.is_some() { 1 } else { need };
-        if score >= need && best.is_none_or(|(b, _, _)| score > b) {
-            best = Some((score, id, text));
+        if score >= need && best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+            best = Some((score, id, text.to_owned()));
         }
     }
     let (_, id, text) = best?;
@@ -663,6 +668,13 @@ impl ContextHandle for StoreHandle {
             ));
         }
         (!parts.is_empty()).then(|| parts.join("\n"))
+    }
+
+    fn answer_in(&self, question: &str, output: &str) -> bool {
+        // Only when the question names its answer relation: then the
+        // sentence found says it, with a value of the asked kind.
+        rlmkg_heuristic::answer_relation(question).is_some()
+            && best_sentence(question, output).is_some()
     }
 
     fn metadata(&self) -> CorpusMetadata {
@@ -983,5 +995,13 @@ mod tests {
         assert_eq!(id, "c28.s3");
         assert!(text.starts_with("Dr. Mara Ellison joined"), "{text}");
         assert!(best_sentence(q, "[c1.s1] Nothing here.").is_none());
+        // Line breaks as repr shows them (`\n`) do not glue words together,
+        // and a question naming its answer relation takes only a sentence
+        // that says it.
+        let q = "In what year was the founder of the Kestrel Institute born?";
+        let out = r"[{'text': '[c5.s5] The institute was founded in 1998 by Ivar Lindqvist. [c26.s3] He was born in\n1941 in Kiruna.'}]";
+        let (id, text) = best_sentence(q, out).unwrap_or_default();
+        assert_eq!(id, "c26.s3");
+        assert_eq!(text, "He was born in 1941 in Kiruna.");
     }
 }

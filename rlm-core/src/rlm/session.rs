@@ -59,6 +59,11 @@ pub struct Session {
     pub(super) repeats: u32,
     /// Answers the handle's review rejected.
     pub(super) reviews: u32,
+    /// The next turn is begun as the answer: the last output showed a
+    /// sentence that answers the question ([`ContextHandle::answer_in`]).
+    pub(super) answer_next: bool,
+    /// Whether a turn was begun so already (once a run).
+    pub(super) answer_offered: bool,
 }
 
 /// Replies in a row that repeat the one before after which the run ends.
@@ -244,6 +249,8 @@ impl Session {
             seen_keys: Vec::new(),
             repeats: 0,
             reviews: 0,
+            answer_next: false,
+            answer_offered: false,
         }
     }
 
@@ -458,8 +465,9 @@ impl Session {
                 Some(request.sampling.max_tokens.map_or(cap, |m| m.min(cap)));
         }
         match self.protocol {
-            // The last turn of a code run is begun as its answer.
-            Protocol::Code if kind == TurnKind::Last => {
+            // The last turn of a code run is begun as its answer, and so is
+            // the turn after an output that shows the answer's sentence.
+            Protocol::Code if kind == TurnKind::Last || self.answer_next => {
                 request.start = Some(protocol::final_start());
             }
             // A small model's first turn is begun as a search: every lookup
@@ -604,6 +612,12 @@ impl Session {
             return Ok(done(self.outcome(None, Ending::Budget, why)));
         }
         let (request, shortened) = self.request(kind);
+        if std::mem::take(&mut self.answer_next) {
+            it.events.push(event(
+                "answer_start",
+                "the last output showed a sentence that answers the question: the reply is begun as FINAL(".to_owned(),
+            ));
+        }
         if shortened > 0 {
             it.events.push(event(
                 "shortened",
@@ -837,6 +851,13 @@ impl Session {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
                 if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
                     extra.push(hint);
+                }
+                if self.protocol == Protocol::Code
+                    && !self.answer_offered
+                    && self.host.handle.answer_in(&self.question, &shown)
+                {
+                    self.answer_next = true;
+                    self.answer_offered = true;
                 }
                 extra.push(prompts::SMALL_NEXT_STEP.to_owned());
             } else {
