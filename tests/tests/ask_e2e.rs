@@ -221,6 +221,19 @@ fn an_answer_from_another_hop_of_the_question_does_not_stand() {
 }
 
 #[test]
+fn an_answer_whose_sources_never_say_the_questions_year_does_not_stand() {
+    // The cited sentence names an organisation and says "joins", but not
+    // the year the question is about.
+    let answer = an_answer_that_does_not_stand(
+        "Which institute did the author of The Salt Atlas join in 2019?",
+        find_sentence("Halvorsen Medal Society", "Society of Coastal Geographers"),
+        "The Society of Coastal Geographers [{sid}].",
+    );
+    let why = answer["fallback"]["why"].as_str().unwrap_or_default();
+    assert!(why.contains("2019"), "{answer:#}");
+}
+
+#[test]
 fn a_number_that_is_not_a_year_does_not_answer_what_year() {
     let answer = an_answer_that_does_not_stand(
         "In what year was the founder of the institute that organised the Skarvik Expedition born?",

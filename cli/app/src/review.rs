@@ -364,6 +364,9 @@ pub(crate) enum Unfit {
     /// sentence a verified claim cites expresses it: the answer is another
     /// hop's (the founding year for a birth year, the author for a founder).
     OtherRelation(String),
+    /// The question is bounded by a year ("… join in 2019") and no sentence
+    /// the answer's verified claims cite holds any of its years.
+    MissingYear(String),
 }
 
 impl std::fmt::Display for Unfit {
@@ -376,6 +379,10 @@ impl std::fmt::Display for Unfit {
                 kind.describe()
                     .trim_start_matches("a ")
                     .trim_start_matches("an ")
+            ),
+            Self::MissingYear(years) => write!(
+                f,
+                "the question is about {years}, and no sentence its verified claims cite says it"
             ),
             Self::OtherRelation(word) => write!(
                 f,
@@ -407,6 +414,10 @@ pub(crate) fn standing(
         && !relation_cited(report, &word)
     {
         return Err(Unfit::OtherRelation(word));
+    }
+    let years = years_in(question);
+    if short.is_some() && !years.is_empty() && !cites_any(report, &years) {
+        return Err(Unfit::MissingYear(years.join(" or ")));
     }
     Ok(short)
 }
@@ -471,6 +482,13 @@ pub(crate) fn review(
                  answer from it"
             ));
         }
+        Err(Unfit::MissingYear(years)) => {
+            return Err(format!(
+                "the question is about {years}, and none of the sentences your answer cites \
+                 says {years}: find the sentence that does (search with the year and the names \
+                 of the question), and answer from it"
+            ));
+        }
         Err(Unfit::NotOfType(kind)) => {
             return Err(format!(
                 "the question asks for {}, and no claim of your answer that its citation \
@@ -531,6 +549,30 @@ fn relation_cited(report: &rlmkg_citation::Report, word: &str) -> bool {
         .filter(|c| c.verdict == Verdict::Supported)
         .flat_map(|c| &c.evidence)
         .any(|e| rlmkg_heuristic::expresses_relation(word, &e.text))
+}
+
+/// The years a question names ("in 2019", "the 2018 Halvorsen Medal").
+fn years_in(question: &str) -> Vec<String> {
+    question
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| rlmkg_text::is_year(w))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a sentence that a supported claim of `report` cites holds one of
+/// `years`.
+fn cites_any(report: &rlmkg_citation::Report, years: &[String]) -> bool {
+    report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .flat_map(|c| &c.evidence)
+        .any(|e| {
+            e.text
+                .split(|c: char| !c.is_ascii_digit())
+                .any(|w| years.iter().any(|y| y == w))
+        })
 }
 
 /// Whether a question of this type is answered by a name, place, date or
