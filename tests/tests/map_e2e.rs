@@ -63,8 +63,9 @@ fn root_by_category(turns: usize, last: &str) -> String {
     }
 }
 
-#[test]
-fn map_and_tally_answer_a_question_about_the_whole_collection() {
+/// `rlmkg generate incidents` (24 reports, seed 3) ingested into a store in
+/// a temp dir: the dir, the store and the set's questions (JSONL).
+fn incident_set() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
     let set = dir.path().join("set");
     let out = rlmkg(dir.path())
@@ -75,11 +76,6 @@ fn map_and_tally_answer_a_question_about_the_whole_collection() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let questions = std::fs::read_to_string(set.join("questions.jsonl")).unwrap();
-    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
-    assert!(
-        q["question"].as_str().unwrap().contains("most often"),
-        "{q}"
-    );
     let store = dir.path().join("store");
     let out = rlmkg(dir.path())
         .args(["--store", store.to_str().unwrap(), "ingest"])
@@ -87,6 +83,17 @@ fn map_and_tally_answer_a_question_about_the_whole_collection() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    (dir, store, questions)
+}
+
+#[test]
+fn map_and_tally_answer_a_question_about_the_whole_collection() {
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    assert!(
+        q["question"].as_str().unwrap().contains("most often"),
+        "{q}"
+    );
 
     let server = ChatServer::start(script).unwrap();
     let out = ask_scripted(
@@ -145,16 +152,7 @@ fn count_script(req: &Value, _: usize) -> Reply {
 
 #[test]
 fn a_count_answer_is_checked_against_the_documents_it_cites() {
-    let dir = tempfile::tempdir().unwrap();
-    let set = dir.path().join("set");
-    let out = rlmkg(dir.path())
-        .args(["generate", "incidents"])
-        .arg(&set)
-        .args(["--reports", "24", "--seed", "3"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let questions = std::fs::read_to_string(set.join("questions.jsonl")).unwrap();
+    let (dir, store, questions) = incident_set();
     let q: Value = questions
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -164,13 +162,6 @@ fn a_count_answer_is_checked_against_the_documents_it_cites() {
                 .is_some_and(|t| t.contains("how many") && t.contains("Stavanger"))
         })
         .expect("the generated set asks how many reports are from Stavanger");
-    let store = dir.path().join("store");
-    let out = rlmkg(dir.path())
-        .args(["--store", store.to_str().unwrap(), "ingest"])
-        .arg(set.join("reports"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
 
     let server = ChatServer::start(count_script).unwrap();
     let question = q["question"].as_str().unwrap();
