@@ -543,12 +543,18 @@ fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String
 /// Whether a sentence that a supported claim of `report` cites expresses
 /// the answer relation `word`.
 fn relation_cited(report: &rlmkg_citation::Report, word: &str) -> bool {
+    supported_evidence(report).any(|e| rlmkg_heuristic::expresses_relation(word, &e.text))
+}
+
+/// The sentences the supported claims of `report` cite, claim by claim.
+fn supported_evidence(
+    report: &rlmkg_citation::Report,
+) -> impl Iterator<Item = &rlmkg_citation::Evidence> {
     report
         .claims
         .iter()
         .filter(|c| c.verdict == Verdict::Supported)
         .flat_map(|c| &c.evidence)
-        .any(|e| rlmkg_heuristic::expresses_relation(word, &e.text))
 }
 
 /// The years a question names ("in 2019", "the 2018 Halvorsen Medal").
@@ -563,16 +569,11 @@ fn years_in(question: &str) -> Vec<String> {
 /// Whether a sentence that a supported claim of `report` cites holds one of
 /// `years`.
 fn cites_any(report: &rlmkg_citation::Report, years: &[String]) -> bool {
-    report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == Verdict::Supported)
-        .flat_map(|c| &c.evidence)
-        .any(|e| {
-            e.text
-                .split(|c: char| !c.is_ascii_digit())
-                .any(|w| years.iter().any(|y| y == w))
-        })
+    supported_evidence(report).any(|e| {
+        e.text
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|w| years.iter().any(|y| y == w))
+    })
 }
 
 /// Whether a question of this type is answered by a name, place, date or
@@ -656,11 +657,7 @@ fn short_answer(
         });
     }
     let mut seen = HashSet::new();
-    let evidence: Vec<rlmkg_heuristic::Evidence> = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == Verdict::Supported)
-        .flat_map(|c| &c.evidence)
+    let evidence: Vec<rlmkg_heuristic::Evidence> = supported_evidence(report)
         .filter(|e| seen.insert(e.id.clone()))
         .map(|e| rlmkg_heuristic::Evidence {
             id: e.id.clone(),
