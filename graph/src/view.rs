@@ -978,23 +978,7 @@ impl GraphView {
         let Some(ei) = self.resolve(entity) else {
             return Vec::new();
         };
-        let mut out: Vec<ChunkId> = self
-            .graph
-            .edges(self.entity_node[ei])
-            .filter_map(|e| {
-                let other = if e.source() == self.entity_node[ei] {
-                    e.target()
-                } else {
-                    e.source()
-                };
-                match self.graph[other] {
-                    Node::Chunk(c) => self.chunks.get(c as usize).cloned(),
-                    Node::Entity(_) => None,
-                }
-            })
-            .collect();
-        out.sort();
-        out
+        self.card_chunks(ei)
     }
 
     /// Entity ids mentioned in a chunk.

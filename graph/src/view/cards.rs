@@ -164,8 +164,9 @@ impl GraphView {
             .collect()
     }
 
-    /// The chunks of entity `ei`, sorted (as [`GraphView::chunks_of_entity`]).
-    fn card_chunks(&self, ei: usize) -> Vec<ChunkId> {
+    /// The chunks of entity `ei`, sorted: its cards' chunks and
+    /// [`GraphView::chunks_of_entity`], one body for both.
+    pub(super) fn card_chunks(&self, ei: usize) -> Vec<ChunkId> {
         let node = self.entity_node[ei];
         let mut out: Vec<ChunkId> = self
             .graph
