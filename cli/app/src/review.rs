@@ -13,6 +13,8 @@ use rlmkg_ingest::Store;
 
 use crate::spans::StoreSpans;
 
+mod verbatim;
+
 /// Share of the documents a question about the whole collection must have
 /// been read from (the `min_coverage` guard of the background documents).
 pub const MIN_COVERAGE: f64 = 0.8;
@@ -183,6 +185,9 @@ pub(crate) struct Mended {
     pub(crate) text: String,
     /// The checker's report on `text`.
     pub(crate) report: rlmkg_citation::Report,
+    /// Uncited claims that copy a sentence the run read, given its id
+    /// ([`verbatim::cite_verbatim`]).
+    pub(crate) verbatim: usize,
     /// Cited claims re-cited from the run's reads ([`recite`]).
     pub(crate) recited: usize,
     /// Whether the short answer took its own sentence's citation
@@ -193,8 +198,9 @@ pub(crate) struct Mended {
     pub(crate) counted: Option<String>,
 }
 
-/// Check `answer` and mend what the answer itself can mend: an answer not
-/// all supported is re-cited from the sentences the run read (`read`), then
+/// Check `answer` and mend what the answer itself can mend: an uncited claim
+/// that copies a sentence the run read is given that sentence's id, an answer
+/// not all supported is re-cited from the sentences the run read (`read`), then
 /// a short answer not carried by its citation is given the citation of the
 /// answer's own sentence that says it. One pipeline for the review (judging
 /// the answer as the caller will) and for `ask` (which shows it).
@@ -208,6 +214,12 @@ pub(crate) fn mend(
 ) -> Result<Mended, rlmkg_citation::SourceError> {
     let mut text = answer.to_owned();
     let mut report = rlmkg_citation::check(&text, spans, check)?;
+    let mut verbatim = 0;
+    if let Some((cited, n)) = verbatim::cite_verbatim(store, &text, &report, read) {
+        text = cited;
+        verbatim = n;
+        report = rlmkg_citation::check(&text, spans, check)?;
+    }
     let mut recited = 0;
     if !report.all_supported()
         && let Some((fixed, repair)) = recite(store, spans, check, &text, read)
@@ -226,6 +238,7 @@ pub(crate) fn mend(
     Ok(Mended {
         text,
         report,
+        verbatim,
         recited,
         short_cited,
         counted,

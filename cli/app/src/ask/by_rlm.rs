@@ -56,6 +56,12 @@ impl AnswerStrategy for RlmStrategy {
             &text,
             &outcome.read_ids,
         )?;
+        if mended.verbatim > 0 {
+            (run.note)(&format!(
+                "citation repair: {} uncited claim(s) copied word for word from a sentence the run read cited to it",
+                mended.verbatim
+            ));
+        }
         if mended.recited > 0 {
             (run.note)(&format!(
                 "citation repair: {} claim(s) whose citation did not carry them cited from sentences the run read",
