@@ -205,14 +205,56 @@ fn key_value(line: &str) -> Option<(String, String)> {
     Some((k.to_string(), v.to_string()))
 }
 
-/// Count `records` by `field` (case and surrounding space ignored; the first
-/// spelling seen is kept), most frequent first, ties by first appearance; each
+/// A tallied value as the sub-model meant it: surrounding space, quotes,
+/// emphasis and a closing full stop dropped, and a value the sub-model wrapped
+/// in its key (`category<Fire>`, `category: fire`, `category=fire`) read as
+/// the part inside. Empty when nothing is left.
+fn clean_value(raw: &str) -> &str {
+    fn trim(s: &str) -> &str {
+        s.trim()
+            .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | '*' | '_'))
+            .trim()
+            .trim_end_matches(['.', ',', ';', '!'])
+            .trim()
+    }
+    let mut v = trim(raw);
+    // `key<inner>`: the inner part.
+    if let Some(inner) = v
+        .strip_suffix('>')
+        .and_then(|s| s.split_once('<'))
+        .map(|(_, inner)| inner)
+        .filter(|inner| !inner.trim().is_empty())
+    {
+        v = trim(inner);
+    }
+    // `key: value` or `key=value` inside the value: the value.
+    if let Some((k, rest)) = v.rsplit_once(": ")
+        && !rest.trim().is_empty()
+        && k.split_whitespace().count() <= 3
+    {
+        v = trim(rest);
+    }
+    if let Some((k, rest)) = v.split_once('=')
+        && !rest.trim().is_empty()
+        && !k.is_empty()
+        && k.chars().all(|c| c.is_alphabetic() || c == '_')
+    {
+        v = trim(rest);
+    }
+    v
+}
+
+/// Count `records` by `field` (case, quotes and surrounding space ignored, a
+/// value wrapped in its key read as the part inside; the first spelling seen
+/// is kept), most frequent first, ties by first appearance. A value counts
+/// once per source (a document saying "fire" twice is one fire report); each
 /// row keeps the chunk ids of the records it counts.
 pub(super) fn tally(records: &[Value], field: &str) -> Value {
     struct Row {
         value: String,
         count: usize,
         chunks: Vec<String>,
+        sources: std::collections::HashSet<String>,
         first: usize,
     }
     let mut rows: Vec<Row> = Vec::new();
@@ -221,11 +263,7 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
         let Some(v) = r.get(field) else { continue };
         let value = match v {
             // "power outage." and "power outage" are one value.
-            Value::String(s) => s
-                .trim()
-                .trim_end_matches(['.', ',', ';', '!'])
-                .trim()
-                .to_string(),
+            Value::String(s) => clean_value(s).to_string(),
             Value::Null => continue,
             other => other.to_string(),
         };
@@ -238,6 +276,7 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
                 value: value.clone(),
                 count: 0,
                 chunks: Vec::new(),
+                sources: std::collections::HashSet::new(),
                 first: i,
             });
             rows.len() - 1
@@ -245,7 +284,10 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
         let Some(row) = rows.get_mut(at) else {
             continue;
         };
-        row.count += 1;
+        let source = r.get("source").and_then(Value::as_str);
+        if source.is_none_or(|s| row.sources.insert(s.to_owned())) {
+            row.count += 1;
+        }
         if let Some(Value::Array(ids)) = r.get("chunks") {
             for id in ids.iter().filter_map(Value::as_str) {
                 if !row.chunks.iter().any(|c| c == id) {
@@ -427,6 +469,31 @@ mod tests {
     }
 
     #[test]
+    fn tally_reads_wrapped_values_and_counts_a_source_once() {
+        let records = vec![
+            json!({"value": "category<Fire>", "chunks": ["c1"], "source": "d1"}),
+            json!({"value": "fire", "chunks": ["c1"], "source": "d1"}),
+            json!({"value": "Category: fire.", "chunks": ["c2"], "source": "d2"}),
+            json!({"value": "\"flood\"", "chunks": ["c3"], "source": "d3"}),
+            json!({"value": "`**`", "chunks": ["c4"], "source": "d4"}),
+        ];
+        let t = tally(&records, "value");
+        assert_eq!(
+            t,
+            json!([
+                {"value": "Fire", "count": 2, "chunks": ["c1", "c2"]},
+                {"value": "flood", "count": 1, "chunks": ["c3"]}
+            ])
+        );
+        assert_eq!(clean_value("power outage"), "power outage");
+        assert_eq!(clean_value("a < b"), "a < b");
+        assert_eq!(
+            clean_value("ratio 3=4 in the long text here"),
+            "ratio 3=4 in the long text here"
+        );
+    }
+
+    #[test]
     fn formats_parse() {
         assert_eq!(Format::parse("kv"), Ok(Format::KeyValue));
         assert_eq!(Format::parse("JSON"), Ok(Format::Json));
@@ -440,6 +507,11 @@ mod tests {
             parse_reply(&reply, Format::KeyValue, &seg("c1"), &mut p);
             parse_reply(&reply, Format::Json, &seg("c1"), &mut p);
             prop_assert!(p.records.len() + p.unparsed <= 2 * reply.lines().count());
+        }
+
+        #[test]
+        fn a_cleaned_value_is_part_of_the_raw_one(raw in ".{0,200}") {
+            prop_assert!(raw.contains(clean_value(&raw)));
         }
     }
 }
