@@ -412,15 +412,19 @@ pub(crate) fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<
 /// says it, with a value of the asked kind, qualifies, and one question
 /// word is enough. Its id and text (at most 300 characters).
 fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
-    // A sentence that answers the question says its answer relation ("born")
-    // and holds a value of the asked kind (a year for "what year").
+    // A sentence that answers the question says its answer relation ("born"),
+    // holds a value of the asked kind (a year for "what year") and, when the
+    // question names years, one of them (the review's rules: a sentence
+    // without them cannot carry an answer that stands).
     let relation = rlmkg_heuristic::answer_relation(question);
     let kind = rlmkg_heuristic::short::answer_type(question);
+    let years = crate::review::years_in(question);
     let answers = |text: &str| {
         relation
             .as_deref()
             .is_none_or(|r| rlmkg_heuristic::expresses_relation(r, text))
             && rlmkg_heuristic::short::holds_value(&kind, text)
+            && (years.is_empty() || crate::review::holds_any_year(text, &years))
     };
     let keys: Vec<String> = content_words(question)
         .iter()
@@ -1005,5 +1009,16 @@ mod tests {
         let (id, text) = best_sentence(q, out).unwrap_or_default();
         assert_eq!(id, "c26.s3");
         assert_eq!(text, "He was born in 1941 in Kiruna.");
+        // A sentence that says the relation in another sense and lacks the
+        // question's year is not offered ("a work that joins measurement …").
+        let q = "Which institute did the author of The Salt Atlas join in 2019?";
+        let out = "[{'text': '[c7.s2] The medal is given for a work that joins careful \
+                   measurement with clear writing by the author. [c28.s3] Dr. Mara Ellison \
+                   joined the Kestrel Institute in September 2019.'}]";
+        let (id, _) = best_sentence(q, out).unwrap_or_default();
+        assert_eq!(id, "c28.s3");
+        let out = "[{'text': '[c7.s2] The medal is given for a work that joins careful \
+                   measurement with clear writing by the author.'}]";
+        assert!(best_sentence(q, out).is_none());
     }
 }

@@ -571,7 +571,7 @@ fn supported_evidence(
 }
 
 /// The years a question names ("in 2019", "the 2018 Halvorsen Medal").
-fn years_in(question: &str) -> Vec<String> {
+pub(crate) fn years_in(question: &str) -> Vec<String> {
     question
         .split(|c: char| !c.is_ascii_digit())
         .filter(|w| rlmkg_text::is_year(w))
@@ -582,11 +582,14 @@ fn years_in(question: &str) -> Vec<String> {
 /// Whether a sentence that a supported claim of `report` cites holds one of
 /// `years`.
 fn cites_any(report: &rlmkg_citation::Report, years: &[String]) -> bool {
-    supported_evidence(report).any(|e| {
-        e.text
-            .split(|c: char| !c.is_ascii_digit())
-            .any(|w| years.iter().any(|y| y == w))
-    })
+    supported_evidence(report).any(|e| holds_any_year(&e.text, years))
+}
+
+/// Whether `text` names one of `years` (as a whole number, not inside a
+/// longer one).
+pub(crate) fn holds_any_year(text: &str, years: &[String]) -> bool {
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|w| years.iter().any(|y| y == w))
 }
 
 /// Whether a question of this type is answered by a name, place, date or
