@@ -121,26 +121,50 @@ fn call_of(body: &str, index: usize) -> Option<ToolCall> {
     })
 }
 
+/// Where a character-by-character scan of JSON-like text stands with
+/// respect to strings: inside one or not, and after an escaping backslash.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Whether `c` belongs to the string the scan is in (its closing quote
+    /// included); the state moves past `c`. An opening quote is the caller's
+    /// to see ([`Strings::open`]): where one opens a string differs.
+    fn take(&mut self, c: char) -> bool {
+        if !self.inside {
+            return false;
+        }
+        match (self.escaped, c) {
+            (true, _) => self.escaped = false,
+            (false, '\\') => self.escaped = true,
+            (false, '"') => self.inside = false,
+            _ => {}
+        }
+        true
+    }
+
+    /// A string opens at the quote just read.
+    fn open(&mut self) {
+        self.inside = true;
+    }
+}
+
 /// `{{` and `}}` read as `{` and `}` outside strings.
 fn undouble(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
-    let mut in_str = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     while let Some(c) = chars.next() {
-        if in_str {
+        if strings.take(c) {
             out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
             continue;
         }
         match c {
             '"' => {
-                in_str = true;
+                strings.open();
                 out.push(c);
             }
             '{' | '}' if chars.peek() == Some(&c) => {
@@ -164,20 +188,13 @@ fn json_objects(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut start = 0usize;
-    let mut in_str = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for (i, c) in text.char_indices() {
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
+        if strings.take(c) {
             continue;
         }
         match c {
-            '"' if depth > 0 => in_str = true,
+            '"' if depth > 0 => strings.open(),
             '{' => {
                 if depth == 0 {
                     start = i;
