@@ -201,37 +201,16 @@ impl McpServer {
         let args = Value::Object(args.unwrap_or_default());
         let ops = Arc::clone(&self.ops);
         match def.name {
-            "search" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.search(&a)).await, text::search)
-            }
-            "read" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.read(&a)).await, text::read)
-            }
-            "entity" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.entity(&a)).await, text::entity)
-            }
-            "neighbors" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.neighbors(&a)).await, text::neighbors)
-            }
-            "path" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.path(&a)).await, text::path)
-            }
-            "related" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.related(&a)).await, text::related)
-            }
-            "verify" => {
-                let a = parse(name, args)?;
-                done(blocking(move || ops.verify(&a)).await, text::report)
-            }
+            "search" => on_store(name, args, ops, Ops::search, text::search).await,
+            "read" => on_store(name, args, ops, Ops::read, text::read).await,
+            "entity" => on_store(name, args, ops, Ops::entity, text::entity).await,
+            "neighbors" => on_store(name, args, ops, Ops::neighbors, text::neighbors).await,
+            "path" => on_store(name, args, ops, Ops::path, text::path).await,
+            "related" => on_store(name, args, ops, Ops::related, text::related).await,
+            "verify" => on_store(name, args, ops, Ops::verify, text::report).await,
             "stats" => {
-                let _: NoArgs = parse(name, args)?;
-                done(blocking(move || ops.stats()).await, text::stats)
+                let stats = |ops: &Ops, _: &NoArgs| ops.stats();
+                on_store(name, args, ops, stats, text::stats).await
             }
             "ask" => {
                 let a = parse(name, args)?;
@@ -268,6 +247,23 @@ struct NoArgs {}
 fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ErrorData> {
     serde_json::from_value(args)
         .map_err(|e| ErrorData::invalid_params(format!("arguments of {tool}: {e}"), None))
+}
+
+/// A tool that reads the store: its arguments read strictly ([`parse`]), the
+/// operation run on the blocking pool, its outcome shown ([`done`]).
+async fn on_store<A, T>(
+    tool: &str,
+    args: Value,
+    ops: Arc<Ops>,
+    op: fn(&Ops, &A) -> Result<T, OpsError>,
+    render: fn(&T) -> String,
+) -> Result<CallToolResult, ErrorData>
+where
+    A: DeserializeOwned + Send + 'static,
+    T: Serialize + Send + 'static,
+{
+    let a: A = parse(tool, args)?;
+    done(blocking(move || op(&ops, &a)).await, render)
 }
 
 /// A tool's outcome as a result: structured content and its text, or a
