@@ -5,14 +5,16 @@
 //! nothing, so the backend kind's default applies); the issue-15 target is
 //! 64 × 200 ms at defaults ≤ 1 s.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rlm_core::testkit::{ChatServer, Reply, is_root_request};
+use rlm_core::trajectory::TraceBlock;
 use rlm_core::{
-    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, OpenAiConfig,
-    OpenAiModel, Rlm, RlmConfig,
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, LanguageModel,
+    OpenAiConfig, OpenAiModel, Rlm, RlmConfig,
 };
 use serde_json::{Map, Value};
 
@@ -46,11 +48,8 @@ impl ContextHandle for EmptyHandle {
 
 /// Run the batched benchmarks.
 pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let latency_ms: u64 = if args.quick { 50 } else { 200 };
+    let rt = crate::runtime()?;
+    let latency_ms = args.latency_ms();
     let settings: &[(usize, Option<usize>)] = if args.quick {
         &[(32, Some(8)), (64, None)]
     } else {
@@ -89,32 +88,16 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         ))?);
         let cfg = RlmConfig {
             concurrency,
-            trace_path: Some(trace.clone()),
             ..RlmConfig::default()
         };
-        // The fan-out the run chose, from the trajectory header.
-        let chosen = |t: &rlm_core::Trajectory| {
-            t.header
-                .as_ref()
-                .and_then(|h| h.concurrency)
-                .map_or(1, |c| c.limit)
-        };
-        let rlm = Rlm::new(cfg, model.clone(), model, Arc::new(EmptyHandle));
-        let (mut session, _) = rt.block_on(rlm.run("bench"))?;
-        session.finish(Value::Null)?;
-        let t = rlm_core::Trajectory::read(&trace)?;
+        let run = run_block(&rt, cfg, &trace, model.clone(), model);
         let _ = std::fs::remove_dir_all(&dir);
-        let block = t
-            .iterations
-            .first()
-            .and_then(|i| i.blocks.first())
-            .ok_or_else(|| anyhow::anyhow!("the batched block did not run"))?;
+        let (block, used) = run?;
         anyhow::ensure!(
             block.error.is_none(),
             "batched block failed: {:?}",
             block.error
         );
-        let used = chosen(&t);
         let ideal = n.div_ceil(used) as f64 * latency_ms as f64;
         let wall = block.elapsed_ms as f64;
         let (label, target) = match concurrency {
@@ -138,4 +121,38 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         });
     }
     Ok(rows)
+}
+
+/// One run whose root writes one block of batched sub-calls (answered by
+/// `sub`), traced to `trace` (removed after): the block as the trajectory
+/// records it (its wall time, output and error) and the fan-out the run chose
+/// (the trajectory header's limit; 1 when it names none).
+pub(crate) fn run_block(
+    rt: &tokio::runtime::Runtime,
+    cfg: RlmConfig,
+    trace: &Path,
+    root: Arc<dyn LanguageModel>,
+    sub: Arc<dyn LanguageModel>,
+) -> anyhow::Result<(TraceBlock, usize)> {
+    let cfg = RlmConfig {
+        trace_path: Some(trace.to_path_buf()),
+        ..cfg
+    };
+    let rlm = Rlm::new(cfg, root, sub, Arc::new(EmptyHandle));
+    let (mut session, _) = rt.block_on(rlm.run("bench"))?;
+    session.finish(Value::Null)?;
+    let t = rlm_core::Trajectory::read(trace)?;
+    let _ = std::fs::remove_file(trace);
+    let fan_out = t
+        .header
+        .as_ref()
+        .and_then(|h| h.concurrency)
+        .map_or(1, |c| c.limit);
+    let block = t
+        .iterations
+        .into_iter()
+        .next()
+        .and_then(|i| i.blocks.into_iter().next())
+        .ok_or_else(|| anyhow::anyhow!("the batched block did not run"))?;
+    Ok((block, fan_out))
 }

@@ -83,6 +83,23 @@ pub struct BenchOptions {
     pub rlmkg_bin: PathBuf,
 }
 
+impl BenchOptions {
+    /// The fixed latency of each simulated model call, in ms: 200, or 50 for
+    /// a quick look (the batched and servers areas).
+    fn latency_ms(&self) -> u64 {
+        if self.quick { 50 } else { 200 }
+    }
+}
+
+/// The runtime the areas that drive async code measure on: two workers, as
+/// on the 2-core machines the targets were set for.
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
 /// One measured figure.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {

@@ -19,10 +19,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Run the repl benchmarks.
 pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = crate::runtime()?;
     let n = if args.quick { 200 } else { 2000 };
     let cases: [(&str, &str, bool); 3] = [
         ("trivial block (x = 1)", "x = 1", false),

@@ -339,10 +339,7 @@ pub fn run(opts: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         write_batch(dir, b, docs)?;
     }
     let server = start_server(exe, &store, &no_models)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = crate::runtime()?;
     // reqwest is built without a bundled TLS provider (rlm-core's choice).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()

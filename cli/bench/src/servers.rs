@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rlm_core::testkit::{ChatServer, Reply, is_root_request};
-use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, Rlm, RlmConfig};
+use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, RlmConfig};
 use serde_json::Value;
 
-use crate::batched::EmptyHandle;
+use crate::batched::run_block;
 use crate::{BenchOptions, BenchRow};
 
 /// Slots of each server.
@@ -61,31 +61,19 @@ fn batch(
 ) -> anyhow::Result<(f64, usize)> {
     let root = root_server()?;
     let trace = work.join("servers-trace.jsonl");
-    let cfg = RlmConfig {
-        trace_path: Some(trace.clone()),
-        ..RlmConfig::default()
-    };
-    let rlm = Rlm::new(cfg, client(&root.base_url())?, sub, Arc::new(EmptyHandle));
-    let (mut session, _) = rt.block_on(rlm.run("bench"))?;
-    session.finish(Value::Null)?;
-    let t = rlm_core::Trajectory::read(&trace)?;
-    let _ = std::fs::remove_file(&trace);
-    let block = t
-        .iterations
-        .first()
-        .and_then(|i| i.blocks.first())
-        .ok_or_else(|| anyhow::anyhow!("the batched block did not run"))?;
+    let (block, fan_out) = run_block(
+        rt,
+        RlmConfig::default(),
+        &trace,
+        client(&root.base_url())?,
+        sub,
+    )?;
     anyhow::ensure!(
         block.error.is_none() && block.output.trim() == N.to_string(),
         "not every call was answered: {:?} {:?}",
         block.output,
         block.error
     );
-    let fan_out = t
-        .header
-        .as_ref()
-        .and_then(|h| h.concurrency)
-        .map_or(1, |c| c.limit);
     Ok((block.elapsed_ms as f64, fan_out))
 }
 
@@ -99,11 +87,8 @@ fn pool(urls: &[String]) -> anyhow::Result<Arc<dyn LanguageModel>> {
 
 /// Run the servers benchmarks.
 pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let latency_ms: u64 = if args.quick { 50 } else { 200 };
+    let rt = crate::runtime()?;
+    let latency_ms = args.latency_ms();
     let latency = Duration::from_millis(latency_ms);
     let work = &args.work_dir;
     let ideal_one = N.div_ceil(SLOTS) as f64 * latency_ms as f64;
