@@ -3,7 +3,7 @@
 //! in which no code executed. Scripted replies over the real HTTP client.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use rlm_core::testkit::{ChatServer, last_user};
 use rlm_core::trajectory::Trajectory;

@@ -2,7 +2,7 @@
 //! chat-completions wire format and replays scripted replies (SPEC §5.3).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

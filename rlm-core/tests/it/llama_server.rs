@@ -4,7 +4,7 @@
 //! model's intelligence: a small model may never call FINAL.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! never a panic, a hang or an unbounded read.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};

@@ -1,12 +1,20 @@
 //! A process that stops counting allocations (`rlmkg ingest`) frees blocks
 //! allocated before and after the switch alike, and its REPL refuses to run:
-//! the memory limit could not hold. Its own test binary: the switch is for good.
+//! the memory limit could not hold. The switch is for good and for the whole
+//! process, so the test runs in a child process of its own
+//! ([`crate::common::run_in_child`]).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rlm_core::{NoHost, Repl, ReplLimits};
 
+/// Set in the child process that runs the test's body.
+const CHILD: &str = "RLMKG_TEST_UNCOUNTED_CHILD";
+
 #[tokio::test]
 async fn the_repl_refuses_once_counting_stopped() {
+    if crate::common::run_in_child("uncounted::the_repl_refuses_once_counting_stopped", CHILD) {
+        return;
+    }
     let mut repl = Repl::new(ReplLimits::default());
     let before = repl
         .run("x = [i * i for i in range(1000)]\nprint(sum(x))", &NoHost)

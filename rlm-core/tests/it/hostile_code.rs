@@ -167,19 +167,10 @@ async fn a_dag_bomb_as_answer_is_refused_quickly() {
 /// for seconds, which would slow the other tests' blocks down.
 #[test]
 fn uninterruptible_operations_are_given_up_and_the_session_restored() {
-    const NAME: &str = "uninterruptible_operations_are_given_up_and_the_session_restored";
-    if std::env::var_os("RLMKG_RUNAWAY_CHILD").is_none() {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", NAME, "--nocapture"])
-            .env("RLMKG_RUNAWAY_CHILD", "1")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains("1 passed"),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+    if crate::common::run_in_child(
+        "hostile_code::uninterruptible_operations_are_given_up_and_the_session_restored",
+        "RLMKG_RUNAWAY_CHILD",
+    ) {
         return;
     }
     tokio::runtime::Runtime::new()

@@ -189,3 +189,27 @@ impl ContextHandle for MemHandle {
         }))
     }
 }
+
+/// Runs the test `name` (its full name in this binary, `module::test`) again
+/// in a child process of this test binary, alone, with the variable `env` set,
+/// and asserts that it ran there and passed. For tests that change or hold
+/// the whole process. Returns `true` in the parent, which then returns at
+/// once, and `false` in the child, which runs the test's body.
+pub fn run_in_child(name: &str, env: &str) -> bool {
+    if std::env::var_os(env).is_some() {
+        return false;
+    }
+    let out = std::process::Command::new(std::env::current_exe().expect("the test binary's path"))
+        .args(["--exact", name, "--test-threads=1", "--nocapture"])
+        .env(env, "1")
+        .output()
+        .expect("run the test binary again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // "1 passed": the child ran the test (a filter that matched nothing passes too).
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}

@@ -3,7 +3,7 @@
 //! about ⌈32 / 8⌉ × 200 ms = 800 ms (asserted with a generous bound, < 3× ideal).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
