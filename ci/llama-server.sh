@@ -8,7 +8,7 @@
 #   ci/llama-server.sh stop                 stop the server named by $LLAMA_SERVER_PID
 #
 # By hand:
-#   eval "$(ci/llama-server.sh start)" && cargo test --workspace --test llama_ask; ci/llama-server.sh stop
+#   eval "$(ci/llama-server.sh start)" && cargo test -p rlmkg-tests --test it -- llama_ask::; ci/llama-server.sh stop
 #
 # Without MODEL.gguf, `start` asks the rlmkg binary (`$RLMKG_BIN`, else `rlmkg` on PATH,
 # else target/debug/rlmkg) for the installed models (`rlmkg model pull` installs one).

@@ -6,7 +6,7 @@
 # installed in a venv cached outside the clone.
 #
 #   ci/router.sh              install it (or reuse it); prints `export` lines
-#   eval "$(ci/router.sh)"    then `cargo test -p rlm-core --test pool_http`
+#   eval "$(ci/router.sh)"    then `cargo test -p rlm-core --test it -- pool_http::`
 #
 # The tests read RLMKG_ROUTER_BIN (the venv's `vllm-router` launcher) and skip
 # with a message when it is absent. Logs go to stderr; only the `export` line

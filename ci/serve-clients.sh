@@ -5,7 +5,7 @@
 # (PyPI) from the same venv.
 #
 #   ci/serve-clients.sh            install them (or reuse them); prints `export` lines
-#   eval "$(ci/serve-clients.sh)"  then `cargo test -p rlmkg-tests --test serve`
+#   eval "$(ci/serve-clients.sh)"  then `cargo test -p rlmkg-tests --test it -- serve::`
 #
 # The tests read RLMKG_SERVE_PYTHON (the venv's python) and RLMKG_CHROMIUM (the
 # browser); without them they look in the default places, and skip with a message

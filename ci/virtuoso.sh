@@ -6,7 +6,7 @@
 # write its virtuoso.ini) and stop it at the end; this script only installs.
 #
 #   ci/virtuoso.sh              install it (or reuse it); prints `export` lines
-#   eval "$(ci/virtuoso.sh)"    then `cargo test -p rlmkg-tests --test endpoint_e2e`
+#   eval "$(ci/virtuoso.sh)"    then `cargo test -p rlmkg-tests --test it -- endpoint_e2e::`
 #
 # The tests read RLMKG_VIRTUOSO_BIN (`virtuoso-t`) and RLMKG_VIRTUOSO_ISQL
 # (`isql-vt`, to grant SPARQL updates), and skip with a message when they are
