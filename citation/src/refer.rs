@@ -7,7 +7,7 @@
 
 use crate::source::Referents;
 use crate::text::{Analysis, analyse};
-use rlmkg_text::{PRONOUNS, is_name_joiner};
+use rlmkg_text::{NEAR_DEMONSTRATIVES, PRONOUNS, is_name_joiner};
 
 /// Determiners of a definite description.
 const DETERMINERS: &[&str] = &["the", "this", "these", "that", "those"];
@@ -31,7 +31,7 @@ fn lead(a: &Analysis) -> Option<Lead> {
         if !noun.capitalized && noun.is_content() {
             return Some(Lead::Definite(noun.stem.clone()));
         }
-        if matches!(first.lower.as_str(), "this" | "these") && !noun.capitalized {
+        if NEAR_DEMONSTRATIVES.contains(&first.lower.as_str()) && !noun.capitalized {
             return Some(Lead::Pronoun);
         }
     }

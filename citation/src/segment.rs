@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 
+use rlmkg_text::{AUXILIARIES, SUBJECT_PRONOUNS, is_irregular_past};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::id::{CitationRef, find_groups};
@@ -242,18 +243,9 @@ pub(crate) fn sentences_of(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Past-tense verbs without an `-ed` ending that open a coordinated clause
-/// ("… and led by Dr. Reyes", "… and won the prize").
-const IRREGULAR_PAST: &[&str] = &[
-    "began", "became", "bought", "brought", "built", "came", "drew", "fell", "flew", "found",
-    "gave", "got", "grew", "had", "held", "kept", "knew", "led", "left", "lost", "made", "met",
-    "paid", "ran", "rose", "said", "sang", "sat", "saw", "sent", "sold", "spent", "spoke", "stood",
-    "taught", "thought", "told", "took", "went", "won", "wore", "wrote", "was", "were", "is",
-    "are", "has", "have", "remains", "remained",
-];
-
-/// Pronouns that give a coordinated clause its own subject ("… and she joined …").
-const SUBJECT_PRONOUNS: &[&str] = &["he", "she", "it", "they", "we", "i"];
+/// Linking verbs that open a coordinated clause as a past tense or one of
+/// the [`AUXILIARIES`] does ("… and remains open").
+const LINKING: &[&str] = &["remains", "remained"];
 
 /// Whether the words after " and " start a clause of their own: a past-tense
 /// verb or auxiliary (a second predicate of the same subject) or a subject pronoun.
@@ -274,9 +266,13 @@ fn opens_clause(rest: &str) -> bool {
     is_past_or_aux(&w) || SUBJECT_PRONOUNS.contains(&w.as_str())
 }
 
-/// A lower-case past-tense verb (`-ed`, or an irregular one) or an auxiliary.
+/// A lower-case past-tense verb (`-ed`, or an irregular one: "… and led by
+/// Dr. Reyes", "… and won the prize") or an auxiliary.
 pub(crate) fn is_past_or_aux(w: &str) -> bool {
-    (w.len() > 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w)
+    (w.len() > 4 && w.ends_with("ed"))
+        || is_irregular_past(w)
+        || AUXILIARIES.contains(&w)
+        || LINKING.contains(&w)
 }
 
 /// Split one sentence into clauses that carry separate facts: at `;`, `, and`,

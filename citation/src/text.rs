@@ -4,9 +4,7 @@
 //! stemmer, the stop words and the number words are `rlmkg-text`'s, the ones
 //! ingest and the heuristic read by.
 
-use std::sync::OnceLock;
-
-use rlmkg_text::{NumberKind, is_stopword, stem};
+use rlmkg_text::{NumberKind, irregular_base, is_stopword, stem};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// A calendar date with the parts the text states.
@@ -104,88 +102,6 @@ pub(crate) struct Analysis {
     pub causal: Vec<String>,
 }
 
-/// English irregular verbs: (base, past tense and past participle forms). Forms
-/// that are common words of another sense are left out ("found", "left", "lay",
-/// "saw", "rose", "fell", "ground").
-const IRREGULAR_VERBS: &[(&str, &[&str])] = &[
-    ("arise", &["arose", "arisen"]),
-    ("beat", &["beaten"]),
-    ("become", &["became"]),
-    ("begin", &["began", "begun"]),
-    ("bite", &["bit", "bitten"]),
-    ("break", &["broke", "broken"]),
-    ("bring", &["brought"]),
-    ("build", &["built"]),
-    ("buy", &["bought"]),
-    ("catch", &["caught"]),
-    ("choose", &["chose", "chosen"]),
-    ("come", &["came"]),
-    ("deal", &["dealt"]),
-    ("dig", &["dug"]),
-    ("draw", &["drew", "drawn"]),
-    ("drink", &["drank", "drunk"]),
-    ("drive", &["drove", "driven"]),
-    ("eat", &["ate", "eaten"]),
-    ("feel", &["felt"]),
-    ("fight", &["fought"]),
-    ("flee", &["fled"]),
-    ("fly", &["flew", "flown"]),
-    ("forbid", &["forbade", "forbidden"]),
-    ("forget", &["forgot", "forgotten"]),
-    ("forgive", &["forgave", "forgiven"]),
-    ("freeze", &["froze", "frozen"]),
-    ("get", &["got", "gotten"]),
-    ("give", &["gave", "given"]),
-    ("go", &["went", "gone"]),
-    ("grow", &["grew", "grown"]),
-    ("hang", &["hung"]),
-    ("hear", &["heard"]),
-    ("hide", &["hid", "hidden"]),
-    ("hold", &["held"]),
-    ("keep", &["kept"]),
-    ("know", &["knew", "known"]),
-    ("lead", &["led"]),
-    ("lend", &["lent"]),
-    ("lose", &["lost"]),
-    ("make", &["made"]),
-    ("mean", &["meant"]),
-    ("meet", &["met"]),
-    ("overcome", &["overcame"]),
-    ("pay", &["paid"]),
-    ("ride", &["rode", "ridden"]),
-    ("ring", &["rang", "rung"]),
-    ("rise", &["risen"]),
-    ("run", &["ran"]),
-    ("seek", &["sought"]),
-    ("sell", &["sold"]),
-    ("send", &["sent"]),
-    ("shake", &["shook", "shaken"]),
-    ("shoot", &["shot"]),
-    ("sing", &["sang", "sung"]),
-    ("sink", &["sank", "sunk"]),
-    ("sit", &["sat"]),
-    ("sleep", &["slept"]),
-    ("speak", &["spoke", "spoken"]),
-    ("spend", &["spent"]),
-    ("stand", &["stood"]),
-    ("steal", &["stole", "stolen"]),
-    ("strike", &["struck", "stricken"]),
-    ("swim", &["swam", "swum"]),
-    ("take", &["took", "taken"]),
-    ("teach", &["taught"]),
-    ("tear", &["tore", "torn"]),
-    ("tell", &["told"]),
-    ("think", &["thought"]),
-    ("throw", &["threw", "thrown"]),
-    ("understand", &["understood"]),
-    ("undertake", &["undertook", "undertaken"]),
-    ("wake", &["woke", "woken"]),
-    ("wear", &["wore", "worn"]),
-    ("win", &["won"]),
-    ("withdraw", &["withdrew", "withdrawn"]),
-    ("write", &["wrote", "written"]),
-];
-
 /// Nationality adjectives whose country's name does not share a long prefix with
 /// them (those that do, "Canadian"/"Canada", already match as near-identical stems).
 const DEMONYMS: &[(&str, &str)] = &[
@@ -226,19 +142,6 @@ fn country_of(lower: &str) -> Option<&'static str> {
         .iter()
         .find(|(adjective, _)| *adjective == lower)
         .map(|(_, country)| *country)
-}
-
-/// The base form of an irregular past form (`won` → `win`).
-fn irregular_base(lower: &str) -> Option<&'static str> {
-    static MAP: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
-    MAP.get_or_init(|| {
-        IRREGULAR_VERBS
-            .iter()
-            .flat_map(|(base, forms)| forms.iter().map(move |f| (*f, *base)))
-            .collect()
-    })
-    .get(lower)
-    .copied()
 }
 
 /// Normalize quote characters, apostrophes, dashes and whitespace for verbatim comparison.

@@ -56,10 +56,7 @@ impl Names {
             for _ in 0..syllables {
                 w.push_str(r.pick(SYLLABLES));
             }
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect())
-                .unwrap_or_default()
+            rlmkg_text::capitalized(&w)
         };
         let kinds = [
             "Institute",

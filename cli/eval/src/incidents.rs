@@ -140,20 +140,8 @@ pub fn reports(n: usize, seed: u64) -> Vec<Report> {
             let phrase = phrases[rng.below(phrases.len())];
             let reporter = REPORTERS[rng.below(REPORTERS.len())];
             let day = 1 + rng.below(28);
-            let month = [
-                "January",
-                "February",
-                "March",
-                "April",
-                "May",
-                "June",
-                "July",
-                "August",
-                "September",
-                "October",
-                "November",
-                "December",
-            ][rng.below(12)];
+            let month =
+                rlmkg_text::capitalized(rlmkg_text::MONTHS[rng.below(rlmkg_text::MONTHS.len())]);
             let hurt = rng.below(3);
             let text = format!(
                 "Incident report {num:03}\n\n\

@@ -160,11 +160,6 @@ impl Hops {
     }
 }
 
-/// Auxiliaries that put the relation after the subject ("which institute
-/// *did* the author … join").
-const AUXILIARIES: &[&str] = &[
-    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had",
-];
 /// Prepositions of a number a question may end with after its relation verb
 /// ("… join *in 2019*"). Not "by", "of" or a name: a verb before them may
 /// belong to a phrase inside the subject ("the book *published* by X", "a
@@ -178,17 +173,11 @@ const PREPOSITIONS: &[&str] = &[
 /// Words that open a clause whose verb is not the question's ("the city
 /// *where* X was born", "the year *when* …").
 const CLAUSE_OPENERS: &[&str] = &["where", "when", "whose", "while", "after", "before"];
-/// Past participles of common irregular English verbs (a question ends with
+/// Whether `word` reads as a past participle: regular ("founded") or
+/// irregular ([`rlmkg_text::is_irregular_participle`]: a question ends with
 /// its verb as "…was X *born*?").
-const IRREGULAR_PARTICIPLES: &[&str] = &[
-    "born", "built", "made", "written", "won", "led", "sold", "bought", "taught", "begun", "drawn",
-    "grown", "flown", "sung", "held", "shot", "kept", "given", "taken", "known", "seen", "founded",
-    "run", "left", "found", "brought", "thought", "chosen", "spoken", "stolen",
-];
-
-/// Whether `word` reads as a past participle: regular ("founded") or listed.
 fn participle(word: &str) -> bool {
-    (word.len() > 4 && word.ends_with("ed")) || IRREGULAR_PARTICIPLES.contains(&word)
+    (word.len() > 4 && word.ends_with("ed")) || rlmkg_text::is_irregular_participle(word)
 }
 
 /// The relation the answer itself stands in, when the question's shape says
@@ -251,7 +240,9 @@ pub fn answer_relation(question: &str) -> Option<String> {
         next += 1;
     }
     let aux = word(next);
-    if !AUXILIARIES.contains(&aux) {
+    // An auxiliary puts the relation after the subject ("which institute
+    // *did* the author … join").
+    if !rlmkg_text::AUXILIARIES.contains(&aux) {
         // "Who founded…", "Which company built…".
         let named = next > wh + 1 || matches!(word(wh), "who" | "whom");
         let verb = participle(aux) || is_relation_form(aux);

@@ -142,11 +142,6 @@ struct Candidate {
     lead: bool,
 }
 
-/// Words that open a sentence about what the previous sentence named.
-const PRONOUNS: &[&str] = &[
-    "he", "she", "it", "they", "his", "her", "its", "their", "this", "these",
-];
-
 impl Candidate {
     /// Whether the sentence names one of `names`, itself or, when it opens with a
     /// pronoun, through the sentence before it ("RV Storm Petrel is… She was built…").
@@ -154,7 +149,7 @@ impl Candidate {
         self.lower
             .split(|c: char| !c.is_alphanumeric())
             .find(|w| !w.is_empty())
-            .is_some_and(|w| PRONOUNS.contains(&w))
+            .is_some_and(rlmkg_text::refers_back)
     }
 
     fn names_any(&self, names: &[String]) -> bool {

@@ -7,6 +7,8 @@
 //! derived forms of common English relation words are listed in [`FORMS`] (a
 //! general list of English word forms, not of any corpus).
 
+use rlmkg_text::HOMOGRAPHS;
+
 /// Groups of English word forms that express one relation: agent nouns, verbs
 /// and their irregular past forms.
 const FORMS: &[&[&str]] = &[
@@ -78,14 +80,11 @@ pub fn is_relation_form(word: &str) -> bool {
     FORMS.iter().any(|g| g.contains(&word))
 }
 
-/// Past forms of common irregular verbs that spell the stem of another
-/// relation word ("she *found* it" is not "founded"): they express only
-/// themselves.
-const HOMOGRAPHS: &[&str] = &["found", "bound", "ground", "wound", "left", "lay", "saw"];
-
 /// Whether sentence word `s` expresses the relation of question word `q`
 /// (both lower-case): the same stem, or forms of one group of [`FORMS`].
 pub fn expresses(q: &str, s: &str) -> bool {
+    // Past forms that are words of another sense ("she *found* it" is not
+    // "founded") express only themselves.
     if q != s && (HOMOGRAPHS.contains(&s) || HOMOGRAPHS.contains(&q)) {
         return false;
     }

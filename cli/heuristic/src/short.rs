@@ -180,10 +180,14 @@ const QUANTITY_NOUNS: &[&str] = &[
     "salary",
 ];
 pub(crate) const DATE_NOUNS: &[&str] = &["year", "date", "day", "month", "decade", "century"];
-const AUXILIARIES: &[&str] = &[
-    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
-    "would", "should",
-];
+/// The modals a yes/no question may open with, read as auxiliaries beside
+/// `rlmkg-text`'s [`AUXILIARIES`](rlmkg_text::AUXILIARIES).
+const MODALS: &[&str] = &["can", "could", "will", "would", "should"];
+
+/// Whether `w` (lower case) is an auxiliary or one of the [`MODALS`].
+fn is_auxiliary(w: &str) -> bool {
+    rlmkg_text::AUXILIARIES.contains(&w) || MODALS.contains(&w)
+}
 
 pub(crate) fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -262,7 +266,7 @@ pub fn answer_type(question: &str) -> AnswerType {
         .find(|p| !p.trim().is_empty())
         .and_then(|p| words(p).into_iter().next())
         .unwrap_or_default();
-    if AUXILIARIES.contains(&first) || AUXILIARIES.contains(&last_sentence_first.as_str()) {
+    if is_auxiliary(first) || is_auxiliary(&last_sentence_first) {
         return AnswerType::YesNo;
     }
     // The noun after "which"/"what" (skipping adjectives is beyond us; take the next two words).
@@ -274,7 +278,7 @@ pub fn answer_type(question: &str) -> AnswerType {
             .iter()
             .skip(i + 1)
             .map(String::as_str)
-            .filter(|t| !AUXILIARIES.contains(t) && !matches!(*t, "the" | "a" | "an"))
+            .filter(|t| !is_auxiliary(t) && !matches!(*t, "the" | "a" | "an"))
             .take(3)
             .collect();
         // The first of the next two words that is a type noun decides.
@@ -599,7 +603,7 @@ pub fn pick(
             .find(|w| {
                 w.len() > 3
                     && !type_noun(w)
-                    && !AUXILIARIES.contains(&w.as_str())
+                    && !is_auxiliary(w)
                     && !matches!(
                         w.as_str(),
                         "many" | "much" | "year" | "that" | "this" | "there"
@@ -887,7 +891,7 @@ fn yes_no(
         .iter()
         .filter(|w| {
             w.len() > 3
-                && !AUXILIARIES.contains(&w.as_str())
+                && !is_auxiliary(w)
                 && !matches!(
                     w.as_str(),
                     "both" | "same" | "that" | "this" | "there" | "they" | "were" | "from"
@@ -1022,7 +1026,7 @@ fn yes_no_by_item(
         let w = raw.to_lowercase();
         if w.len() < 3
             || item_words.contains(&w)
-            || AUXILIARIES.contains(&w.as_str())
+            || is_auxiliary(&w)
             || matches!(
                 w.as_str(),
                 "both"
@@ -1161,9 +1165,7 @@ fn choice(
         let option_words: HashSet<String> = opts.iter().flat_map(|o| words(o)).collect();
         let content: Vec<&String> = q
             .iter()
-            .filter(|w| {
-                w.len() > 3 && !option_words.contains(*w) && !AUXILIARIES.contains(&w.as_str())
-            })
+            .filter(|w| w.len() > 3 && !option_words.contains(*w) && !is_auxiliary(w))
             .collect();
         let carried = |id: &str| {
             evidence.iter().find(|e| e.id == id).map_or(0, |e| {

@@ -13,10 +13,17 @@
 //! - [`year`], [`is_year`], [`day_of_month`], [`month_name`] and [`date_at`]:
 //!   the one rule for a year, a day, a month named as a month, and a date;
 //! - [`NAME_JOINERS`] (and [`TITLE_JOINERS`]): the lower-case words allowed
-//!   inside a name; [`PRONOUNS`]: the pronouns that stand for a name;
+//!   inside a name; [`PRONOUNS`] (and [`NEAR_DEMONSTRATIVES`], [`refers_back`]):
+//!   the words that stand for a name; [`SUBJECT_PRONOUNS`]: the words that give
+//!   a clause its own subject; [`capitalized`]: a word written as a name;
 //! - [`ends_with_abbreviation`]: the sentence-boundary rule (one
 //!   [`ABBREVIATIONS`] list and one initials rule), versioned by
-//!   [`SENTENCE_RULES_VERSION`].
+//!   [`SENTENCE_RULES_VERSION`];
+//! - [`AUXILIARIES`]; [`IRREGULAR_VERBS`] (with [`irregular_base`], [`is_irregular_past`],
+//!   [`is_irregular_participle`]) and [`HOMOGRAPHS`]: irregular verb forms,
+//!   and the past forms that are words of another sense;
+//! - [`one_of`]: a word naming one of a closed set of values (settings and
+//!   command-line names), any case.
 //!
 //! It depends on nothing of rlmkg's.
 //!
@@ -36,6 +43,7 @@
 // Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod closed;
 mod dates;
 mod months;
 mod names;
@@ -43,13 +51,22 @@ mod numbers;
 mod sentence;
 mod stem;
 mod stopwords;
+mod verbs;
 
+pub use closed::one_of;
 pub use dates::{DateWords, date_at, day_of_month, is_year, month_name, year};
 pub use months::{MONTHS, month_number};
-pub use names::{NAME_JOINERS, PRONOUNS, TITLE_JOINERS, is_name_joiner};
+pub use names::{
+    NAME_JOINERS, NEAR_DEMONSTRATIVES, PRONOUNS, SUBJECT_PRONOUNS, TITLE_JOINERS, capitalized,
+    is_name_joiner, refers_back,
+};
 pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
 pub use sentence::{
     ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
 };
 pub use stem::{match_key, stem};
 pub use stopwords::{STOPWORDS, is_stopword};
+pub use verbs::{
+    AUXILIARIES, HOMOGRAPHS, IRREGULAR_VERBS, irregular_base, is_irregular_participle,
+    is_irregular_past,
+};

@@ -1,7 +1,9 @@
 //! Month names: the full names (a capitalized month is a date, not a name)
 //! and every written form with its number.
 
-/// English month names, lower case, in order.
+/// English month names, lower case, in order (written as in a date with
+/// [`capitalized`](crate::capitalized), as eval's incident reports and the
+/// bench's generated corpora do).
 pub const MONTHS: &[&str] = &[
     "january",
     "february",

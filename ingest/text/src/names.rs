@@ -1,5 +1,6 @@
 //! The small words a name is read with: the lower-case words allowed inside a
-//! capitalized name, and the pronouns that stand for a name given before.
+//! capitalized name, the pronouns that stand for a name given before, and
+//! how a name is written ([`capitalized`]).
 
 /// Lower-case words allowed inside a capitalized name, between two capitalized
 /// words ("Bank of England", "Kestrel Institute for Coastal Studies",
@@ -33,16 +34,60 @@ pub const PRONOUNS: &[&str] = &[
     "it", "he", "she", "they", "its", "his", "her", "their", "him", "them",
 ];
 
+/// Pronouns in the subject case, first person included, lower case: the
+/// words that give a clause a subject of its own ("… and she joined …").
+/// Unlike [`PRONOUNS`] they say nothing of what was named before ("we", "i"
+/// are here; the possessive and object forms are not). Used by the checker's
+/// clause splitter (`segment.rs`).
+pub const SUBJECT_PRONOUNS: &[&str] = &["he", "she", "it", "they", "we", "i"];
+
+/// Demonstratives that, opening a sentence, stand for what the sentence
+/// before named as a pronoun does ("This was later…", "These include…").
+/// Used with [`PRONOUNS`] by the heuristic (a sentence that refers back) and
+/// the checker's referent reader (`refer.rs`, where "this"/"these" before a
+/// lower-case word that is not a content noun read as a pronoun).
+pub const NEAR_DEMONSTRATIVES: &[&str] = &["this", "these"];
+
+/// Whether a sentence opening with `word` (lower case) is about what was
+/// named before: one of [`PRONOUNS`] or [`NEAR_DEMONSTRATIVES`].
+pub fn refers_back(word: &str) -> bool {
+    PRONOUNS.contains(&word) || NEAR_DEMONSTRATIVES.contains(&word)
+}
+
+/// `word` with its first letter in upper case ("january" → "January"), the
+/// way a name or a month is written.
+pub fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn lists_are_lower_case_and_apart() {
-        for w in NAME_JOINERS.iter().chain(TITLE_JOINERS).chain(PRONOUNS) {
+        for w in NAME_JOINERS
+            .iter()
+            .chain(TITLE_JOINERS)
+            .chain(PRONOUNS)
+            .chain(SUBJECT_PRONOUNS)
+            .chain(NEAR_DEMONSTRATIVES)
+        {
             assert_eq!(*w, w.to_lowercase(), "{w}");
         }
         assert!(is_name_joiner("van") && is_name_joiner("of") && !is_name_joiner("on"));
         assert!(TITLE_JOINERS.iter().all(|w| !is_name_joiner(w)));
+        assert!(refers_back("she") && refers_back("these") && !refers_back("those"));
+    }
+
+    #[test]
+    fn capitalized_words() {
+        assert_eq!(capitalized("january"), "January");
+        assert_eq!(capitalized("ålesund"), "Ålesund");
+        assert_eq!(capitalized(""), "");
     }
 }

@@ -197,29 +197,13 @@ impl Pools {
     }
 }
 
-/// Month names of generated dates.
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 /// One generated sentence, dense in names.
 fn sentence(rng: &mut SplitMix, p: &Pools) -> String {
     let (a, b) = (rng.pick(&p.people), rng.pick(&p.people));
     let (x, y) = (rng.pick(&p.places), rng.pick(&p.places));
     let o = rng.pick(&p.orgs);
     let year = 1800 + rng.below(220);
-    let month = rng.pick(&MONTHS);
+    let month = rlmkg_text::capitalized(rng.pick(rlmkg_text::MONTHS));
     match rng.below(6) {
         0 => format!("{a} met {b} in {x} in {month} {year}."),
         1 => format!("{o} was founded by {a} in {x} in {year}."),
