@@ -13,18 +13,7 @@ pub trait Named: Copy + 'static {
 
     /// The variant called `s` (any case), or an error listing the names.
     fn parse_name(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
-                format!(
-                    "unknown {} {s:?} (expected {})",
-                    Self::WHAT,
-                    names.join(", ")
-                )
-            })
+        rlmkg_text::one_of(Self::ALL, Self::name, Self::WHAT, s)
     }
 }
 

@@ -128,14 +128,7 @@ impl std::fmt::Display for ServerKind {
 impl std::str::FromStr for ServerKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown server kind {s:?} (expected {})", names.join(", "))
-            })
+        rlmkg_text::one_of(Self::ALL, Self::name, "server kind", s)
     }
 }
 
