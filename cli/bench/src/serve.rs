@@ -108,6 +108,21 @@ fn rlmkg(exe: &Path, no_models: &Path) -> Command {
     cmd
 }
 
+/// `rlmkg --store <store> --quiet ingest <path>` as a user runs it, failing
+/// with its stderr.
+fn ingest(exe: &Path, no_models: &Path, store: &Path, path: &Path) -> anyhow::Result<()> {
+    let out = rlmkg(exe, no_models)
+        .arg("--store")
+        .arg(store)
+        .args(["--quiet", "ingest"])
+        .arg(path)
+        .output()?;
+    if !out.status.success() {
+        bail!("rlmkg ingest: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(())
+}
+
 fn start_server(exe: &Path, store: &Path, no_models: &Path) -> anyhow::Result<Server> {
     let mut child = rlmkg(exe, no_models)
         .arg("--store")
@@ -318,19 +333,7 @@ pub fn run(opts: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
     let no_models = work.join("no-models");
     std::fs::create_dir_all(&no_models)?;
     let exe = &opts.rlmkg_bin;
-    let ingest = |paths: &[PathBuf]| -> anyhow::Result<()> {
-        let out = rlmkg(exe, &no_models)
-            .arg("--store")
-            .arg(&store)
-            .args(["--quiet", "ingest"])
-            .args(paths)
-            .output()?;
-        if !out.status.success() {
-            bail!("rlmkg ingest: {}", String::from_utf8_lossy(&out.stderr));
-        }
-        Ok(())
-    };
-    ingest(&[sample_corpus()?])?;
+    ingest(exe, &no_models, &store, &sample_corpus()?)?;
     let (batches, docs) = if opts.quick { (2, 60) } else { (4, 250) };
     let batch_dirs: Vec<PathBuf> = (0..batches)
         .map(|b| work.join(format!("batch-{b}")))
@@ -382,18 +385,9 @@ pub fn run(opts: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         let exe = exe.clone();
         let no_models = no_models.clone();
         std::thread::spawn(move || -> anyhow::Result<()> {
-            let result = batch_dirs.iter().try_for_each(|dir| {
-                let out = rlmkg(&exe, &no_models)
-                    .arg("--store")
-                    .arg(&store)
-                    .args(["--quiet", "ingest"])
-                    .arg(dir)
-                    .output()?;
-                if !out.status.success() {
-                    bail!("rlmkg ingest: {}", String::from_utf8_lossy(&out.stderr));
-                }
-                Ok(())
-            });
+            let result = batch_dirs
+                .iter()
+                .try_for_each(|dir| ingest(&exe, &no_models, &store, dir));
             go_on.store(false, Ordering::Relaxed);
             result
         })

@@ -28,3 +28,4 @@ mod web;
 
 pub use gate::{Busy, Gate, Ticket};
 pub use store::SharedStore;
+pub use text::snippet;

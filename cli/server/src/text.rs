@@ -13,8 +13,10 @@ use crate::ops::{
 /// Characters of a chunk shown in a list.
 const SNIPPET: usize = 240;
 
-/// `text` on one line, cut to `max` characters.
-fn snippet(text: &str, max: usize) -> String {
+/// `text` on one line (white space folded), cut to `max` characters with
+/// "…" after the cut: how a chunk is shown in a list (MCP's text results,
+/// `rlmkg search`).
+pub fn snippet(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
@@ -29,17 +31,26 @@ pub fn search(r: &SearchResult) -> String {
     }
     let mut out = String::new();
     for h in &r.hits {
-        let _ = writeln!(
-            out,
-            "{} ({:.2}) {} [{}]: {}",
-            h.id,
-            h.score,
-            h.title,
-            h.path,
-            snippet(&h.text, SNIPPET)
-        );
+        let score = format!("{:.2}", h.score);
+        chunk_line(&mut out, &h.id, &score, &h.title, &h.path, &h.text);
     }
     out
+}
+
+/// One ranked chunk as a line: `id (score) title [path]: snippet`.
+fn chunk_line(
+    out: &mut String,
+    id: &dyn std::fmt::Display,
+    score: &str,
+    title: &str,
+    path: &str,
+    text: &str,
+) {
+    let _ = writeln!(
+        out,
+        "{id} ({score}) {title} [{path}]: {}",
+        snippet(text, SNIPPET)
+    );
 }
 
 /// A passage with its sentence ids.
@@ -133,15 +144,8 @@ pub fn related(r: &RelatedResult) -> String {
     }
     let mut out = String::new();
     for c in &r.chunks {
-        let _ = writeln!(
-            out,
-            "{} ({:.4}) {} [{}]: {}",
-            c.id,
-            c.score,
-            c.title,
-            c.path,
-            snippet(&c.text, SNIPPET)
-        );
+        let score = format!("{:.4}", c.score);
+        chunk_line(&mut out, &c.id, &score, &c.title, &c.path, &c.text);
     }
     out
 }

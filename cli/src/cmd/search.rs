@@ -3,6 +3,8 @@
 use clap::Args;
 use std::io::Write;
 
+use rlmkg_server::snippet;
+
 use crate::cli::GlobalArgs;
 
 /// Arguments of `rlmkg search`.
@@ -14,17 +16,6 @@ pub struct SearchArgs {
     /// Number of results.
     #[arg(long, short = 'k', default_value_t = 10)]
     pub k: usize,
-}
-
-/// One line of a chunk text, shortened for display.
-pub(crate) fn snippet(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    }
 }
 
 /// Run `rlmkg search`.
