@@ -592,28 +592,19 @@ mod tests {
         assert_eq!(analyse("the third album").numbers, vec![3.0]);
     }
 
+    /// The stems of `s`'s tokens, in order.
+    fn stems(s: &str) -> Vec<String> {
+        analyse(s).tokens.into_iter().map(|t| t.stem).collect()
+    }
+
     #[test]
     fn irregular_verbs_stem_as_their_base() {
-        let stems = |s: &str| {
-            analyse(s)
-                .tokens
-                .iter()
-                .map(|t| t.stem.clone())
-                .collect::<Vec<_>>()
-        };
         assert_eq!(stems("won took written"), stems("win take write"));
         assert_ne!(stems("Won"), stems("win"));
     }
 
     #[test]
     fn nationalities_stem_as_their_country() {
-        let stems = |s: &str| {
-            analyse(s)
-                .tokens
-                .iter()
-                .map(|t| t.stem.clone())
-                .collect::<Vec<_>>()
-        };
         assert_eq!(stems("British Irish"), stems("Britain Ireland"));
     }
 

@@ -284,6 +284,18 @@ fn answers(main: String, aliases: Vec<String>) -> Vec<String> {
     out
 }
 
+/// A HotpotQA `[title, …]` pair: its title and its second element; else
+/// `not_pair` (it is not a list) or `not_title` (its title is not a string).
+fn titled<'v>(
+    entry: &'v Value,
+    not_pair: &'static str,
+    not_title: &'static str,
+) -> Result<(&'v str, Option<&'v Value>), &'static str> {
+    let pair = entry.as_array().ok_or(not_pair)?;
+    let title = pair.first().and_then(Value::as_str).ok_or(not_title)?;
+    Ok((title, pair.get(1)))
+}
+
 /// Convert HotpotQA records (`context` as `[[title, [sentences]]]`).
 pub fn from_hotpotqa(records: &[Value]) -> Result<Dataset, DatasetError> {
     let mut pool = Pool::default();
@@ -304,14 +316,13 @@ pub fn from_hotpotqa(records: &[Value]) -> Result<Dataset, DatasetError> {
         // title -> (passage index, sentences)
         let mut by_title: HashMap<String, (usize, Vec<String>)> = HashMap::new();
         for entry in context {
-            let pair = entry
-                .as_array()
-                .ok_or_else(|| bad("a `context` entry is not [title, sentences]"))?;
-            let title = pair
-                .first()
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad("a `context` title is not a string"))?;
-            let sentences = string_list(pair.get(1));
+            let (title, sentences) = titled(
+                entry,
+                "a `context` entry is not [title, sentences]",
+                "a `context` title is not a string",
+            )
+            .map_err(bad)?;
+            let sentences = string_list(sentences);
             let text = sentences.concat();
             let idx = pool.add(title, &text);
             by_title.insert(title.trim().to_string(), (idx, sentences));
@@ -323,14 +334,13 @@ pub fn from_hotpotqa(records: &[Value]) -> Result<Dataset, DatasetError> {
         let mut gold = Vec::new();
         let mut gold_sentences = Vec::new();
         for f in facts {
-            let pair = f
-                .as_array()
-                .ok_or_else(|| bad("a supporting fact is not [title, sentence]"))?;
-            let title = pair
-                .first()
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad("a supporting fact title is not a string"))?;
-            let sent = pair.get(1).and_then(Value::as_u64);
+            let (title, sent) = titled(
+                f,
+                "a supporting fact is not [title, sentence]",
+                "a supporting fact title is not a string",
+            )
+            .map_err(bad)?;
+            let sent = sent.and_then(Value::as_u64);
             let Some((idx, sentences)) = by_title.get(title.trim()) else {
                 // A fact about a passage missing from the context: keep it by name.
                 let g = GoldRef::Name(title.trim().to_string());
