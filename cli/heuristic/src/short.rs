@@ -1234,6 +1234,14 @@ mod tests {
         }
     }
 
+    /// The short answer `pick` reads for `q` off `evidence` (the test fails
+    /// when there is none).
+    fn picked(q: &str, evidence: &[EvidenceSentence<'_>]) -> String {
+        pick(q, &answer_type(q), evidence)
+            .map(|a| a.text)
+            .unwrap_or_else(|| panic!("no answer to {q:?}"))
+    }
+
     fn ev<'a>(id: &'a str, text: &'a str, mentions: &[(&str, &str)]) -> EvidenceSentence<'a> {
         EvidenceSentence {
             id,
@@ -1275,10 +1283,7 @@ mod tests {
         let a = pick(q, &answer_type(q), &evidence).unwrap();
         assert_eq!((a.text.as_str(), a.citation.as_str()), ("1931", "c4.s1"));
         let q = "Who designed the Pellan Bridge?";
-        assert_eq!(
-            pick(q, &answer_type(q), &evidence).unwrap().text,
-            "Ines Varga"
-        );
+        assert_eq!(picked(q, &evidence), "Ines Varga");
         // Nothing of the asked type: not found.
         let q = "How many spans does the Pellan Bridge have?";
         assert_eq!(pick(q, &answer_type(q), &evidence), None);
@@ -1390,19 +1395,13 @@ mod tests {
             ),
         ];
         let q = "Which singer is American, Mark Vale or Nick Hollis?";
-        assert_eq!(
-            pick(q, &answer_type(q), &evidence).unwrap().text,
-            "Nick Hollis"
-        );
+        assert_eq!(picked(q, &evidence), "Nick Hollis");
         let q = "Between Mark Vale and Nick Hollis, which musician is older?";
         assert_eq!(
             answer_type(q),
             AnswerType::Choice(vec!["Mark Vale".into(), "Nick Hollis".into()])
         );
-        assert_eq!(
-            pick(q, &answer_type(q), &evidence).unwrap().text,
-            "Mark Vale"
-        );
+        assert_eq!(picked(q, &evidence), "Mark Vale");
     }
 
     #[test]
@@ -1413,12 +1412,9 @@ mod tests {
             &[("Akron", "place"), ("Ohio", "place")],
         )];
         let q = "The press is based where?";
-        assert_eq!(
-            pick(q, &answer_type(q), &evidence).unwrap().text,
-            "Akron, Ohio"
-        );
+        assert_eq!(picked(q, &evidence), "Akron, Ohio");
         let q = "The press is based in what state?";
-        assert_eq!(pick(q, &answer_type(q), &evidence).unwrap().text, "Ohio");
+        assert_eq!(picked(q, &evidence), "Ohio");
     }
 
     #[test]
@@ -1429,10 +1425,7 @@ mod tests {
             &[],
         )];
         let q = "The actress starred in what for seven years?";
-        assert_eq!(
-            pick(q, &answer_type(q), &evidence).unwrap().text,
-            "Harbor Lights"
-        );
+        assert_eq!(picked(q, &evidence), "Harbor Lights");
     }
 
     #[test]
@@ -1443,10 +1436,7 @@ mod tests {
             &[],
         )];
         let q = "During which century was the breed developed?";
-        assert_eq!(
-            pick(q, &answer_type(q), &evidence).unwrap().text,
-            "19th century"
-        );
+        assert_eq!(picked(q, &evidence), "19th century");
     }
 
     #[test]
