@@ -358,6 +358,12 @@ fn huge(mut out: TcpStream, n: usize) -> std::io::Result<()> {
     out.flush()
 }
 
+/// A port on 127.0.0.1 that was free a moment ago (the OS picked it for a
+/// listener that is closed again), for a test to hand to a server it starts.
+pub fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
 /// Whether a request is a root-loop call (it starts with a system message).
 pub fn is_root_request(req: &Value) -> bool {
     req["messages"][0]["role"].as_str() == Some("system")

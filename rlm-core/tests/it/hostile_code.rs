@@ -10,12 +10,7 @@ use rlm_core::{LimitHit, Repl, ReplLimits};
 use serde_json::Value;
 
 fn limits() -> ReplLimits {
-    ReplLimits {
-        max_block_time: Duration::from_secs(5),
-        max_memory: 256 * 1024 * 1024,
-        max_output_chars: 2_000,
-        ..ReplLimits::default()
-    }
+    crate::common::sandbox_limits(Duration::from_secs(5))
 }
 
 /// A host with one function, `echo(x)`, returning the size of what it got.

@@ -13,7 +13,7 @@ use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
 use rlm_core::trajectory::Trajectory;
 use rlm_core::{
     Budgets, ConcurrencySource, Ending, FallbackReason, OpenAiConfig, OpenAiModel, ReplLimits,
-    RetryPolicy, Rlm, RlmConfig,
+    RetryPolicy, Rlm, RlmConfig, RunOutcome,
 };
 use serde_json::Value;
 
@@ -31,6 +31,26 @@ fn quick_retry() -> RetryPolicy {
 
 fn repl_block(code: &str) -> Reply {
     Reply::Text(format!("```repl\n{code}\n```"))
+}
+
+/// A run over [`MemHandle::sample`] with `srv` as root and sub model.
+fn rlm(srv: &ChatServer, cfg: RlmConfig) -> Rlm {
+    let m = model(srv);
+    Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()))
+}
+
+/// Run `question` on `srv` with `cfg` and a trajectory in a fresh temp dir,
+/// finish the session, and return the outcome and the trajectory read back.
+async fn traced_run(srv: &ChatServer, cfg: RlmConfig, question: &str) -> (RunOutcome, Trajectory) {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let cfg = RlmConfig {
+        trace_path: Some(trace.clone()),
+        ..cfg
+    };
+    let (mut s, out) = rlm(srv, cfg).run(question).await.unwrap();
+    s.finish(Value::Null).unwrap();
+    (out, Trajectory::read(&trace).unwrap())
 }
 
 /// Child runs that never answer and fan out again: their turns are charged to
@@ -56,7 +76,6 @@ async fn rlm_query_fan_out_and_recursion_stop_at_the_sub_call_budget() {
         repl_block("print(kept)\nFINAL('done ' + kept)")
     })
     .unwrap();
-    let m = model(&srv);
     let cfg = RlmConfig {
         budgets: Budgets {
             max_depth: 3,
@@ -67,7 +86,7 @@ async fn rlm_query_fan_out_and_recursion_stop_at_the_sub_call_budget() {
         ..RlmConfig::default()
     };
     let started = Instant::now();
-    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let r = rlm(&srv, cfg);
     let (_, out) = r.run("top").await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(30));
     // Root turns plus at most the budget's worth of child turns (and a few
@@ -99,7 +118,6 @@ async fn the_wall_time_budget_is_checked_between_blocks() {
         }
     })
     .unwrap();
-    let m = model(&srv);
     let cfg = RlmConfig {
         budgets: Budgets {
             max_wall_time: Some(Duration::from_millis(800)),
@@ -111,7 +129,7 @@ async fn the_wall_time_budget_is_checked_between_blocks() {
         },
         ..RlmConfig::default()
     };
-    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let r = rlm(&srv, cfg);
     let (_, out) = r.run("q").await.unwrap();
     assert_eq!(out.ending, Ending::Budget, "{out:?}");
     assert_eq!(out.answer.as_deref(), Some("partial [c1.s1]"), "{out:?}");
@@ -138,16 +156,11 @@ async fn a_root_model_failing_part_way_gives_the_best_answer_so_far_or_a_fallbac
             Reply::Status(503, None, "gone for good".into())
         })
         .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let trace = dir.path().join("t.jsonl");
-        let m = model(&srv);
         let cfg = RlmConfig {
-            trace_path: Some(trace.clone()),
             retry: quick_retry(),
             ..RlmConfig::default()
         };
-        let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
-        let (mut s, out) = r.run("Where was Marie Curie born?").await.unwrap();
+        let (out, t) = traced_run(&srv, cfg, "Where was Marie Curie born?").await;
         assert_eq!(out.ending, Ending::ModelError);
         if draft {
             assert_eq!(out.answer.as_deref(), Some("Warsaw [c1.s1]"));
@@ -162,8 +175,6 @@ async fn a_root_model_failing_part_way_gives_the_best_answer_so_far_or_a_fallbac
                 "{out:?}"
             );
         }
-        s.finish(Value::Null).unwrap();
-        let t = Trajectory::read(&trace).unwrap();
         assert_eq!(t.final_line.unwrap().ending, Ending::ModelError);
     }
 }
@@ -185,13 +196,12 @@ async fn an_unwritable_trajectory_is_a_warning_not_the_end_of_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("a-file");
     std::fs::write(&blocker, "x").unwrap();
-    let m = model(&srv);
     let cfg = RlmConfig {
         // Its parent is a regular file: neither it nor its directory can be made.
         trace_path: Some(blocker.join("trace.jsonl")),
         ..RlmConfig::default()
     };
-    let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
+    let r = rlm(&srv, cfg);
     let (mut s, out) = r.run("q").await.unwrap();
     assert_eq!(out.answer.as_deref(), Some("still here"));
     assert!(
@@ -223,22 +233,8 @@ async fn the_fan_out_comes_from_the_server_when_it_says_and_is_in_the_header() {
             }
         })
         .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let trace = dir.path().join("t.jsonl");
-        let m = model(&srv);
-        let cfg = RlmConfig {
-            trace_path: Some(trace.clone()),
-            ..RlmConfig::default()
-        };
-        let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
-        let (mut s, _) = r.run("q").await.unwrap();
-        s.finish(Value::Null).unwrap();
-        let c = Trajectory::read(&trace)
-            .unwrap()
-            .header
-            .unwrap()
-            .concurrency
-            .unwrap();
+        let (_, t) = traced_run(&srv, RlmConfig::default(), "q").await;
+        let c = t.header.unwrap().concurrency.unwrap();
         assert_eq!((c.limit, c.source), (want, source), "slots {slots:?}");
     }
 }

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::MemHandle;
-use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
+use rlm_core::testkit::{ChatServer, Reply, free_port, is_root_request, last_user};
 use rlm_core::trajectory::SubCallRecord;
 use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, Rlm, RlmConfig, Trajectory};
 use serde_json::Value;
@@ -190,15 +190,6 @@ async fn a_server_killed_mid_run_loses_no_call() {
     assert_eq!(sub_requests(&b), on_b);
 }
 
-/// A free port on 127.0.0.1.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The router process, killed when the test ends.
 struct Router(Child);
 
@@ -218,7 +209,7 @@ fn start_router(bin: &Path, port: u16, workers: &[String], log: &Path) -> Router
         .args(workers)
         .args(["--policy", "round_robin"])
         .args(["--prometheus-host", "127.0.0.1"])
-        .args(["--prometheus-port", &free_port().to_string()])
+        .args(["--prometheus-port", &free_port().unwrap().to_string()])
         .args(["--worker-startup-timeout-secs", "60"])
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(log).unwrap())
@@ -278,7 +269,7 @@ async fn a_pool_through_vllm_router_in_front_of_two_servers() {
         .map(|s| s.base_url().trim_end_matches("/v1").to_owned())
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
+    let port = free_port().unwrap();
     let _router = start_router(
         Path::new(&bin),
         port,

@@ -40,6 +40,48 @@ fn tool_call(id: &str, name: &str, args: Value) -> Reply {
     )
 }
 
+/// The question of every test, and the answer the scripted roots give.
+const QUESTION: &str = "Where was Marie Curie born?";
+const ANSWER: &str = "Warsaw. Marie Curie was born in Warsaw [c1.s1].";
+
+/// A server (with `slots`, as [`ChatServer::start_with_slots`]) whose root
+/// calls get `root(request)` and whose sub-calls get "sub".
+fn root_server(
+    slots: Option<usize>,
+    root: impl Fn(&Value) -> Reply + Send + Sync + 'static,
+) -> ChatServer {
+    ChatServer::start_with_slots(slots, move |req: &Value, _| {
+        if is_root_request(req) {
+            root(req)
+        } else {
+            Reply::Text("sub".into())
+        }
+    })
+    .unwrap()
+}
+
+/// The messages of a request (it has them).
+fn messages(req: &Value) -> &[Value] {
+    req["messages"].as_array().expect("a request's messages")
+}
+
+/// How many messages of a request have this role (none if it has no messages).
+fn count_role(req: &Value, role: &str) -> usize {
+    req["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == role).count())
+}
+
+/// The names of the tools a request offered.
+fn tool_names(req: &Value) -> Vec<&str> {
+    req["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect()
+}
+
 fn rlm(server: &ChatServer, protocol: Protocol) -> Rlm {
     common::scripted_rlm(
         server,
@@ -52,49 +94,24 @@ fn rlm(server: &ChatServer, protocol: Protocol) -> Rlm {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_calls_run_and_their_results_come_back_as_tool_messages() {
-    let srv = ChatServer::start(|req: &Value, _| {
-        if !is_root_request(req) {
-            return Reply::Text("sub".into());
-        }
-        let has_tool_result = req["messages"]
-            .as_array()
-            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
-        if has_tool_result {
-            tool_call(
-                "call_2",
-                "final_answer",
-                json!({"answer": "Warsaw. Marie Curie was born in Warsaw [c1.s1]."}),
-            )
+    let srv = root_server(None, |req| {
+        if count_role(req, "tool") > 0 {
+            tool_call("call_2", "final_answer", json!({ "answer": ANSWER }))
         } else {
             tool_call("call_1", "search", json!({"query": "Marie Curie"}))
         }
-    })
-    .unwrap();
-    let (_, out) = rlm(&srv, Protocol::Tools)
-        .run("Where was Marie Curie born?")
-        .await
-        .unwrap();
-    assert_eq!(
-        out.answer.as_deref(),
-        Some("Warsaw. Marie Curie was born in Warsaw [c1.s1]."),
-        "{out:?}"
-    );
+    });
+    let (_, out) = rlm(&srv, Protocol::Tools).run(QUESTION).await.unwrap();
+    assert_eq!(out.answer.as_deref(), Some(ANSWER), "{out:?}");
     let reqs = root_requests(&srv);
     assert_eq!(reqs.len(), 2);
     // The tools offered: the handle's functions and the loop's own.
-    let names: Vec<&str> = reqs[0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str())
-        .collect();
+    let names = tool_names(&reqs[0]);
     for n in ["search", "read", "llm_query", "python", "final_answer"] {
         assert!(names.contains(&n), "{names:?}");
     }
     // The search result came back as the tool message answering call_1.
-    let tool = reqs[1]["messages"]
-        .as_array()
-        .unwrap()
+    let tool = messages(&reqs[1])
         .iter()
         .find(|m| m["role"] == "tool")
         .cloned()
@@ -107,33 +124,19 @@ async fn tool_calls_run_and_their_results_come_back_as_tool_messages() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forced_code_is_continued_by_a_server_that_continues_the_reply() {
     // `GET /props` with total_slots: the client takes it for llama.cpp's server.
-    let srv = ChatServer::start_with_slots(Some(1), |req: &Value, _| {
-        if !is_root_request(req) {
-            return Reply::Text("sub".into());
-        }
-        let turns = req["messages"]
-            .as_array()
-            .map_or(0, |m| m.iter().filter(|m| m["role"] == "user").count());
+    let srv = root_server(Some(1), |req| {
         // The server writes only what follows the prefix, up to the stop.
-        Reply::Text(if turns <= 1 {
+        Reply::Text(if count_role(req, "user") <= 1 {
             "text = context.read('c1')\nprint(text)\n".into()
         } else {
-            "FINAL('Warsaw. Marie Curie was born in Warsaw [c1.s1].')\n".into()
+            format!("FINAL('{ANSWER}')\n")
         })
-    })
-    .unwrap();
-    let (_, out) = rlm(&srv, Protocol::Code)
-        .run("Where was Marie Curie born?")
-        .await
-        .unwrap();
-    assert_eq!(
-        out.answer.as_deref(),
-        Some("Warsaw. Marie Curie was born in Warsaw [c1.s1]."),
-        "{out:?}"
-    );
+    });
+    let (_, out) = rlm(&srv, Protocol::Code).run(QUESTION).await.unwrap();
+    assert_eq!(out.answer.as_deref(), Some(ANSWER), "{out:?}");
     let reqs = root_requests(&srv);
     let first = &reqs[0];
-    let last = first["messages"].as_array().unwrap().last().unwrap();
+    let last = messages(first).last().unwrap();
     assert_eq!(last["role"], "assistant", "{first}");
     assert_eq!(last["content"], "```repl\n", "{first}");
     assert!(
@@ -151,18 +154,10 @@ async fn forced_code_is_continued_by_a_server_that_continues_the_reply() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reply_repeated_three_times_ends_the_run_without_burning_the_budget() {
-    let srv = ChatServer::start(|req: &Value, _| {
-        if is_root_request(req) {
-            Reply::Text("```repl\nprint(context.search('Curie'))\n```".into())
-        } else {
-            Reply::Text("sub".into())
-        }
-    })
-    .unwrap();
-    let (_, out) = rlm(&srv, Protocol::Free)
-        .run("Where was Marie Curie born?")
-        .await
-        .unwrap();
+    let srv = root_server(None, |_| {
+        Reply::Text("```repl\nprint(context.search('Curie'))\n```".into())
+    });
+    let (_, out) = rlm(&srv, Protocol::Free).run(QUESTION).await.unwrap();
     assert!(
         matches!(
             out.fallback,
@@ -185,32 +180,18 @@ async fn a_reply_repeated_three_times_ends_the_run_without_burning_the_budget() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_small_root_is_offered_the_recipe_tools_only() {
-    let srv = ChatServer::start(|req: &Value, _| {
-        if is_root_request(req) {
-            tool_call(
-                "call_1",
-                "final_answer",
-                json!({"answer": "Warsaw. Marie Curie was born in Warsaw [c1.s1]."}),
-            )
-        } else {
-            Reply::Text("sub".into())
-        }
-    })
-    .unwrap();
+    let srv = root_server(None, |_| {
+        tool_call("call_1", "final_answer", json!({ "answer": ANSWER }))
+    });
     let cfg = RlmConfig {
         protocol: Protocol::Tools,
         profile: Some(rlm_core::Profile::Small),
         ..RlmConfig::default()
     };
     let r = common::scripted_rlm(&srv, cfg);
-    let _ = r.run("Where was Marie Curie born?").await.unwrap();
+    let _ = r.run(QUESTION).await.unwrap();
     let reqs = root_requests(&srv);
-    let names: Vec<&str> = reqs[0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str())
-        .collect();
+    let names = tool_names(&reqs[0]);
     assert!(
         names.contains(&"search") && names.contains(&"final_answer"),
         "{names:?}"
@@ -224,17 +205,10 @@ async fn a_small_root_is_offered_the_recipe_tools_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_run_is_kept_inside_the_roots_context_window() {
     // Each turn prints a long output; the window holds about two of them.
-    let srv = ChatServer::start(|req: &Value, _| {
-        if is_root_request(req) {
-            let turn = req["messages"]
-                .as_array()
-                .map_or(0, |m| m.iter().filter(|x| x["role"] == "assistant").count());
-            Reply::Text(format!("```repl\nprint('word{turn} ' * 1500)\n```"))
-        } else {
-            Reply::Text("sub".into())
-        }
-    })
-    .unwrap();
+    let srv = root_server(None, |req| {
+        let turn = count_role(req, "assistant");
+        Reply::Text(format!("```repl\nprint('word{turn} ' * 1500)\n```"))
+    });
     let m = common::scripted_model(&srv, Some(6000));
     let cfg = RlmConfig {
         budgets: rlm_core::Budgets {
@@ -244,20 +218,16 @@ async fn a_long_run_is_kept_inside_the_roots_context_window() {
         ..RlmConfig::default()
     };
     let r = Rlm::new(cfg, m.clone(), m, Arc::new(MemHandle::sample()));
-    let _ = r.run("Where was Marie Curie born?").await.unwrap();
+    let _ = r.run(QUESTION).await.unwrap();
     let reqs = root_requests(&srv);
     let last = reqs.last().unwrap();
-    let chars: usize = last["messages"]
-        .as_array()
-        .unwrap()
+    let chars: usize = messages(last)
         .iter()
         .map(|m| m["content"].as_str().map_or(0, str::len))
         .sum();
     // About four characters a token: the request fits the window with room to reply.
     assert!(chars < 6000 * 4, "{chars} characters sent");
-    let shortened = last["messages"]
-        .as_array()
-        .unwrap()
+    let shortened = messages(last)
         .iter()
         .filter(|m| {
             m["content"]
@@ -267,7 +237,7 @@ async fn a_long_run_is_kept_inside_the_roots_context_window() {
         .count();
     assert!(shortened >= 2, "{last:#}");
     // The last output is whole.
-    let msgs = last["messages"].as_array().unwrap();
+    let msgs = messages(last);
     let final_output = msgs[msgs.len() - 1]["content"].as_str().unwrap();
     assert!(!final_output.contains("shortened to fit"), "{final_output}");
 }

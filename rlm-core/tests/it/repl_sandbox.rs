@@ -6,14 +6,13 @@ use std::time::Duration;
 
 use rlm_core::{LimitHit, NoHost, Repl, ReplLimits};
 
+/// The sandbox tests' limits, with a shorter block time, a lower recursion
+/// limit and 1 MiB of output a block.
 fn limits() -> ReplLimits {
     ReplLimits {
-        max_block_time: Duration::from_millis(1500),
-        max_memory: 256 * 1024 * 1024,
         max_recursion: 100,
-        max_output_chars: 2_000,
         max_output_bytes: 1024 * 1024,
-        ..ReplLimits::default()
+        ..crate::common::sandbox_limits(Duration::from_millis(1500))
     }
 }
 

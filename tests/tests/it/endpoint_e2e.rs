@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rlm_core::testkit::free_port;
 use rlmkg_tests::{repo_root, rlmkg, shared_data, stderr, stdout};
 use serde_json::Value;
 
@@ -34,14 +35,6 @@ impl Drop for Virtuoso {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl Virtuoso {
     /// Start `bin` on free ports over a fresh database, wait until `/sparql`
     /// answers, and let the anonymous SPARQL user update (the test's server
@@ -49,7 +42,7 @@ impl Virtuoso {
     fn start(bin: &Path, isql: &Path) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display().to_string();
-        let (http, sql) = (free_port(), free_port());
+        let (http, sql) = (free_port().unwrap(), free_port().unwrap());
         let ini = format!(
             "[Database]\nDatabaseFile = {d}/db.db\nErrorLogFile = {d}/db.log\nLockFile = {d}/db.lck\n\
              TransactionFile = {d}/db.trx\nxa_persistent_file = {d}/db.pxa\n\

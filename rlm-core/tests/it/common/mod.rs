@@ -8,9 +8,20 @@ use std::time::Duration;
 use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
 use rlm_core::{
     ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, OpenAiConfig,
-    OpenAiModel, Rlm, RlmConfig,
+    OpenAiModel, ReplLimits, Rlm, RlmConfig,
 };
 use serde_json::{Map, Value, json};
+
+/// The REPL limits of the sandbox tests: a block may run for `block_time`,
+/// keep 256 MiB and return 2 000 characters of output; the rest as default.
+pub fn sandbox_limits(block_time: Duration) -> ReplLimits {
+    ReplLimits {
+        max_block_time: block_time,
+        max_memory: 256 * 1024 * 1024,
+        max_output_chars: 2_000,
+        ..ReplLimits::default()
+    }
+}
 
 /// A server whose root calls get `root[i]` in turn (the last repeats) and whose
 /// sub-calls get `sub(prompt)`.
