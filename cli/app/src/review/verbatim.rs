@@ -10,8 +10,9 @@
 //! relation, the asked type, the question's year) still judges it.
 //!
 //! Only a claim of at least [`MIN_WORDS`] words whose words appear in the same
-//! order, contiguously, in one sentence the run read is cited; a paraphrase,
-//! a merger of two sentences or a claim with a word of its own stays uncited.
+//! order, contiguously, in one sentence the run read is cited, and only in an
+//! answer of at most [`MAX_CLAIMS`] claims; a paraphrase, a merger of two
+//! sentences, a claim with a word of its own or a copied page stays uncited.
 
 use rlmkg_citation::{Report, Verdict};
 use rlmkg_ingest::Store;
@@ -20,6 +21,12 @@ use rlmkg_ingest::Store;
 /// run ("in 2019", "Bergen") appears in too many sentences to say which one
 /// it was copied from.
 pub const MIN_WORDS: usize = 4;
+
+/// Most factual claims an answer may have for its copies to be cited: a root
+/// that copies the sentence that answers writes one or two (a sentence may be
+/// two claims, "…, where she had taught…"); a copied page is not an answer,
+/// and citing it would let its first name of the asked kind pass for one.
+pub const MAX_CLAIMS: usize = 4;
 
 /// Most read ids whose sentences are compared (the run's first reads: ids are
 /// kept first seen first).
@@ -53,6 +60,14 @@ pub(crate) fn cite_verbatim(
     report: &Report,
     read: &[String],
 ) -> Option<(String, usize)> {
+    let factual = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict != Verdict::Exempt)
+        .count();
+    if factual > MAX_CLAIMS {
+        return None;
+    }
     let uncited: Vec<_> = report
         .claims
         .iter()
