@@ -15,6 +15,8 @@
 #   CARGO_TARGET_DIR  cargo's target dir (default as in .ci/run)
 #   PYTHON            interpreter that creates the venv (default python3; >= 3.9)
 set -euo pipefail
+# shellcheck source=ci/lib-venv.sh
+source "$(dirname "$0")/lib-venv.sh"
 cd "$(dirname "$0")/.."
 
 MATURIN_VERSION=1.16.0
@@ -39,24 +41,8 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-mkdir -p "$CACHE"
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$CACHE/python-venv.lock"
-  flock 9
-fi
-if venv_ok; then
-  log "reusing $VENV (maturin $MATURIN_VERSION, pytest $PYTEST_VERSION)"
-else
-  py="${PYTHON:-python3}"
-  command -v "$py" >/dev/null 2>&1 || die "no $py to create the venv (set PYTHON)"
-  log "installing maturin==$MATURIN_VERSION and pytest==$PYTEST_VERSION into $VENV"
-  rm -rf "$VENV"
-  "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
-  "$VPY" -m pip install --quiet --disable-pip-version-check \
-    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" >&2 \
-    || die "pip install maturin pytest failed"
-  venv_ok || die "the venv at $VENV lacks maturin $MATURIN_VERSION or pytest $PYTEST_VERSION"
-fi
+ensure_venv "maturin $MATURIN_VERSION, pytest $PYTEST_VERSION" \
+  "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION"
 
 wheels=$(mktemp -d)
 trap 'rm -rf "$wheels"' EXIT

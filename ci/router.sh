@@ -16,6 +16,8 @@
 #   RLMKG_CI_CACHE   cache dir (default ~/.cache/rlmkg-ci); the venv is $RLMKG_CI_CACHE/router-venv
 #   PYTHON           interpreter that creates the venv (default python3)
 set -euo pipefail
+# shellcheck source=ci/lib-venv.sh
+source "$(dirname "$0")/lib-venv.sh"
 
 ROUTER_VERSION=0.1.17
 CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
@@ -35,23 +37,7 @@ sys.exit(0 if version("vllm-router") == sys.argv[1] else 1)
 PY
 }
 
-mkdir -p "$CACHE"
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$CACHE/router-venv.lock"
-  flock 9
-fi
-if venv_ok; then
-  log "reusing $VENV (vllm-router $ROUTER_VERSION)"
-else
-  py="${PYTHON:-python3}"
-  command -v "$py" >/dev/null 2>&1 || die "no $py to create the venv (set PYTHON)"
-  log "installing vllm-router==$ROUTER_VERSION into $VENV"
-  rm -rf "$VENV"
-  "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
-  "$VPY" -m pip install --quiet --disable-pip-version-check "vllm-router==$ROUTER_VERSION" >&2 \
-    || die "pip install vllm-router failed"
-  venv_ok || die "the venv at $VENV does not import vllm_router.router"
-fi
+ensure_venv "vllm-router $ROUTER_VERSION" "vllm-router==$ROUTER_VERSION"
 "$BIN" --help >/dev/null 2>&1 || die "$BIN --help does not run"
 
 echo "export RLMKG_ROUTER_BIN=$BIN"

@@ -15,6 +15,8 @@
 #   RLMKG_CI_CACHE   cache dir (default ~/.cache/rlmkg-ci); the venv is $RLMKG_CI_CACHE/serve-venv
 #   PYTHON           interpreter that creates the venv (default python3)
 set -euo pipefail
+# shellcheck source=ci/lib-venv.sh
+source "$(dirname "$0")/lib-venv.sh"
 
 MCP_VERSION=2.3.0
 WS_VERSION=1.9.2
@@ -35,24 +37,8 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-mkdir -p "$CACHE"
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$CACHE/serve-venv.lock"
-  flock 9
-fi
-if venv_ok; then
-  log "reusing $VENV (mcp $MCP_VERSION, websocket-client $WS_VERSION)"
-else
-  py="${PYTHON:-python3}"
-  command -v "$py" >/dev/null 2>&1 || die "no $py to create the venv (set PYTHON)"
-  log "installing mcp==$MCP_VERSION and websocket-client==$WS_VERSION into $VENV"
-  rm -rf "$VENV"
-  "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
-  "$VPY" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_VERSION" "websocket-client==$WS_VERSION" >&2 \
-    || die "pip install mcp websocket-client failed"
-  venv_ok || die "the venv at $VENV does not import mcp and websocket"
-fi
+ensure_venv "mcp $MCP_VERSION, websocket-client $WS_VERSION" \
+  "mcp==$MCP_VERSION" "websocket-client==$WS_VERSION"
 
 CHROMIUM="${RLMKG_CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$CHROMIUM" ]; then

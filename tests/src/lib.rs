@@ -242,3 +242,18 @@ pub fn qwen_gguf() -> Option<PathBuf> {
     }
     found
 }
+
+/// Ask `question` on a fresh sample store with the Qwen GGUF ([`qwen_gguf`]):
+/// `ask --json --strategy STRATEGY <extra…> --model-path GGUF --no-cache`,
+/// which must succeed. Its `--json` answer and its stderr, or `None` (the test
+/// skips, as [`qwen_gguf`] says) when the model is absent.
+pub fn ask_qwen(strategy: &str, extra: &[&str], question: &str) -> Option<(Value, String)> {
+    let model = qwen_gguf()?;
+    let (dir, store) = sample_store();
+    let mut args = extra.to_vec();
+    args.extend(["--model-path", model.to_str().unwrap(), "--no-cache"]);
+    let out = ask_json(dir.path(), &store, strategy, &args, question);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer = serde_json::from_str(&stdout(&out)).unwrap();
+    Some((answer, stderr(&out)))
+}

@@ -6,29 +6,20 @@
 //! One question only: about 30 s of CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rlmkg_tests::{ask_json, qwen_gguf, sample_store, stderr, stdout};
-use serde_json::Value;
+use rlmkg_tests::ask_qwen;
 
 #[test]
 fn a_real_model_composes_a_verified_short_answer() {
-    let Some(model) = qwen_gguf() else {
+    let Some((answer, stderr)) = ask_qwen(
+        "heuristic",
+        &[],
+        "Who founded the publisher of The Salt Atlas?",
+    ) else {
         return;
     };
-    let (dir, store) = sample_store();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        "heuristic",
-        &["--model-path", model.to_str().unwrap(), "--no-cache"],
-        "Who founded the publisher of The Salt Atlas?",
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(
-        answer["method"],
-        "heuristic_composed",
-        "{answer:#}\n{}",
-        stderr(&out)
+        answer["method"], "heuristic_composed",
+        "{answer:#}\n{stderr}"
     );
     assert_eq!(
         answer["short_answer"]["text"], "Catherine Moray",

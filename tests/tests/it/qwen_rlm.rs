@@ -9,32 +9,18 @@
 //! minutes of CPU.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rlmkg_tests::{ask_json, qwen_gguf, sample_store, stderr, stdout};
-use serde_json::Value;
+use rlmkg_tests::ask_qwen;
 
 #[test]
 fn a_small_real_root_writes_code_that_reaches_the_answer() {
-    let Some(model) = qwen_gguf() else {
+    let Some((answer, stderr)) = ask_qwen(
+        "rlm",
+        &["--embedded-root", "--max-iterations", "6"],
+        "Who led the Skarvik Expedition?",
+    ) else {
         return;
     };
-    let (dir, store) = sample_store();
-    let out = ask_json(
-        dir.path(),
-        &store,
-        "rlm",
-        &[
-            "--embedded-root",
-            "--model-path",
-            model.to_str().unwrap(),
-            "--max-iterations",
-            "6",
-            "--no-cache",
-        ],
-        "Who led the Skarvik Expedition?",
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let why = format!("{answer:#}\n{}", stderr(&out));
+    let why = format!("{answer:#}\n{stderr}");
     // The RLM's own answer, not the fallback's.
     assert_eq!(answer["method"], "rlm", "{why}");
     assert!(answer["fallback"].is_null(), "{why}");
