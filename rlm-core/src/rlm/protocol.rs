@@ -71,11 +71,7 @@ impl std::fmt::Display for Protocol {
 impl std::str::FromStr for Protocol {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|p| p.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown protocol {s:?} (expected auto, code, tools or free)"))
+        rlmkg_text::one_of(Self::ALL, Self::name, "protocol", s)
     }
 }
 
