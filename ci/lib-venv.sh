@@ -1,6 +1,40 @@
 # Sourced by the ci scripts that keep a Python venv of pinned PyPI packages
 # outside the clone (python-package.sh, serve-clients.sh, router.sh).
 #
+#   venv_init NAME PREFIX
+#
+# Sets CACHE (RLMKG_CI_CACHE, default ~/.cache/rlmkg-ci), VENV ($CACHE/NAME)
+# and VPY (the venv's python); `log` and `die` then write "PREFIX: …" to
+# stderr, and `die` exits 1.
+venv_init() {
+  CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
+  VENV="$CACHE/$1"
+  VPY="$VENV/bin/python"
+  VENV_LOG_PREFIX=$2
+}
+log() { echo "$VENV_LOG_PREFIX: $*" >&2; }
+die() { echo "$VENV_LOG_PREFIX: error: $*" >&2; exit 1; }
+
+#   venv_has PIN... [-- MODULE...]
+#
+# Whether $VPY runs, has each PIN (name==version) at exactly that version and
+# imports each MODULE.
+venv_has() {
+  [ -x "$VPY" ] || return 1
+  "$VPY" - "$@" >/dev/null 2>&1 <<'PY'
+import importlib
+import sys
+from importlib.metadata import version
+
+args = sys.argv[1:]
+cut = args.index("--") if "--" in args else len(args)
+for module in args[cut + 1:]:
+    importlib.import_module(module)
+pins = [pin.split("==") for pin in args[:cut]]
+sys.exit(0 if all(version(name) == want for name, want in pins) else 1)
+PY
+}
+
 #   ensure_venv WHAT PIN...
 #
 # Makes sure the venv at $VENV passes the caller's `venv_ok` check: reuses it
@@ -10,7 +44,7 @@
 # file descriptor 9 and kept until the calling script ends. WHAT names the
 # pins in the log line (e.g. "mcp 2.3.0, websocket-client 1.9.2").
 #
-# The caller defines VENV, VPY (the venv's python), `log`, `die` and `venv_ok`.
+# The caller runs venv_init first and defines `venv_ok` (with venv_has).
 ensure_venv() {
   local what=$1
   shift

@@ -21,25 +21,13 @@ cd "$(dirname "$0")/.."
 
 MATURIN_VERSION=1.16.0
 PYTEST_VERSION=9.2.0
-CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
-VENV="$CACHE/python-venv"
-VPY="$VENV/bin/python"
-
-log() { echo "python-package: $*" >&2; }
-die() { echo "python-package: error: $*" >&2; exit 1; }
+venv_init python-venv python-package
 
 if [ -z "${CARGO_TARGET_DIR:-}" ]; then
   if [ -d /work ] && [ -w /work ]; then export CARGO_TARGET_DIR=/work/target; else export CARGO_TARGET_DIR="$PWD/target"; fi
 fi
 
-venv_ok() {
-  [ -x "$VPY" ] && "$VPY" - "$MATURIN_VERSION" "$PYTEST_VERSION" >/dev/null 2>&1 <<'PY'
-import sys
-from importlib.metadata import version
-ok = version("maturin") == sys.argv[1] and version("pytest") == sys.argv[2]
-sys.exit(0 if ok else 1)
-PY
-}
+venv_ok() { venv_has "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION"; }
 
 ensure_venv "maturin $MATURIN_VERSION, pytest $PYTEST_VERSION" \
   "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION"

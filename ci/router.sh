@@ -20,22 +20,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib-venv.sh"
 
 ROUTER_VERSION=0.1.17
-CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
-VENV="$CACHE/router-venv"
-VPY="$VENV/bin/python"
+venv_init router-venv router
 BIN="$VENV/bin/vllm-router"
 
-log() { echo "router: $*" >&2; }
-die() { echo "router: error: $*" >&2; exit 1; }
-
-venv_ok() {
-  [ -x "$VPY" ] && [ -x "$BIN" ] && "$VPY" - "$ROUTER_VERSION" >/dev/null 2>&1 <<'PY'
-import sys
-from importlib.metadata import version
-import vllm_router.router  # noqa: F401  (the Rust router, not only the Python mini load balancer)
-sys.exit(0 if version("vllm-router") == sys.argv[1] else 1)
-PY
-}
+# vllm_router.router: the Rust router, not only the Python mini load balancer.
+venv_ok() { [ -x "$BIN" ] && venv_has "vllm-router==$ROUTER_VERSION" -- vllm_router.router; }
 
 ensure_venv "vllm-router $ROUTER_VERSION" "vllm-router==$ROUTER_VERSION"
 "$BIN" --help >/dev/null 2>&1 || die "$BIN --help does not run"

@@ -20,21 +20,11 @@ source "$(dirname "$0")/lib-venv.sh"
 
 MCP_VERSION=2.3.0
 WS_VERSION=1.9.2
-CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
-VENV="$CACHE/serve-venv"
-VPY="$VENV/bin/python"
-
-log() { echo "serve-clients: $*" >&2; }
-die() { echo "serve-clients: error: $*" >&2; exit 1; }
+venv_init serve-venv serve-clients
 
 venv_ok() {
-  [ -x "$VPY" ] && "$VPY" - "$MCP_VERSION" "$WS_VERSION" >/dev/null 2>&1 <<'PY'
-import sys
-from importlib.metadata import version
-import mcp, mcp.client.stdio, mcp.client.streamable_http, websocket  # noqa: F401
-ok = version("mcp") == sys.argv[1] and version("websocket-client") == sys.argv[2]
-sys.exit(0 if ok else 1)
-PY
+  venv_has "mcp==$MCP_VERSION" "websocket-client==$WS_VERSION" \
+    -- mcp mcp.client.stdio mcp.client.streamable_http websocket
 }
 
 ensure_venv "mcp $MCP_VERSION, websocket-client $WS_VERSION" \
