@@ -1,7 +1,7 @@
 //! The `--json` output types built from the library's results: each field
 //! name is written here, so renaming a field of a library type cannot
 //! silently change the command line's JSON (the snapshot tests in
-//! `tests/tests/cli_snapshots.rs` hold the output byte for byte). The
+//! `tests/tests/it/cli_snapshots.rs` hold the output byte for byte). The
 //! commands whose JSON holds no library type name their keys where they
 //! print (`config show`, `generate`, `export --to-endpoint`, `trace export`,
 //! and the reports of `eval`, whose parts come from here).

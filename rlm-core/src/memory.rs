@@ -33,7 +33,7 @@
 //! Host threads allocating or freeing while a step runs blur the count a little
 //! (their bytes land in the stepping session's ledger); the sandbox's own frees
 //! that happen on the host side (a dropped session, a block's final value, its
-//! exception) are done under the lock and refunded. Covered by `tests/hostile_code.rs`.
+//! exception) are done under the lock and refunded. Covered by `tests/it/hostile_code.rs`.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
