@@ -534,3 +534,69 @@ fn a_root_that_runs_no_code_falls_back_to_the_heuristic_strategy() {
     );
     assert_eq!(answer["verified"], true, "{answer:#}");
 }
+
+/// Code that finds the text (without its id) of the sentence that places the
+/// Kestrel Institute in Tromsø, as a small root reads it from a search.
+const FIND_TROMSO_TEXT: &str = r#"import re
+said = None
+for h in context.search("Kestrel Institute for Coastal Studies Tromsø", k=5):
+    for sid, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if said is None and "Tromsø" in s and "KICS" in s:
+            said = s.strip()
+print(said)"#;
+
+#[test]
+fn a_sentence_copied_without_its_id_is_cited_to_it() {
+    // The small root's habit: it writes the sentence it read into FINAL and
+    // leaves out the id. A word-for-word copy is cited to the sentence.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(FIND_TROMSO_TEXT),
+                _ => repl("FINAL(said)"),
+            })
+        },
+        &[],
+        SKARVIK,
+    );
+    let answer = case.answer();
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
+    assert!(
+        verdicts(&answer).iter().all(|v| v == "supported"),
+        "{answer:#}"
+    );
+    assert!(
+        case.stderr().contains("copied word for word"),
+        "{}",
+        case.stderr()
+    );
+}
+
+#[test]
+fn a_paraphrase_or_a_copied_page_is_not_cited_from_the_reads() {
+    // One word of its own ("famous"), or the whole page copied: neither is
+    // given a citation, so neither stands as the RLM's answer.
+    for final_code in [
+        "FINAL(said.replace(\"independent\", \"famous\"))",
+        "page = context.read(context.search(\"Kestrel Institute for Coastal Studies Tromsø\", k=1)[0][\"id\"])\nFINAL(\" \".join(s.strip().rstrip(\".\") + \".\" for _, s in re.findall(r\"\\[(c\\d+\\.s\\d+)\\] ([^\\[]*)\", page)))",
+    ] {
+        let case = scripted_case(
+            move |req: &Value, _| {
+                Reply::Text(match turn(req) {
+                    0 => repl(FIND_TROMSO_TEXT),
+                    _ => repl(final_code),
+                })
+            },
+            &[],
+            SKARVIK,
+        );
+        let answer = case.answer();
+        assert_ne!(answer["method"], "rlm", "{final_code}: {answer:#}");
+        assert!(
+            !case.stderr().contains("copied word for word"),
+            "{}",
+            case.stderr()
+        );
+    }
+}
