@@ -273,6 +273,26 @@ const ORG_WORDS: &[&str] = &[
     "authority",
     "organization",
     "organisation",
+    // Businesses and works named by what they are ("the Vardal Shipyard").
+    "shipyard",
+    "factory",
+    "brewery",
+    "distillery",
+    "foundry",
+    "firm",
+    "bureau",
+    "publishers",
+    "publishing",
+    "newspaper",
+    "magazine",
+    "airline",
+    "industries",
+    "enterprises",
+    "holdings",
+    "partners",
+    "laboratories",
+    "observatory",
+    "library",
 ];
 
 const PLACE_WORDS: &[&str] = &[
@@ -1361,5 +1381,24 @@ mod tests {
             ex.relations
         );
         assert!(ex.relations.iter().all(|r| !r.evidence.is_empty()));
+    }
+
+    #[test]
+    fn a_business_named_by_what_it_is_is_an_organization() {
+        let ex = run(
+            "The ship was built at the Vardal Shipyard in Bergen. Olaf Haugen founded the Nordby \
+             Brewery. Mara Ellison wrote for the Coastal Observatory.",
+        );
+        let kind = |key: &str| {
+            ex.entities
+                .iter()
+                .find(|e| e.key == key)
+                .map(|e| e.kind.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(kind("vardal_shipyard"), "organization");
+        assert_eq!(kind("nordby_brewery"), "organization");
+        assert_eq!(kind("coastal_observatory"), "organization");
+        assert_eq!(kind("olaf_haugen"), "person");
     }
 }
