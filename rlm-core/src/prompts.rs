@@ -190,6 +190,11 @@ pub const SMALL_MAX_TOKENS: u32 = 320;
 /// What the `small` profile tells the model after each output.
 pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: hits = context.search(\"<that name> <what the question asks of it>\") then print(hits[:3]).";
 
+/// What a small root is told after each output of a question about the whole
+/// collection until it has a tally: the map recipe's next lines (the
+/// multi-hop recipe's searches cannot count).
+pub const SMALL_MAP_STEP: &str = "Next: this question is about the whole collection, so count in code: records = context.map(\"<the one thing to extract from each document, as key<TAB>value>\") then print(context.tally(records)[:5]). The tally shows the FINAL call that answers from its rows.";
+
 /// The `small` profile: the task, then the steps of a multi-hop lookup as
 /// calls to copy, with placeholders (`<the answer>`) that the answer guard
 /// rejects if copied as they are.

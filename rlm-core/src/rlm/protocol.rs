@@ -135,6 +135,19 @@ pub fn read_start() -> ReplyStart {
     }
 }
 
+/// The reply start that has the model map every document: the first step of
+/// a question about the whole collection.
+pub fn map_start() -> ReplyStart {
+    ReplyStart {
+        prefix: format!("{CODE_PREFIX}{MAP_NUDGE}"),
+        end: CODE_END.to_owned(),
+    }
+}
+
+/// What [`map_start`] writes for the model after the code fence: the
+/// recipe's first line, the instruction left to the model.
+pub const MAP_NUDGE: &str = "records = context.map(\"";
+
 /// What [`read_start`] writes for the model after the code fence.
 pub const READ_NUDGE: &str = "print(context.read(\"";
 

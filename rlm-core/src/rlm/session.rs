@@ -64,6 +64,9 @@ pub struct Session {
     pub(super) answer_next: bool,
     /// Whether a turn was begun so already (once a run).
     pub(super) answer_offered: bool,
+    /// The question is about the whole collection and `map` is offered: a
+    /// small root is led through map and tally instead of searches.
+    pub(super) mapping: bool,
 }
 
 /// Replies in a row that repeat the one before after which the run ends.
@@ -251,6 +254,7 @@ impl Session {
             reviews: 0,
             answer_next: false,
             answer_offered: false,
+            mapping: with_map && whole_collection,
         }
     }
 
@@ -469,6 +473,16 @@ impl Session {
             // the turn after an output that shows the answer's sentence.
             Protocol::Code if kind == TurnKind::Last || self.answer_next => {
                 request.start = Some(protocol::final_start());
+            }
+            // A small model's first turn on a question about the whole
+            // collection is begun as the map that reads every document.
+            Protocol::Code
+                if self.mapping
+                    && self.profile == Profile::Small
+                    && self.iteration <= 1
+                    && self.repeats == 0 =>
+            {
+                request.start = Some(protocol::map_start());
             }
             // A small model's first turn is begun as a search: every lookup
             // starts there. A model stuck repeating itself gets a different
@@ -847,7 +861,9 @@ impl Session {
             // After a tally, the calls that answer from its rows; otherwise
             // the multi-hop recipe's next step.
             let counted: Vec<String> = tallies.iter().filter_map(map::tally_hint).collect();
-            if counted.is_empty() {
+            if counted.is_empty() && self.mapping {
+                extra.push(prompts::SMALL_MAP_STEP.to_owned());
+            } else if counted.is_empty() {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
                 if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
                     extra.push(hint);
@@ -862,6 +878,13 @@ impl Session {
                 extra.push(prompts::SMALL_NEXT_STEP.to_owned());
             } else {
                 extra.extend(counted);
+                // The rows answer a counting question: the next turn is
+                // begun as its FINAL (once a run, as after an answering
+                // sentence).
+                if self.protocol == Protocol::Code && !self.answer_offered {
+                    self.answer_next = true;
+                    self.answer_offered = true;
+                }
             }
         }
         let remaining = self

@@ -192,3 +192,65 @@ fn a_count_answer_is_checked_against_the_documents_it_cites() {
     assert_ne!(answer["method"], "rlm", "{why}");
     assert!(!stderr(&out).contains("count checked"), "{why}");
 }
+
+#[test]
+fn a_small_root_is_begun_as_the_map_and_after_the_tally_as_its_final() {
+    // A server that continues a trailing assistant message (llama.cpp's, told
+    // by `GET /props`): the root writes only what follows the begun reply.
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    let question = q["question"].as_str().unwrap();
+    let script = |req: &Value, _: usize| {
+        let is_root = req["messages"][1]["content"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("Corpus:"));
+        let last = last_user(req);
+        if !is_root {
+            return Reply::Text(match between(&last, "safety desk: ", ".") {
+                Some(cat) => format!("category\t{cat}"),
+                None => "NONE".into(),
+            });
+        }
+        let begun = req["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .filter(|m| m["role"] == "assistant")
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        Reply::Text(if begun.ends_with("context.map(\"") {
+            "the category\", over=\"docs\")\nprint(context.tally(records)[:3])\n".into()
+        } else if begun.ends_with("FINAL(\"") {
+            let value = between(&last, "'value': '", "'").unwrap_or("none");
+            let chunk = between(&last, "'chunks': ['", "'").unwrap_or("c0");
+            format!("{value} [{chunk}]. The category recorded is {value} [{chunk}].\")\n")
+        } else {
+            "print('not begun')\n".into()
+        })
+    };
+    let server = ChatServer::start_with_slots(Some(1), script).unwrap();
+    let out = ask_scripted(
+        dir.path(),
+        &store,
+        &server.base_url(),
+        &["--profile", "small", "--protocol", "code"],
+        question,
+    );
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_eq!(answer["method"], "rlm", "{why}");
+    let text = answer["text"].as_str().unwrap().to_lowercase();
+    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
+    assert_eq!(answer["usage"]["sub_calls"], 24, "{why}");
+    // Two root turns: the map and tally, then the FINAL begun after it.
+    let root_turns = server
+        .requests()
+        .iter()
+        .filter(|r| {
+            r["messages"][1]["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Corpus:"))
+        })
+        .count();
+    assert_eq!(root_turns, 2, "{why}");
+}
