@@ -194,9 +194,12 @@ fn key_value(line: &str) -> Option<(String, String)> {
         let at = line.to_ascii_lowercase().find("<tab>")?;
         Some((line.get(..at)?, line.get(at + "<tab>".len()..)?))
     };
+    // The tab written as the escape `\t`, as in the code the model knows.
+    let escaped = || line.split_once("\\t");
     let (k, v) = line
         .split_once('\t')
         .or_else(literal)
+        .or_else(escaped)
         .or_else(|| line.split_once(": "))?;
     let (k, v) = (k.trim(), v.trim());
     if k.is_empty() || v.is_empty() || k.chars().count() > 80 {
@@ -218,6 +221,13 @@ fn clean_value(raw: &str) -> &str {
             .trim()
     }
     let mut v = trim(raw);
+    // A second `key<TAB>value` inside the value (a tab, or its escape `\t`):
+    // the last part.
+    if let Some((_, last)) = v.rsplit_once('\t').or_else(|| v.rsplit_once("\\t"))
+        && !last.trim().is_empty()
+    {
+        v = trim(last);
+    }
     // `key<inner>`: the inner part.
     if let Some(inner) = v
         .strip_suffix('>')
@@ -433,6 +443,10 @@ mod tests {
             .filter_map(|r| r["value"].as_str())
             .collect();
         assert_eq!(values, ["power outage", "fire"]);
+        let mut into = Parsed::default();
+        parse_reply("category\\tflood", Format::KeyValue, &seg("c1"), &mut into);
+        assert_eq!(into.records[0]["key"], "category");
+        assert_eq!(into.records[0]["value"], "flood");
         assert_eq!(into.unparsed, 0);
     }
 
@@ -486,6 +500,8 @@ mod tests {
             ])
         );
         assert_eq!(clean_value("power outage"), "power outage");
+        assert_eq!(clean_value("Incident 018\\tFire"), "Fire");
+        assert_eq!(clean_value("Category\tchemical spill"), "chemical spill");
         assert_eq!(clean_value("a < b"), "a < b");
         assert_eq!(
             clean_value("ratio 3=4 in the long text here"),
