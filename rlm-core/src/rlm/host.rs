@@ -270,6 +270,7 @@ impl LoopHost {
                 ),
             ));
         }
+        let format = format.for_instruction(&instruction);
         let calls = segments.iter().map(|seg| {
             let prompt = map::segment_prompt(&self.question, &instruction, format, seg);
             self.sub_query("map", prompt)

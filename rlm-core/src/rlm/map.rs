@@ -24,6 +24,11 @@ pub(super) enum Format {
     KeyValue,
     /// One JSON object per line.
     Json,
+    /// One value per segment, the reply the value alone: what a short
+    /// instruction ("category", "the town of the depot") asks for in the
+    /// default format. Small sub-models asked for `key<TAB>value` lines copy
+    /// the format's words ("key<BR>value", "text") instead of the value.
+    Value,
 }
 
 impl Format {
@@ -35,6 +40,29 @@ impl Format {
             other => Err(format!(
                 "map: format must be \"kv\" or \"json\", not {other:?}"
             )),
+        }
+    }
+}
+
+/// Most words of an instruction read as asking for one value.
+const ONE_VALUE_WORDS: usize = 6;
+
+impl Format {
+    /// The format a call's replies are asked in: the default `kv` with a
+    /// short instruction that names no format of its own asks for one value
+    /// per segment ([`Format::Value`]); anything else as the call said.
+    pub(super) fn for_instruction(self, instruction: &str) -> Self {
+        let lower = instruction.to_ascii_lowercase();
+        let names_format = ["key", "tab", "json", "line"]
+            .iter()
+            .any(|w| lower.contains(w));
+        if self == Self::KeyValue
+            && !names_format
+            && instruction.split_whitespace().count() <= ONE_VALUE_WORDS
+        {
+            Self::Value
+        } else {
+            self
         }
     }
 }
@@ -105,6 +133,10 @@ pub(super) fn segment_prompt(
             "Reply only with JSON objects, one per line, one per finding, nothing else. If the \
              text has nothing for the instruction, reply NONE."
         }
+        Format::Value => {
+            "Reply with the value alone, in the text's own words (a word or a short phrase), on \
+             one line, nothing else. If the text does not say, reply NONE."
+        }
     };
     format!(
         "This text is one of many read to answer the question: {question}\n\
@@ -132,6 +164,30 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("```"))
         .collect();
+    if format == Format::Value {
+        // The first line is the value; a `key<TAB>value` line its value.
+        let Some(first) = content.first() else { return };
+        if is_none(first) {
+            return;
+        }
+        let line = first.trim_start_matches(['-', '*', '•']).trim();
+        let v = key_value(line).map_or_else(|| line.to_owned(), |(_, v)| v);
+        let v = v.trim().trim_end_matches('.').trim();
+        if is_none(v) {
+            return;
+        }
+        if v.is_empty() || v.split_whitespace().count() > BARE_WORDS {
+            into.unparsed += 1;
+            return;
+        }
+        let mut m = Map::new();
+        m.insert("key".into(), Value::from("value"));
+        m.insert("value".into(), Value::from(v));
+        m.insert("chunks".into(), json!(segment.ids));
+        m.insert("source".into(), Value::from(segment.label.clone()));
+        into.records.push(Value::Object(m));
+        return;
+    }
     let bare = match content.as_slice() {
         [one] if format == Format::KeyValue && !is_none(one) && key_value(one).is_none() => {
             let v = one
@@ -156,8 +212,12 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
         if line.is_empty() || line.starts_with("```") || is_none(line) {
             continue;
         }
+        // `category<TAB>None`: the text has nothing for it.
+        if format != Format::Json && key_value(line).is_some_and(|(_, v)| is_none(&v)) {
+            continue;
+        }
         let fields = match format {
-            Format::KeyValue => key_value(line).map(|(k, v)| {
+            Format::KeyValue | Format::Value => key_value(line).map(|(k, v)| {
                 let mut m = Map::new();
                 m.insert("key".into(), Value::from(k));
                 m.insert("value".into(), Value::from(v));
@@ -510,6 +570,70 @@ mod tests {
     }
 
     #[test]
+    fn a_short_instruction_asks_for_one_value_per_segment() {
+        assert_eq!(Format::KeyValue.for_instruction("category"), Format::Value);
+        assert_eq!(
+            Format::KeyValue.for_instruction("the town of the depot"),
+            Format::Value
+        );
+        // An instruction naming its own format, a long one, or JSON: as asked.
+        for (format, instruction) in [
+            (Format::KeyValue, "category and town as key<TAB>value lines"),
+            (
+                Format::KeyValue,
+                "list every person named in the text with the role they had",
+            ),
+            (Format::Json, "category"),
+        ] {
+            assert_eq!(format.for_instruction(instruction), format, "{instruction}");
+        }
+        let prompt = segment_prompt("Which town?", "town", Format::Value, &seg("c1"));
+        assert!(prompt.contains("value alone"), "{prompt}");
+        assert!(!prompt.contains("<TAB>"), "{prompt}");
+    }
+
+    #[test]
+    fn a_one_value_reply_is_its_first_line_or_its_lines_value() {
+        let values = |reply: &str| {
+            let mut p = Parsed::default();
+            parse_reply(reply, Format::Value, &seg("c1"), &mut p);
+            let v: Vec<String> = p
+                .records
+                .iter()
+                .filter_map(|r| r["value"].as_str().map(str::to_owned))
+                .collect();
+            (v, p.unparsed)
+        };
+        assert_eq!(values("Fire.\n"), (vec!["Fire".to_owned()], 0));
+        assert_eq!(
+            values("category\tpower outage"),
+            (vec!["power outage".to_owned()], 0)
+        );
+        assert_eq!(
+            values("- Bergen\nmore words"),
+            (vec!["Bergen".to_owned()], 0)
+        );
+        assert_eq!(values("NONE"), (vec![], 0));
+        assert_eq!(values("type: None"), (vec![], 0));
+        assert_eq!(values(""), (vec![], 0));
+        let prose = "The text describes a fire at the depot in Tromsø that week.";
+        assert_eq!(values(prose), (vec![], 1));
+    }
+
+    #[test]
+    fn a_line_whose_value_is_none_says_nothing() {
+        let mut p = Parsed::default();
+        parse_reply(
+            "type\tNone\ncategory\tfire",
+            Format::KeyValue,
+            &seg("c1"),
+            &mut p,
+        );
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.unparsed, 0);
+    }
+
+    #[test]
     fn formats_parse() {
         assert_eq!(Format::parse("kv"), Ok(Format::KeyValue));
         assert_eq!(Format::parse("JSON"), Ok(Format::Json));
@@ -522,7 +646,8 @@ mod tests {
             let mut p = Parsed::default();
             parse_reply(&reply, Format::KeyValue, &seg("c1"), &mut p);
             parse_reply(&reply, Format::Json, &seg("c1"), &mut p);
-            prop_assert!(p.records.len() + p.unparsed <= 2 * reply.lines().count());
+            parse_reply(&reply, Format::Value, &seg("c1"), &mut p);
+            prop_assert!(p.records.len() + p.unparsed <= 3 * reply.lines().count().max(1));
         }
 
         #[test]
