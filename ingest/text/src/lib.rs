@@ -45,6 +45,7 @@
 
 mod closed;
 mod dates;
+mod fold;
 mod months;
 mod names;
 mod numbers;
@@ -55,6 +56,7 @@ mod verbs;
 
 pub use closed::one_of;
 pub use dates::{DateWords, date_at, day_of_month, is_year, month_name, year};
+pub use fold::fold_key;
 pub use months::{MONTHS, month_number};
 pub use names::{
     NAME_JOINERS, NEAR_DEMONSTRATIVES, PRONOUNS, SUBJECT_PRONOUNS, TITLE_JOINERS, capitalized,

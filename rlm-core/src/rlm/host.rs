@@ -320,14 +320,11 @@ impl ReplHost for LoopHost {
         match name {
             "FINAL" => {
                 // `FINAL("text", "[c4.s1]")`, as small models write it: the
-                // positional parts joined.
+                // positional parts joined, an id after the text it cites, any
+                // other part as a sentence of its own (`FINAL("Bergen [c2]",
+                // "6")` is not the claim "Bergen 6").
                 let text = if args.len() > 1 {
-                    args.iter()
-                        .map(value_text)
-                        .filter(|t| !t.trim().is_empty())
-                        .map(|t| bracket_bare_id(&t))
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    join_final_parts(args.iter().map(value_text))
                 } else {
                     arg_str(&args, &kwargs, 0, "answer")
                         .map(|v| value_text(&v))
@@ -470,6 +467,29 @@ impl ReplHost for LoopHost {
 
 /// A part of a `FINAL(…)` that is a bare citation id (`c20.s3`) as the
 /// citation it stands for (`[c20.s3]`); any other text as it is.
+/// The positional parts of a `FINAL` call as one answer: an id (bare or
+/// bracketed) written after the text it cites, any other part a sentence of
+/// its own.
+fn join_final_parts(parts: impl Iterator<Item = String>) -> String {
+    let mut text = String::new();
+    for part in parts {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        let id = bracket_bare_id(part);
+        let cites = id.starts_with('[') && id.ends_with(']');
+        if !text.is_empty() && !cites && !text.ends_with(['.', '!', '?']) {
+            text.push('.');
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&id);
+    }
+    text
+}
+
 fn bracket_bare_id(part: &str) -> String {
     let t = part.trim();
     if super::protocol::is_bare_id(t) {
@@ -523,7 +543,21 @@ pub(super) fn prelude(handle: &dyn ContextHandle, profile: Profile) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::bracket_bare_id;
+    use super::{bracket_bare_id, join_final_parts};
+
+    #[test]
+    fn final_parts_join_ids_after_their_text_and_other_parts_as_sentences() {
+        let join = |parts: &[&str]| join_final_parts(parts.iter().map(|p| (*p).to_owned()));
+        assert_eq!(
+            join(&["Tromsø is the city.", "c4.s1"]),
+            "Tromsø is the city. [c4.s1]"
+        );
+        assert_eq!(join(&["Bergen [c2] [c5]", "6"]), "Bergen [c2] [c5]. 6");
+        assert_eq!(
+            join(&["Bergen", "[c2]", "", "Most reports."]),
+            "Bergen [c2]. Most reports."
+        );
+    }
 
     #[test]
     fn bare_ids_become_citations() {

@@ -314,7 +314,7 @@ fn clean_value(raw: &str) -> &str {
     v
 }
 
-/// Count `records` by `field` (case, quotes and surrounding space ignored, a
+/// Count `records` by `field` (case, accents, quotes and surrounding space ignored, a
 /// value wrapped in its key read as the part inside; the first spelling seen
 /// is kept), most frequent first, ties by first appearance. A value counts
 /// once per source (a document saying "fire" twice is one fire report); each
@@ -340,7 +340,7 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
         if value.is_empty() {
             continue;
         }
-        let key = value.to_lowercase();
+        let key = rlmkg_text::fold_key(&value);
         let at = *index.entry(key).or_insert_with(|| {
             rows.push(Row {
                 value: value.clone(),
@@ -377,16 +377,17 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
 /// Most chunk ids a tally hint writes for one row.
 const HINT_IDS: usize = 24;
 
-/// What a small root is shown after a `tally`: its first and last rows as
-/// the `FINAL` calls that answer "which … most often", "… least often" and
-/// "how many …" from them, each with the row's chunk ids as citations, so
-/// the answer cites the records it was counted from. `None` for an empty
-/// tally.
-pub(super) fn tally_hint(rows: &Value) -> Option<String> {
+/// What a small root is shown after a `tally` for `question`: the one `FINAL`
+/// call that answers from its rows, citing the row's chunks (a small root
+/// copies the first call it is shown, so only the one the question's shape
+/// asks for): for "how many …", the count of the row whose value the question
+/// names (else of the first row); for "… least often", the last row; else
+/// ("which … most often") the first row. `None` for an empty tally.
+pub(super) fn tally_hint(rows: &Value, question: &str) -> Option<String> {
     let rows = rows.as_array()?;
-    let call = |row: &Value, what: &str| -> Option<String> {
+    let call = |row: &Value, count: bool| -> Option<String> {
         let value = row.get("value")?.as_str()?.replace(['"', '\\'], "'");
-        let count = row.get("count")?.as_u64()?;
+        let n = row.get("count")?.as_u64()?;
         let ids: Vec<String> = row
             .get("chunks")?
             .as_array()?
@@ -396,26 +397,51 @@ pub(super) fn tally_hint(rows: &Value) -> Option<String> {
             .map(|id| format!("[{id}]"))
             .collect();
         let ids = ids.join(" ");
-        Some(match what {
-            "count" => format!("FINAL(\"{count} {ids}\")"),
-            _ => format!("FINAL(\"{value} {ids}\")"),
+        Some(if count {
+            format!("FINAL(\"{n} {ids}\")")
+        } else {
+            format!("FINAL(\"{value} {ids}\")")
         })
     };
     let first = rows.first()?;
-    let last = rows.last()?;
-    let mut hint = format!(
-        "The tally counted {} values. If the question asks which is most frequent, end now: {}",
-        rows.len(),
-        call(first, "value")?
-    );
-    if rows.len() > 1 {
-        hint.push_str(&format!("; least frequent: {}", call(last, "value")?));
-    }
-    hint.push_str(&format!(
-        ". If it asks how many documents say one value, end with that row's count and chunk ids, \
-         e.g. for the first row: {}.",
-        call(first, "count")?
-    ));
+    let q = rlmkg_text::fold_key(question);
+    let has = |words: &[&str]| words.iter().any(|w| q.contains(w));
+    let hint = if has(&["how many", "how often", "number of"]) {
+        // The row the question names: the longest value it holds.
+        let named = rows
+            .iter()
+            .filter_map(|r| {
+                let v = rlmkg_text::fold_key(r.get("value")?.as_str()?);
+                (v.chars().count() > 1 && q.contains(v.as_str())).then_some((v.len(), r))
+            })
+            .max_by_key(|(len, _)| *len)
+            .map(|(_, r)| r);
+        match named {
+            Some(row) => format!(
+                "The tally's row for {} counts {} documents. End now: {}",
+                row.get("value")?.as_str()?,
+                row.get("count")?.as_u64()?,
+                call(row, true)?
+            ),
+            None => format!(
+                "The tally counted {} values; the first row's count: {}",
+                rows.len(),
+                call(first, true)?
+            ),
+        }
+    } else if has(&["least", "fewest", "rarest", "less often"]) {
+        format!(
+            "The tally counted {} values; the least frequent is its last row. End now: {}",
+            rows.len(),
+            call(rows.last()?, false)?
+        )
+    } else {
+        format!(
+            "The tally counted {} values; the most frequent is its first row. End now: {}",
+            rows.len(),
+            call(first, false)?
+        )
+    };
     Some(hint)
 }
 
@@ -511,17 +537,26 @@ mod tests {
     }
 
     #[test]
-    fn the_tally_hint_writes_the_calls_that_answer_from_its_rows() {
+    fn the_tally_hint_writes_the_call_the_question_asks_for() {
         let rows = json!([
             {"value": "fire", "count": 2, "chunks": ["c16", "c20"]},
+            {"value": "Ålesund", "count": 2, "chunks": ["c4", "c9"]},
             {"value": "flood \"x\"", "count": 1, "chunks": ["c3"]},
         ]);
-        let hint = tally_hint(&rows).unwrap_or_default();
-        assert!(hint.contains("FINAL(\"fire [c16] [c20]\")"), "{hint}");
-        assert!(hint.contains("FINAL(\"flood 'x' [c3]\")"), "{hint}");
-        assert!(hint.contains("FINAL(\"2 [c16] [c20]\")"), "{hint}");
-        assert!(tally_hint(&json!([])).is_none());
-        assert!(tally_hint(&json!("x")).is_none());
+        let hint = |q: &str| tally_hint(&rows, q).unwrap_or_default();
+        let most = hint("Which category is reported most often?");
+        assert!(most.contains("FINAL(\"fire [c16] [c20]\")"), "{most}");
+        assert!(!most.contains("flood"), "{most}");
+        let least = hint("Which category is reported least often?");
+        assert!(least.contains("FINAL(\"flood 'x' [c3]\")"), "{least}");
+        assert!(!least.contains("fire ["), "{least}");
+        // The row the question names, matched without its accent.
+        let count = hint("In how many reports did it happen in Alesund?");
+        assert!(count.contains("FINAL(\"2 [c4] [c9]\")"), "{count}");
+        let other = hint("How many reports mention Oslo?");
+        assert!(other.contains("FINAL(\"2 [c16] [c20]\")"), "{other}");
+        assert!(tally_hint(&json!([]), "q").is_none());
+        assert!(tally_hint(&json!("x"), "q").is_none());
     }
 
     #[test]
@@ -550,12 +585,13 @@ mod tests {
             json!({"value": "Category: fire.", "chunks": ["c2"], "source": "d2"}),
             json!({"value": "\"flood\"", "chunks": ["c3"], "source": "d3"}),
             json!({"value": "`**`", "chunks": ["c4"], "source": "d4"}),
+            json!({"value": "FIRE", "chunks": ["c5"], "source": "d5"}),
         ];
         let t = tally(&records, "value");
         assert_eq!(
             t,
             json!([
-                {"value": "Fire", "count": 2, "chunks": ["c1", "c2"]},
+                {"value": "Fire", "count": 3, "chunks": ["c1", "c2", "c5"]},
                 {"value": "flood", "count": 1, "chunks": ["c3"]}
             ])
         );

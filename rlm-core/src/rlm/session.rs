@@ -860,7 +860,10 @@ impl Session {
         if self.profile == Profile::Small && kind == TurnKind::Normal && !it.blocks.is_empty() {
             // After a tally, the calls that answer from its rows; otherwise
             // the multi-hop recipe's next step.
-            let counted: Vec<String> = tallies.iter().filter_map(map::tally_hint).collect();
+            let counted: Vec<String> = tallies
+                .iter()
+                .filter_map(|t| map::tally_hint(t, &self.question))
+                .collect();
             if counted.is_empty() && self.mapping {
                 extra.push(prompts::SMALL_MAP_STEP.to_owned());
             } else if counted.is_empty() {
