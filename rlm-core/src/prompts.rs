@@ -193,7 +193,7 @@ pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, en
 /// What a small root is told after each output of a question about the whole
 /// collection until it has a tally: the map recipe's next lines (the
 /// multi-hop recipe's searches cannot count).
-pub const SMALL_MAP_STEP: &str = "Next: this question is about the whole collection, so count in code: records = context.map(\"<the one thing to extract from each document, as key<TAB>value>\") then print(context.tally(records)[:5]). The tally shows the FINAL call that answers from its rows.";
+pub const SMALL_MAP_STEP: &str = "Next: this question is about the whole collection, so count in code: records = context.map(\"<the one thing to read from each document, in one to three words: the thing the question counts, like the author, the year or the city>\") then print(context.tally(records)[:5]). Write words, not code, inside the quotes: the map counts. The tally shows the FINAL call that answers from its rows.";
 
 /// The `small` profile: the task, then the steps of a multi-hop lookup as
 /// calls to copy, with placeholders (`<the answer>`) that the answer guard
@@ -213,12 +213,12 @@ fn small_prompt(protocol: Protocol, max_turns: u32, whole_collection: bool) -> S
     let steps = if whole_collection {
         if protocol == Protocol::Tools {
             "This question is about the whole collection, so no single passage answers it. The steps:\n\
-             1. map with an instruction saying what to extract from each document, as key<TAB>value lines (for example: category<TAB>the incident's category); it reads every document.\n\
+             1. map with the one thing to read from each document, in one to three words (like the author, the year or the city); it reads every document.\n\
              2. tally the records it returned by value; the first row is the most frequent, each row has a count and the chunks it came from.\n\
              3. final_answer(\"<the answer>, found in <count> documents [<a chunk id of that row>]\")"
         } else {
             "This question is about the whole collection, so no single passage answers it. The steps:\n\
-             1. records = context.map(\"<what to extract from each document, as key<TAB>value lines>\", over=\"docs\") reads every document.\n\
+             1. records = context.map(\"<the one thing to read from each document, in one to three words, like the author, the year or the city>\", over=\"docs\") reads every document; write words, not code, inside the quotes.\n\
              2. print(context.tally(records)[:5]) shows the most frequent values first, each with its count and the chunks it came from.\n\
              3. FINAL(\"<the answer>, found in <count> documents [<a chunk id of that row>]\") ends the run."
         }
