@@ -140,7 +140,8 @@ pub(super) fn segment_prompt(
     };
     format!(
         "This text is one of many read to answer the question: {question}\n\
-         From this text: {instruction}\n\n{rule}\n\nText ({}):\n{}",
+         Do not answer that question here (the texts are counted and compared elsewhere); \
+         from this one text give only: {instruction}\n\n{rule}\n\nText ({}):\n{}",
         segment.label, segment.text
     )
 }
