@@ -317,10 +317,19 @@ fn clean_value(raw: &str) -> &str {
 
 /// Count `records` by `field` (case, accents, quotes and surrounding space ignored, a
 /// value wrapped in its key read as the part inside; the first spelling seen
-/// is kept), most frequent first, ties by first appearance. A value counts
+/// is kept), most frequent first, ties by first appearance (by `value` when no
+/// record has `field`). A value counts
 /// once per source (a document saying "fire" twice is one fire report); each
 /// row keeps the chunk ids of the records it counts.
 pub(super) fn tally(records: &[Value], field: &str) -> Value {
+    // A field no record has is a value the model meant to count
+    // (`tally(records, field="power outage")`): count by value, so the row it
+    // meant is among the rows.
+    let field = if records.iter().any(|r| r.get(field).is_some()) {
+        field
+    } else {
+        "value"
+    };
     struct Row {
         value: String,
         count: usize,
@@ -595,6 +604,11 @@ mod tests {
                 {"value": "Fire", "count": 3, "chunks": ["c1", "c2", "c5"]},
                 {"value": "flood", "count": 1, "chunks": ["c3"]}
             ])
+        );
+        assert_eq!(
+            tally(&records, "fire"),
+            t,
+            "a field no record has counts by value"
         );
         assert_eq!(clean_value("power outage"), "power outage");
         assert_eq!(clean_value("Incident 018\\tFire"), "Fire");
