@@ -257,7 +257,9 @@ const MAX_COUNTED: usize = 500;
 /// "power outage"; not "incident" or "report", which every document holds).
 /// Then the claim is supported by counting: its verdict set so, its evidence
 /// the cited chunks' sentences that say the counted words, and a note of
-/// what was counted returned. Nothing changes otherwise.
+/// what was counted returned. Otherwise a claim the lexical check took as
+/// supported (its number found in some cited text) is unsupported, with the
+/// reason, and the note says why; nothing changes for any other.
 fn count_cited(
     store: &Store,
     question: &str,
@@ -270,10 +272,44 @@ fn count_cited(
         .claims
         .iter_mut()
         .find(|c| c.verdict != Verdict::Exempt)?;
-    if claim.verdict == Verdict::Supported {
-        return None;
+    // A count over the collection is stated by no one document: the lexical
+    // check's verdict on it means nothing ("12" found in "Incident report
+    // 012"). Counting decides, either way.
+    let counted = counted_by(store, question, claim);
+    match counted {
+        Ok((n, words, evidence)) => {
+            claim.verdict = Verdict::Supported;
+            claim.score = 1.0;
+            claim.reasons.clear();
+            claim.evidence = evidence;
+            report.recompute_totals();
+            Some(format!(
+                "count checked: {n} cited documents, each saying {}",
+                words.join(" ")
+            ))
+        }
+        Err(why) if claim.verdict == Verdict::Supported => {
+            claim.verdict = Verdict::Unsupported;
+            claim.reasons.push(rlmkg_citation::Reason {
+                kind: ReasonKind::Number,
+                detail: format!("a count over the collection is checked by counting: {why}"),
+            });
+            report.recompute_totals();
+            Some(format!("count not checked: {why}"))
+        }
+        Err(_) => None,
     }
-    let n: usize = first_count(&claim.text)?;
+}
+
+/// Count the documents `claim` cites that say what `question` counts: the
+/// claim's number, the counted words and the sentences that say them when
+/// the number equals those documents; why not otherwise.
+fn counted_by(
+    store: &Store,
+    question: &str,
+    claim: &rlmkg_citation::ClaimReport,
+) -> Result<(usize, Vec<String>, Vec<rlmkg_citation::Evidence>), String> {
+    let n: usize = first_count(&claim.text).ok_or("the answer states no count")?;
     let ids: Vec<String> = claim
         .citations
         .iter()
@@ -282,28 +318,34 @@ fn count_cited(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    if n == 0 || n > MAX_COUNTED || ids.len() < n {
-        return None;
+    if n == 0 || n > MAX_COUNTED {
+        return Err(format!("{n} is not a count that can be checked"));
     }
-    let docs = store.docs().ok()?.len();
+    if ids.len() < n {
+        return Err(format!("it cites {} chunks for a count of {n}", ids.len()));
+    }
+    let docs = store.docs().map_err(|e| e.to_string())?.len();
     let counted = counted_words(store, question, docs);
     if counted.is_empty() {
-        return None;
+        return Err("the question names nothing to count".into());
     }
     let mut seen_docs = HashSet::new();
     let mut evidence = Vec::new();
     for id in &ids {
-        let p = store.read(id).ok()?;
+        let p = store.read(id).map_err(|e| e.to_string())?;
         let text = p.text.to_lowercase();
-        if !counted.iter().all(|w| text.contains(w.as_str())) {
-            return None;
-        }
-        seen_docs.insert(p.doc.id.clone());
         let says = p.sentences.iter().find(|s| {
             counted
                 .iter()
                 .any(|w| s.text.to_lowercase().contains(w.as_str()))
-        })?;
+        });
+        let (true, Some(says)) = (counted.iter().all(|w| text.contains(w.as_str())), says) else {
+            return Err(format!(
+                "cited chunk {id} does not say {}",
+                counted.join(" ")
+            ));
+        };
+        seen_docs.insert(p.doc.id.clone());
         evidence.push(rlmkg_citation::Evidence {
             id: says.id.clone(),
             text: says.text.clone(),
@@ -314,17 +356,12 @@ fn count_cited(
         });
     }
     if seen_docs.len() != n {
-        return None;
+        return Err(format!(
+            "it cites {} documents for a count of {n}",
+            seen_docs.len()
+        ));
     }
-    claim.verdict = Verdict::Supported;
-    claim.score = 1.0;
-    claim.reasons.clear();
-    claim.evidence = evidence;
-    report.recompute_totals();
-    Some(format!(
-        "count checked: {n} cited documents, each saying {}",
-        counted.join(" ")
-    ))
+    Ok((n, counted, evidence))
 }
 
 /// The first count `text` states ("7", "1,200", "seven"), as a whole number:

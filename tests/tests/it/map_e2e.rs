@@ -254,3 +254,51 @@ fn a_small_root_is_begun_as_the_map_and_after_the_tally_as_its_final() {
         .count();
     assert_eq!(root_turns, 2, "{why}");
 }
+
+#[test]
+fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
+    // "12" citing twelve reports, one of them "Incident report 012": the
+    // lexical check finds 12 in a cited text, but a count over the collection
+    // is decided by counting, and these twelve are not the reports asked of.
+    let (dir, store, questions) = incident_set();
+    let q: Value = questions
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|q| {
+            q["question"]
+                .as_str()
+                .is_some_and(|t| t.contains("how many") && t.contains("Stavanger"))
+        })
+        .expect("the generated set asks how many reports are from Stavanger");
+    assert_ne!(q["answer"], "12", "the planted count must be wrong");
+    let root = |req: &Value, _: usize| {
+        models(
+            req,
+            |_| "NONE".into(),
+            |turns, _| {
+                if turns == 0 {
+                    "records = context.map('the town', over='docs')\nids = [h['id'] for h in context.search('Incident report 012', k=12)]\nprint(ids)".into()
+                } else {
+                    "FINAL('12 ' + ' '.join('[' + i + ']' for i in ids))".into()
+                }
+            },
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let out = ask_scripted(
+        dir.path(),
+        &store,
+        &server.base_url(),
+        &[],
+        q["question"].as_str().unwrap(),
+    );
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_ne!(answer["method"], "rlm", "{why}");
+    // The root was told why: the count was counted, not read.
+    let told = server
+        .requests()
+        .iter()
+        .any(|r| r.to_string().contains("checked by counting"));
+    assert!(told, "{why}");
+}
