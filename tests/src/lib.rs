@@ -257,3 +257,16 @@ pub fn ask_qwen(strategy: &str, extra: &[&str], question: &str) -> Option<(Value
     let answer = serde_json::from_str(&stdout(&out)).unwrap();
     Some((answer, stderr(&out)))
 }
+
+/// Whether a request a scripted server received is the root's: its second
+/// message is the corpus metadata ("Corpus: …"); sub-calls have none.
+pub fn is_root(req: &Value) -> bool {
+    req["messages"][1]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("Corpus:"))
+}
+
+/// The root's requests a scripted server received, in order.
+pub fn root_requests(server: &ChatServer) -> Vec<Value> {
+    server.requests().into_iter().filter(is_root).collect()
+}

@@ -181,12 +181,7 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
             into.unparsed += 1;
             return;
         }
-        let mut m = Map::new();
-        m.insert("key".into(), Value::from("value"));
-        m.insert("value".into(), Value::from(v));
-        m.insert("chunks".into(), json!(segment.ids));
-        m.insert("source".into(), Value::from(segment.label.clone()));
-        into.records.push(Value::Object(m));
+        into.records.push(value_record(v, segment));
         return;
     }
     let bare = match content.as_slice() {
@@ -200,12 +195,7 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
         _ => None,
     };
     if let Some(v) = bare {
-        let mut m = Map::new();
-        m.insert("key".into(), Value::from("value"));
-        m.insert("value".into(), Value::from(v));
-        m.insert("chunks".into(), json!(segment.ids));
-        m.insert("source".into(), Value::from(segment.label.clone()));
-        into.records.push(Value::Object(m));
+        into.records.push(value_record(v, segment));
         return;
     }
     for raw in reply.lines() {
@@ -238,6 +228,11 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
             None => into.unparsed += 1,
         }
     }
+}
+
+/// The record of a reply that is a value alone.
+fn value_record(value: &str, segment: &Segment) -> Value {
+    json!({"key": "value", "value": value, "chunks": segment.ids, "source": segment.label})
 }
 
 fn is_none(line: &str) -> bool {

@@ -9,7 +9,8 @@
 
 use rlm_core::testkit::Reply;
 use rlmkg_tests::{
-    ask_heuristic, repl, rlmkg, sample_store, scripted_case, stderr, stdout, turn, without_models,
+    ask_heuristic, repl, rlmkg, root_requests, sample_store, scripted_case, stderr, stdout, turn,
+    without_models,
 };
 use serde_json::Value;
 
@@ -66,6 +67,16 @@ fn assert_cites_both_hops(answer: &Value) {
     );
 }
 
+/// The RLM's answer stands, all its claims supported, its short answer Tromsø.
+fn assert_stands_as_tromso(answer: &Value) {
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
+    assert!(
+        verdicts(answer).iter().all(|v| v == "supported"),
+        "{answer:#}"
+    );
+}
+
 fn verdicts(answer: &Value) -> Vec<String> {
     answer["verification"]["claims"]
         .as_array()
@@ -117,12 +128,7 @@ fn a_short_answer_cited_with_a_wrong_id_takes_its_own_answers_citation() {
         SKARVIK,
     );
     let answer = case.answer();
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
-    assert!(
-        verdicts(&answer).iter().all(|v| v == "supported"),
-        "{answer:#}"
-    );
+    assert_stands_as_tromso(&answer);
     assert!(
         !answer["text"].as_str().unwrap().contains("[d4]"),
         "{answer:#}"
@@ -268,16 +274,7 @@ fn a_small_root_shown_its_answers_sentence_is_begun_as_its_answer() {
         "In what year was the founder of the Kestrel Institute for Coastal Studies born?",
     );
     let answer = case.answer();
-    let reqs: Vec<Value> = case
-        .server
-        .requests()
-        .into_iter()
-        .filter(|r| {
-            r["messages"][1]["content"]
-                .as_str()
-                .is_some_and(|c| c.starts_with("Corpus:"))
-        })
-        .collect();
+    let reqs = root_requests(&case.server);
     let started = |r: &Value| {
         r["messages"]
             .as_array()
@@ -356,17 +353,7 @@ fn a_root_repeating_itself_does_not_burn_the_turn_budget() {
     // the fallback answers and says why.
     assert_eq!(answer["fallback"]["kind"], "repeating", "{answer:#}");
     assert_ne!(answer["method"], "rlm", "{answer:#}");
-    let root_turns = case
-        .server
-        .requests()
-        .iter()
-        // The root's requests carry the corpus metadata message.
-        .filter(|r| {
-            r["messages"][1]["content"]
-                .as_str()
-                .is_some_and(|c| c.starts_with("Corpus:"))
-        })
-        .count();
+    let root_turns = root_requests(&case.server).len();
     assert!(root_turns <= 5, "{root_turns} root turns");
     assert!(case.stderr().contains("repeated"), "{}", case.stderr());
 }
@@ -560,12 +547,7 @@ fn a_sentence_copied_without_its_id_is_cited_to_it() {
         SKARVIK,
     );
     let answer = case.answer();
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
-    assert!(
-        verdicts(&answer).iter().all(|v| v == "supported"),
-        "{answer:#}"
-    );
+    assert_stands_as_tromso(&answer);
     assert!(
         case.stderr().contains("copied word for word"),
         "{}",

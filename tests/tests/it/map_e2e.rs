@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rlm_core::testkit::{ChatServer, Reply, last_user};
-use rlmkg_tests::{ask_scripted, rlmkg, stderr, stdout};
+use rlmkg_tests::{ask_scripted, is_root, rlmkg, root_requests, stderr, stdout};
 use serde_json::Value;
 
 /// The text between `open` and the next `close` after it.
@@ -23,11 +23,8 @@ fn models(
     sub: impl Fn(&str) -> String,
     root: impl Fn(usize, &str) -> String,
 ) -> Reply {
-    let is_root = req["messages"][1]["content"]
-        .as_str()
-        .is_some_and(|c| c.starts_with("Corpus:"));
     let last = last_user(req);
-    if !is_root {
+    if !is_root(req) {
         return Reply::Text(sub(&last));
     }
     let turns = req["messages"]
@@ -150,10 +147,9 @@ fn count_script(req: &Value, _: usize) -> Reply {
     )
 }
 
-#[test]
-fn a_count_answer_is_checked_against_the_documents_it_cites() {
-    let (dir, store, questions) = incident_set();
-    let q: Value = questions
+/// The set's question "In how many … happen in Stavanger?".
+fn stavanger_question(questions: &str) -> Value {
+    questions
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find(|q| {
@@ -161,7 +157,13 @@ fn a_count_answer_is_checked_against_the_documents_it_cites() {
                 .as_str()
                 .is_some_and(|t| t.contains("how many") && t.contains("Stavanger"))
         })
-        .expect("the generated set asks how many reports are from Stavanger");
+        .expect("the generated set asks how many reports are from Stavanger")
+}
+
+#[test]
+fn a_count_answer_is_checked_against_the_documents_it_cites() {
+    let (dir, store, questions) = incident_set();
+    let q = stavanger_question(&questions);
 
     let server = ChatServer::start(count_script).unwrap();
     let question = q["question"].as_str().unwrap();
@@ -201,11 +203,8 @@ fn a_small_root_is_begun_as_the_map_and_after_the_tally_as_its_final() {
     let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
     let question = q["question"].as_str().unwrap();
     let script = |req: &Value, _: usize| {
-        let is_root = req["messages"][1]["content"]
-            .as_str()
-            .is_some_and(|c| c.starts_with("Corpus:"));
         let last = last_user(req);
-        if !is_root {
+        if !is_root(req) {
             return Reply::Text(match between(&last, "safety desk: ", ".") {
                 Some(cat) => format!("category\t{cat}"),
                 None => "NONE".into(),
@@ -243,16 +242,7 @@ fn a_small_root_is_begun_as_the_map_and_after_the_tally_as_its_final() {
     assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
     assert_eq!(answer["usage"]["sub_calls"], 24, "{why}");
     // Two root turns: the map and tally, then the FINAL begun after it.
-    let root_turns = server
-        .requests()
-        .iter()
-        .filter(|r| {
-            r["messages"][1]["content"]
-                .as_str()
-                .is_some_and(|c| c.starts_with("Corpus:"))
-        })
-        .count();
-    assert_eq!(root_turns, 2, "{why}");
+    assert_eq!(root_requests(&server).len(), 2, "{why}");
 }
 
 #[test]
@@ -261,15 +251,7 @@ fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
     // lexical check finds 12 in a cited text, but a count over the collection
     // is decided by counting, and these twelve are not the reports asked of.
     let (dir, store, questions) = incident_set();
-    let q: Value = questions
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|q| {
-            q["question"]
-                .as_str()
-                .is_some_and(|t| t.contains("how many") && t.contains("Stavanger"))
-        })
-        .expect("the generated set asks how many reports are from Stavanger");
+    let q = stavanger_question(&questions);
     assert_ne!(q["answer"], "12", "the planted count must be wrong");
     let root = |req: &Value, _: usize| {
         models(
