@@ -93,13 +93,7 @@ fn map_and_tally_answer_a_question_about_the_whole_collection() {
     );
 
     let server = ChatServer::start(script).unwrap();
-    let out = ask_scripted(
-        dir.path(),
-        &store,
-        &server.base_url(),
-        &[],
-        q["question"].as_str().unwrap(),
-    );
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let why = format!("{answer:#}\n{}", stderr(&out));
@@ -145,6 +139,11 @@ fn count_script(req: &Value, _: usize) -> Reply {
             format!("FINAL(\"{count} {}\")", ids.join(" "))
         },
     )
+}
+
+/// The text of a set's question.
+fn question_of(q: &Value) -> &str {
+    q["question"].as_str().unwrap_or_default()
 }
 
 /// The set's question "In how many … happen in Stavanger?".
@@ -267,13 +266,7 @@ fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
         )
     };
     let server = ChatServer::start(root).unwrap();
-    let out = ask_scripted(
-        dir.path(),
-        &store,
-        &server.base_url(),
-        &[],
-        q["question"].as_str().unwrap(),
-    );
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let why = format!("{answer:#}\n{}", stderr(&out));
     assert_ne!(answer["method"], "rlm", "{why}");
