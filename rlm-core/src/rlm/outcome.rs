@@ -61,6 +61,14 @@ pub enum FallbackReason {
         /// Why, per failing claim.
         why: String,
     },
+    /// The turns ran out with no answer that stands: the model gave none, or
+    /// the review sent back every one it gave.
+    NoAnswer {
+        /// Root turns the run took.
+        turns: u32,
+        /// Answers the review sent back.
+        rejected: u32,
+    },
 }
 
 impl std::fmt::Display for FallbackReason {
@@ -82,6 +90,11 @@ impl std::fmt::Display for FallbackReason {
             Self::UnsupportedAnswer { why } => {
                 write!(f, "the root model's answer does not stand: {why}")
             }
+            Self::NoAnswer { turns, rejected } => write!(
+                f,
+                "the root model gave no answer that stands in {turns} turn(s) \
+                 ({rejected} sent back by the review)"
+            ),
         }
     }
 }

@@ -374,11 +374,24 @@ impl Session {
                 self.messages.push(Message::user(prompts::LAST_TURN));
                 let o = match self.turn(TurnKind::Last).await? {
                     TurnEnd::Done(o) => *o,
-                    TurnEnd::Continue => self.outcome(
-                        None,
-                        Ending::NoAnswer,
-                        format!("no accepted answer after {max} turns and the last turn"),
-                    ),
+                    TurnEnd::Continue => {
+                        let mut o = self.outcome(
+                            None,
+                            Ending::NoAnswer,
+                            format!("no accepted answer after {max} turns and the last turn"),
+                        );
+                        // No answer stands: the caller answers another way,
+                        // as when no code ran.
+                        if o.fallback.is_none() {
+                            let why = FallbackReason::NoAnswer {
+                                turns: self.iteration,
+                                rejected: self.reviews,
+                            };
+                            o.stop_reason = format!("{}; {why}", o.stop_reason);
+                            o.fallback = Some(why);
+                        }
+                        o
+                    }
                 };
                 self.last = Some(o.clone());
                 return Ok(o);
