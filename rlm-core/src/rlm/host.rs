@@ -254,6 +254,14 @@ impl LoopHost {
                 "map: the instruction is empty",
             ));
         }
+        let t = instruction.trim();
+        if t.starts_with('<') && t.ends_with('>') {
+            return Err(HostError::new(
+                HostErrorKind::Value,
+                "map: the instruction is the recipe's placeholder <…>; write instead the one \
+                 thing to read from each document, in one to three words",
+            ));
+        }
         let handle = self.handle.clone();
         let max_chars = max_chars.clamp(200, 50_000);
         let segments = tokio::task::spawn_blocking(move || handle.segments(&over, max_chars))

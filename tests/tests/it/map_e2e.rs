@@ -277,3 +277,31 @@ fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
         .any(|r| r.to_string().contains("checked by counting"));
     assert!(told, "{why}");
 }
+
+#[test]
+fn a_map_over_the_recipes_placeholder_is_refused_with_what_to_write() {
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    let root = |req: &Value, _: usize| {
+        models(
+            req,
+            |_| "fire".into(),
+            |turns, last| {
+                if turns == 0 {
+                    "records = context.map(\"<the one thing to read from each document>\")".into()
+                } else {
+                    root_by_category(turns - 1, last)
+                }
+            },
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let _ = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let told = root_requests(&server)
+        .iter()
+        .any(|r| last_user(r).contains("recipe's placeholder"));
+    assert!(told, "{:?}", root_requests(&server).last());
+    // Refused before any sub-call: the map that ran is the second one.
+    let subs = server.requests().len() - root_requests(&server).len();
+    assert_eq!(subs % 24, 0, "{subs} sub-calls");
+}
