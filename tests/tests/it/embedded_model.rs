@@ -11,6 +11,14 @@ use rlm_core::embedded::{self, EmbeddedModel, EmbeddedOptions};
 use rlm_core::{ChatRequest, FinishReason, LanguageModel, Message, ModelError, Sampling};
 
 /// The default model loaded once per test binary, or `None` (with a message) when absent.
+/// The tests share one model and its prefix cache, and some clear the cache
+/// and then count what was reused: they run one at a time.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn model() -> Option<&'static EmbeddedModel> {
     static MODEL: OnceLock<Option<EmbeddedModel>> = OnceLock::new();
     MODEL
@@ -44,6 +52,7 @@ fn request(user: &str, sampling: Sampling) -> ChatRequest {
 
 #[test]
 fn special_tokens_round_trip() {
+    let _one_at_a_time = serial();
     let Some(m) = model() else { return };
     let im_start = m.token_id("<|im_start|>").expect("ChatML start token");
     let im_end = m.token_id("<|im_end|>").expect("ChatML end token");
@@ -66,6 +75,7 @@ fn special_tokens_round_trip() {
 
 #[test]
 fn generation_is_deterministic_with_a_seed() {
+    let _one_at_a_time = serial();
     let Some(m) = model() else { return };
     let sampling = Sampling {
         temperature: Some(0.8),
@@ -87,6 +97,7 @@ fn generation_is_deterministic_with_a_seed() {
 
 #[test]
 fn prefix_reuse_does_not_change_the_output() {
+    let _one_at_a_time = serial();
     let Some(m) = model() else { return };
     let greedy = Sampling {
         temperature: Some(0.0),
@@ -107,6 +118,7 @@ fn prefix_reuse_does_not_change_the_output() {
 
 #[test]
 fn chat_through_the_trait_runs_on_a_blocking_thread() {
+    let _one_at_a_time = serial();
     let Some(m) = model() else { return };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -167,6 +179,7 @@ fn over_long_prompt_is_refused_with_the_context_length_class() {
 
 #[test]
 fn stop_strings_cut_the_reply() {
+    let _one_at_a_time = serial();
     let Some(m) = model() else { return };
     let greedy = Sampling {
         temperature: Some(0.0),

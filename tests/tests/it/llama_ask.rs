@@ -222,7 +222,8 @@ fn rlm_ask_against_llama_cpp_ends_within_its_budgets() {
     };
     let trace = dir.path().join("rlm-trace.jsonl");
     // SPEC §8: 0 answered, 1 failed verification under --strict, 3 model/backend
-    // failure (a small model may never reach FINAL; the budget ends the run).
+    // failure. A small model may never reach FINAL: the budget ends the run and
+    // the heuristic answers (`fallback`).
     assert!(
         matches!(run.code, 0 | 1 | 3),
         "exit {}: {}\n{}",
@@ -233,7 +234,12 @@ fn rlm_ask_against_llama_cpp_ends_within_its_budgets() {
     if run.code != 3 {
         let answer: Value = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("--json output does not parse ({e}):\n{}", run.stdout));
-        assert_eq!(answer["method"], "rlm", "{answer:#}");
+        // The RLM's answer, or, when no answer of its stood (a small model
+        // may never reach one), the fallback's, which says why.
+        assert!(
+            answer["method"] == "rlm" || answer["fallback"]["kind"].is_string(),
+            "{answer:#}"
+        );
         assert!(u64_at(&answer, &["usage", "prompt_tokens"]) > 0);
     }
 
