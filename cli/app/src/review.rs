@@ -334,12 +334,20 @@ fn counted_by(
     for id in &ids {
         let p = store.read(id).map_err(|e| e.to_string())?;
         let text = p.text.to_lowercase();
-        let says = p.sentences.iter().find(|s| {
-            counted
-                .iter()
-                .any(|w| s.text.to_lowercase().contains(w.as_str()))
-        });
-        let (true, Some(says)) = (counted.iter().all(|w| text.contains(w.as_str())), says) else {
+        // The chunk says every counted word; the evidence is its first
+        // sentence that says one.
+        let says = counted
+            .iter()
+            .all(|w| text.contains(w.as_str()))
+            .then(|| {
+                p.sentences.iter().find(|s| {
+                    counted
+                        .iter()
+                        .any(|w| s.text.to_lowercase().contains(w.as_str()))
+                })
+            })
+            .flatten();
+        let Some(says) = says else {
             return Err(format!(
                 "cited chunk {id} does not say {}",
                 counted.join(" ")

@@ -817,12 +817,9 @@ fn repair_citations(
             }
         }
         if let Some((_, i)) = best {
-            // Before the claim's closing punctuation, as the composer was asked to.
-            let Some(claim_text) = text.get(claim.span.0..claim.span.1) else {
+            let Some(at) = citation_point(text, claim.span) else {
                 continue;
             };
-            let trimmed = claim_text.trim_end();
-            let at = claim.span.0 + trimmed.trim_end_matches(['.', '!', ';', ',']).len();
             let marks: String = sets[i]
                 .iter()
                 .filter(|id| !own.iter().any(|o| o == *id))
@@ -836,6 +833,26 @@ fn repair_citations(
             }
         }
     }
+    Ok((insert_marks(text, inserts), done))
+}
+
+/// Where a citation of the claim at `span` (a byte range of `text`, as the
+/// checker reports it) is written: after its last word, before its closing
+/// punctuation, as writers are asked to. `None` for a span not in `text`.
+pub fn citation_point(text: &str, span: (usize, usize)) -> Option<usize> {
+    let claim = text.get(span.0..span.1)?;
+    Some(
+        span.0
+            + claim
+                .trim_end()
+                .trim_end_matches(['.', '!', ';', ','])
+                .len(),
+    )
+}
+
+/// `text` with each `(at, marks)` written at byte position `at` of `text`
+/// (positions in any order; one inside a character is skipped).
+pub fn insert_marks(text: &str, mut inserts: Vec<(usize, String)>) -> String {
     let mut out = text.to_owned();
     inserts.sort_by_key(|(at, _)| *at);
     for (at, marks) in inserts.into_iter().rev() {
@@ -843,7 +860,7 @@ fn repair_citations(
             out.insert_str(at, &marks);
         }
     }
-    Ok((out, done))
+    out
 }
 
 /// Names in the question (capitalized runs after its first word) with a word

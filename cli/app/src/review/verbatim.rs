@@ -97,26 +97,16 @@ pub(crate) fn cite_verbatim(
         let Some((id, _)) = sentences.iter().find(|(_, s)| s.contains(key.as_str())) else {
             continue;
         };
-        let Some(claim_text) = answer.get(claim.span.0..claim.span.1) else {
+        let Some(at) = rlmkg_heuristic::citation_point(answer, claim.span) else {
             continue;
         };
-        let body = claim_text
-            .trim_end()
-            .trim_end_matches(['.', '!', ';', ','])
-            .trim_end();
-        inserts.push((claim.span.0 + body.len(), format!(" [{id}]")));
+        inserts.push((at, format!(" [{id}]")));
     }
     if inserts.is_empty() {
         return None;
     }
     let cited = inserts.len();
-    let mut out = answer.to_owned();
-    inserts.sort_by_key(|(at, _)| *at);
-    for (at, mark) in inserts.into_iter().rev() {
-        if out.is_char_boundary(at) {
-            out.insert_str(at, &mark);
-        }
-    }
+    let out = rlmkg_heuristic::insert_marks(answer, inserts);
     Some((out, cited))
 }
 
