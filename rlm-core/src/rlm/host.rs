@@ -473,8 +473,6 @@ impl ReplHost for LoopHost {
     }
 }
 
-/// A part of a `FINAL(…)` that is a bare citation id (`c20.s3`) as the
-/// citation it stands for (`[c20.s3]`); any other text as it is.
 /// The positional parts of a `FINAL` call as one answer: an id (bare or
 /// bracketed) written after the text it cites, any other part a sentence of
 /// its own.
@@ -498,6 +496,8 @@ fn join_final_parts(parts: impl Iterator<Item = String>) -> String {
     text
 }
 
+/// A part of a `FINAL(…)` that is a bare citation id (`c20.s3`) as the
+/// citation it stands for (`[c20.s3]`); any other text as it is.
 fn bracket_bare_id(part: &str) -> String {
     let t = part.trim();
     if super::protocol::is_bare_id(t) {

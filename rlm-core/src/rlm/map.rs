@@ -31,6 +31,9 @@ pub(super) enum Format {
     Value,
 }
 
+/// Most words of an instruction read as asking for one value.
+const ONE_VALUE_WORDS: usize = 6;
+
 impl Format {
     /// Reads `"kv"` / `"json"` (anything else is an error for the code).
     pub(super) fn parse(s: &str) -> Result<Self, String> {
@@ -42,12 +45,7 @@ impl Format {
             )),
         }
     }
-}
 
-/// Most words of an instruction read as asking for one value.
-const ONE_VALUE_WORDS: usize = 6;
-
-impl Format {
     /// The format a call's replies are asked in: the default `kv` with a
     /// short instruction that names no format of its own asks for one value
     /// per segment ([`Format::Value`]); anything else as the call said.
@@ -203,17 +201,17 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
         if line.is_empty() || line.starts_with("```") || is_none(line) {
             continue;
         }
-        // `category<TAB>None`: the text has nothing for it.
-        if format != Format::Json && key_value(line).is_some_and(|(_, v)| is_none(&v)) {
-            continue;
-        }
         let fields = match format {
-            Format::KeyValue | Format::Value => key_value(line).map(|(k, v)| {
-                let mut m = Map::new();
-                m.insert("key".into(), Value::from(k));
-                m.insert("value".into(), Value::from(v));
-                m
-            }),
+            Format::KeyValue | Format::Value => match key_value(line) {
+                // `category<TAB>None`: the text has nothing for it.
+                Some((_, v)) if is_none(&v) => continue,
+                kv => kv.map(|(k, v)| {
+                    let mut m = Map::new();
+                    m.insert("key".into(), Value::from(k));
+                    m.insert("value".into(), Value::from(v));
+                    m
+                }),
+            },
             Format::Json => match serde_json::from_str::<Value>(line) {
                 Ok(Value::Object(m)) => Some(m),
                 _ => None,

@@ -82,8 +82,14 @@ pub const CODE_END: &str = "```";
 
 /// The reply start of the forced-code protocol.
 pub fn code_start() -> ReplyStart {
+    begun_with("")
+}
+
+/// A code block begun for the model with `nudge` (the start of its first
+/// line), ending at the block's closing fence.
+fn begun_with(nudge: &str) -> ReplyStart {
     ReplyStart {
-        prefix: CODE_PREFIX.to_owned(),
+        prefix: format!("{CODE_PREFIX}{nudge}"),
         end: CODE_END.to_owned(),
     }
 }
@@ -91,10 +97,7 @@ pub fn code_start() -> ReplyStart {
 /// The reply start that has the model write a search, after it repeated
 /// itself: the one call every question can begin with.
 pub fn search_start() -> ReplyStart {
-    ReplyStart {
-        prefix: format!("{CODE_PREFIX}{SEARCH_NUDGE}"),
-        end: CODE_END.to_owned(),
-    }
+    begun_with(SEARCH_NUDGE)
 }
 
 /// Line starts at which a model under the code protocol has begun writing the
@@ -120,28 +123,19 @@ pub fn whole_lines(content: &str) -> Option<String> {
 
 /// The reply start of a code run's last turn: the answer begun for the model.
 pub fn final_start() -> ReplyStart {
-    ReplyStart {
-        prefix: format!("{CODE_PREFIX}{FINAL_NUDGE}"),
-        end: CODE_END.to_owned(),
-    }
+    begun_with(FINAL_NUDGE)
 }
 
 /// The reply start that has the model read an id: the step after a search,
 /// for a model that repeated its search.
 pub fn read_start() -> ReplyStart {
-    ReplyStart {
-        prefix: format!("{CODE_PREFIX}{READ_NUDGE}"),
-        end: CODE_END.to_owned(),
-    }
+    begun_with(READ_NUDGE)
 }
 
 /// The reply start that has the model map every document: the first step of
 /// a question about the whole collection.
 pub fn map_start() -> ReplyStart {
-    ReplyStart {
-        prefix: format!("{CODE_PREFIX}{MAP_NUDGE}"),
-        end: CODE_END.to_owned(),
-    }
+    begun_with(MAP_NUDGE)
 }
 
 /// What [`map_start`] writes for the model after the code fence: the

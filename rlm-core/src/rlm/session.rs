@@ -328,6 +328,15 @@ impl Session {
         }
     }
 
+    /// Begin the next turn of a code run as its answer (`FINAL("`), once a
+    /// run: the last output showed what answers the question.
+    fn offer_answer(&mut self) {
+        if self.protocol == Protocol::Code && !self.answer_offered {
+            self.answer_next = true;
+            self.answer_offered = true;
+        }
+    }
+
     fn record(&mut self, it: TraceIteration) -> Result<(), RlmError> {
         if self.trace.is_some() || (self.depth == 0 && self.shared.observer.is_some()) {
             self.write_trace(&TraceLine::Iteration(it));
@@ -871,8 +880,9 @@ impl Session {
         // recipe of its prompt would have it.
         let tallies = std::mem::take(&mut lock(&self.host.state).tallies);
         if self.profile == Profile::Small && kind == TurnKind::Normal && !it.blocks.is_empty() {
-            // After a tally, the calls that answer from its rows; otherwise
-            // the multi-hop recipe's next step.
+            // After a tally, the call that answers from its rows; before it,
+            // on a question about the whole collection, the map recipe;
+            // otherwise the multi-hop recipe's next step.
             let counted: Vec<String> = tallies
                 .iter()
                 .filter_map(|t| map::tally_hint(t, &self.question))
@@ -884,23 +894,15 @@ impl Session {
                 if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
                     extra.push(hint);
                 }
-                if self.protocol == Protocol::Code
-                    && !self.answer_offered
-                    && self.host.handle.answer_in(&self.question, &shown)
-                {
-                    self.answer_next = true;
-                    self.answer_offered = true;
+                if self.host.handle.answer_in(&self.question, &shown) {
+                    self.offer_answer();
                 }
                 extra.push(prompts::SMALL_NEXT_STEP.to_owned());
             } else {
                 extra.extend(counted);
                 // The rows answer a counting question: the next turn is
-                // begun as its FINAL (once a run, as after an answering
-                // sentence).
-                if self.protocol == Protocol::Code && !self.answer_offered {
-                    self.answer_next = true;
-                    self.answer_offered = true;
-                }
+                // begun as its FINAL, as after an answering sentence.
+                self.offer_answer();
             }
         }
         let remaining = self
