@@ -474,6 +474,20 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
     Some((id.to_owned(), text))
 }
 
+/// The relation a question whose answer relation is `answer` ("born") still
+/// asks of a name the output shows: its first relation word, in the
+/// question's order, that the output does not express, other than the
+/// answer relation ("founder" once a chunk saying "organised by the
+/// Kestrel Institute" is shown for "the founder of the institute that
+/// organised …"); the answer relation when the output expresses all others.
+fn next_relation(question: &str, output: &str, answer: &str) -> String {
+    rlmkg_heuristic::relation_words(question)
+        .into_iter()
+        .filter(|r| r != answer)
+        .find(|r| !rlmkg_heuristic::expresses_relation(r, output))
+        .unwrap_or_else(|| answer.to_owned())
+}
+
 /// The question's content words, lowercased: three letters or more, not stop
 /// words (wh-words are stop words), once each.
 pub(crate) fn content_words(question: &str) -> Vec<String> {
@@ -654,10 +668,11 @@ impl ContextHandle for StoreHandle {
         let answered = !parts.is_empty() && rlmkg_heuristic::answer_relation(question).is_some();
         let names = unasked_names(&self.store, question, output);
         if let Some(first) = names.first().filter(|_| !answered) {
-            // What the question still asks of that name: its answer relation
-            // ("born"), or the question's words the output lacks.
+            // What the question still asks of that name: the hop ahead of
+            // it (see [`next_relation`]), or the question's words the output
+            // lacks.
             let rest = match rlmkg_heuristic::answer_relation(question) {
-                Some(r) => vec![r],
+                Some(r) => vec![next_relation(question, output, &r)],
                 None => unanswered_words(question, output),
             };
             let example = if rest.is_empty() {
@@ -989,6 +1004,16 @@ mod tests {
             unanswered_words(q, out),
             ["institute", "author", "join", "2019"]
         );
+    }
+
+    #[test]
+    fn the_next_relation_is_the_first_the_output_does_not_express() {
+        let q = "In what year was the founder of the institute that organised the Skarvik Expedition born?";
+        let out = "[c20.s4] It was organised by the Kestrel Institute for Coastal Studies.";
+        assert_eq!(super::next_relation(q, out, "born"), "founder");
+        let out =
+            "[c5.s4] The institute was founded in 1998 by Ivar Lindqvist. It organised the survey.";
+        assert_eq!(super::next_relation(q, out, "born"), "born");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use rlmkg_ingest::Store;
 
 use crate::spans::StoreSpans;
 
+mod bridge;
 mod verbatim;
 
 /// Share of the documents a question about the whole collection must have
@@ -196,13 +197,18 @@ pub(crate) struct Mended {
     /// What a count answer was counted from, when its number was checked
     /// against the documents it cites ([`count_cited`]).
     pub(crate) counted: Option<String>,
+    /// The ids of read sentences written after the answer to carry the
+    /// question's year to it ([`bridge::bridge_year`]).
+    pub(crate) bridged: Vec<String>,
 }
 
 /// Check `answer` and mend what the answer itself can mend: an uncited claim
 /// that copies a sentence the run read is given that sentence's id, an answer
 /// not all supported is re-cited from the sentences the run read (`read`), then
 /// a short answer not carried by its citation is given the citation of the
-/// answer's own sentence that says it. One pipeline for the review (judging
+/// answer's own sentence that says it, and a question's year its answer's
+/// citations lack is carried to it by the chain of read sentences that links
+/// them ([`bridge`]). One pipeline for the review (judging
 /// the answer as the caller will) and for `ask` (which shows it).
 pub(crate) fn mend(
     store: &Store,
@@ -234,6 +240,12 @@ pub(crate) fn mend(
         short_cited = true;
         report = rlmkg_citation::check(&text, spans, check)?;
     }
+    let mut bridged = Vec::new();
+    if let Some((with_chain, ids)) = bridge::bridge_year(store, question, &text, &report, read) {
+        text = with_chain;
+        bridged = ids;
+        report = rlmkg_citation::check(&text, spans, check)?;
+    }
     let counted = count_cited(store, question, &mut report);
     Ok(Mended {
         text,
@@ -242,6 +254,7 @@ pub(crate) fn mend(
         recited,
         short_cited,
         counted,
+        bridged,
     })
 }
 

@@ -57,6 +57,9 @@ pub struct Session {
     pub(super) seen_keys: Vec<String>,
     /// Replies in a row that repeated the one before.
     pub(super) repeats: u32,
+    /// Whether the last repeated reply read an id: the next is begun as a
+    /// search, otherwise as a read (the step it did not take).
+    pub(super) repeated_read: bool,
     /// Answers the handle's review rejected.
     pub(super) reviews: u32,
     /// The next turn is begun as the answer: the last output showed a
@@ -254,6 +257,7 @@ impl Session {
             reviews: 0,
             answer_next: false,
             answer_offered: false,
+            repeated_read: false,
             mapping: with_map && whole_collection,
         }
     }
@@ -507,15 +511,16 @@ impl Session {
                 request.start = Some(protocol::map_start());
             }
             // A small model's first turn is begun as a search: every lookup
-            // starts there. A model stuck repeating itself gets a different
-            // start each time: a read (the step after a search), then a search.
+            // starts there. A model stuck repeating itself is begun on the
+            // step its repeated reply did not take: a read after a repeated
+            // search (the step after it), a search after a repeated read.
             Protocol::Code
                 if can_search
                     && (self.repeats > 0
                         || (self.profile == Profile::Small && self.iteration <= 1)) =>
             {
                 let can_read = self.functions.iter().any(|f| f.name == "read");
-                request.start = Some(if self.repeats % 2 == 1 && can_read {
+                request.start = Some(if self.repeats > 0 && !self.repeated_read && can_read {
                     protocol::read_start()
                 } else {
                     protocol::search_start()
@@ -725,6 +730,8 @@ impl Session {
         }
         if repeated {
             self.repeats += 1;
+            self.repeated_read = resp.content.contains("context.read(")
+                || resp.tool_calls.iter().any(|c| c.name == "read");
             it.events.push(event(
                 "repeat",
                 format!(

@@ -179,6 +179,38 @@ async fn a_reply_repeated_three_times_ends_the_run_without_burning_the_budget() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_read_is_followed_by_a_turn_begun_as_a_search() {
+    // A root that reads the same chunk again is begun on the step it did not
+    // take (a search), not on another read it would fill in the same way.
+    let srv = root_server(Some(1), |req| {
+        let begun = messages(req)
+            .last()
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        Reply::Text(if begun.ends_with("search(\"") {
+            "Curie\")\nprint(hits)\n".into()
+        } else if count_role(req, "user") >= 4 {
+            format!("FINAL('{ANSWER}')\n")
+        } else {
+            "print(context.read('c1'))\n".into()
+        })
+    });
+    let (_, out) = rlm(&srv, Protocol::Code).run(QUESTION).await.unwrap();
+    assert_eq!(out.answer.as_deref(), Some(ANSWER), "{out:?}");
+    let reqs = root_requests(&srv);
+    assert_eq!(reqs.len(), 4, "read, repeated read, search, FINAL");
+    let begun = messages(&reqs[2]).last().unwrap()["content"].clone();
+    assert!(
+        begun
+            .as_str()
+            .unwrap_or_default()
+            .contains("context.search("),
+        "{begun}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_small_root_is_offered_the_recipe_tools_only() {
     let srv = root_server(None, |_| {
         tool_call("call_1", "final_answer", json!({ "answer": ANSWER }))

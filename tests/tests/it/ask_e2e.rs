@@ -586,3 +586,75 @@ fn a_paraphrase_or_a_copied_page_is_not_cited_from_the_reads() {
         );
     }
 }
+
+/// Code that finds the id of the sentence placing Halden University in
+/// Aldergate (the last hop of "the university that Mara Ellison left in
+/// 2019"), as a small root reads it from a search.
+const FIND_ALDERGATE_ID: &str = r#"import re
+said = None
+for h in context.search("Halden University city", k=3):
+    for sid, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if said is None and "Aldergate" in s and "Halden University" in s:
+            said = sid
+print(said)"#;
+
+const LEFT_IN_2019: &str = "In which city is the university that Mara Ellison left in 2019?";
+
+#[test]
+fn the_questions_year_is_carried_to_the_answer_by_the_sentences_the_run_read() {
+    // The root read the 2019 sentence (Ellison left Halden University) and
+    // the sentence placing Halden University in Aldergate, then cited only
+    // the last: the year sentence the run read is written after the answer.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(&format!(
+                    "print(context.search(\"Mara Ellison left 2019\", k=2))\n{FIND_ALDERGATE_ID}"
+                )),
+                _ => repl("FINAL(f\"Aldergate [{said}].\")"),
+            })
+        },
+        &[],
+        LEFT_IN_2019,
+    );
+    let answer = case.answer();
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "Aldergate", "{answer:#}");
+    assert!(
+        verdicts(&answer).iter().all(|v| v == "supported"),
+        "{answer:#}"
+    );
+    let text = answer["text"].as_str().unwrap();
+    assert!(
+        text.contains("2019") && text.contains("Halden University"),
+        "{text}"
+    );
+    assert!(
+        case.stderr().contains("year carried to the answer"),
+        "{}",
+        case.stderr()
+    );
+}
+
+#[test]
+fn a_year_no_read_sentence_links_to_the_answer_stays_missing() {
+    // The same answer, but the run never read a sentence that holds 2019:
+    // nothing carries the year, and the answer does not stand as the RLM's.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(FIND_ALDERGATE_ID),
+                _ => repl("FINAL(f\"Aldergate [{said}].\")"),
+            })
+        },
+        &["--max-iterations", "3"],
+        LEFT_IN_2019,
+    );
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert!(
+        !case.stderr().contains("year carried to the answer"),
+        "{}",
+        case.stderr()
+    );
+}

@@ -71,6 +71,13 @@ impl AnswerStrategy for RlmStrategy {
         if let Some(counted) = &mended.counted {
             (run.note)(counted);
         }
+        if !mended.bridged.is_empty() {
+            (run.note)(&format!(
+                "citation repair: the question's year carried to the answer by {} sentence(s) the run read ({})",
+                mended.bridged.len(),
+                mended.bridged.join(", ")
+            ));
+        }
         if mended.short_cited {
             (run.note)(
                 "citation repair: the short answer cited from the answer's own sentence that says it",

@@ -35,7 +35,7 @@ pub const MAX_READS: usize = 64;
 /// The words of `text`, lowercased, each followed by one space and the whole
 /// preceded by one, so that containment of the strings is containment of
 /// contiguous word runs (linear with `str::contains`).
-fn word_key(text: &str) -> (String, usize) {
+pub(super) fn word_key(text: &str) -> (String, usize) {
     let mut key = String::from(" ");
     let mut words = 0;
     for word in text

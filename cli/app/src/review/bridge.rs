@@ -1,0 +1,166 @@
+//! Carry a question's year to an answer through sentences the run read.
+//!
+//! A root that walks two hops ("the university that Mara Ellison *left in
+//! 2019*" → Halden University → "Halden University is … in Aldergate")
+//! often answers from the last hop's sentence alone, which does not hold
+//! the question's year; the review then turns the answer down as another
+//! step's ([`super::Unfit::MissingYear`]). When the run itself read the
+//! chain — a sentence that holds the year and a word of the question, and
+//! either names the answer or shares a name with a read sentence that
+//! names it — those sentences are written after the answer, word for word
+//! with their ids, so the reader sees the whole chain and the checker
+//! verifies each link. The answer itself is the model's, unchanged; the
+//! chain is only what the run read. A year no read sentence links to the
+//! answer stays missing, and the answer still does not stand.
+
+use std::collections::HashSet;
+
+use rlmkg_citation::Report;
+use rlmkg_ingest::Store;
+
+use super::verbatim::{MAX_READS, word_key};
+
+/// Most read sentences searched for a chain (the run's first reads).
+pub const MAX_SENTENCES: usize = 160;
+
+/// A sentence the run read: its id, its chunk's names and its text.
+struct Read {
+    id: String,
+    text: String,
+    key: String,
+    names: Vec<String>,
+}
+
+/// The sentences of `read` (ids the run's calls showed), first read first,
+/// each with the names of its chunk's entities that it holds.
+fn read_sentences(store: &Store, read: &[String]) -> Vec<Read> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for id in read.iter().take(MAX_READS) {
+        let Ok(passage) = store.read(id) else {
+            continue;
+        };
+        let entities = store.entities_of_chunk(passage.chunk).unwrap_or_default();
+        for s in passage.sentences {
+            if out.len() >= MAX_SENTENCES {
+                return out;
+            }
+            if !seen.insert(s.id.clone()) {
+                continue;
+            }
+            let key = word_key(&s.text).0;
+            let names = entities
+                .iter()
+                .flat_map(|e| std::iter::once(&e.name).chain(&e.aliases))
+                .filter(|n| n.chars().count() > 2)
+                .map(|n| word_key(n).0)
+                .filter(|n| n.len() > 2 && key.contains(n.as_str()))
+                .collect();
+            out.push(Read {
+                id: s.id,
+                text: s.text,
+                key,
+                names,
+            });
+        }
+    }
+    out
+}
+
+/// The answer with the chain that carries `question`'s years to its short
+/// answer appended (`sentence [id]` each), and the chain's ids; `None` when
+/// the answer already cites a year of the question, does not stand on its
+/// own claims, or no chain of read sentences links a year to it.
+pub(crate) fn bridge_year(
+    store: &Store,
+    question: &str,
+    answer: &str,
+    report: &Report,
+    read: &[String],
+) -> Option<(String, Vec<String>)> {
+    let years = super::years_in(question);
+    if years.is_empty()
+        || super::cites_any(report, &years)
+        || super::not_carried(report, question).is_some()
+    {
+        return None;
+    }
+    let short = super::short_answer(store, question, report)?;
+    let (answer_key, words) = word_key(&short.text);
+    if words == 0 {
+        return None;
+    }
+    let asked: HashSet<String> = crate::handle::content_words(question)
+        .iter()
+        .filter(|w| !years.contains(w))
+        .map(|w| rlmkg_text::match_key(w))
+        .collect();
+    let sentences = read_sentences(store, read);
+    let says_asked = |s: &Read| {
+        s.key
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .any(|w| asked.contains(&rlmkg_text::match_key(w)))
+    };
+    let chain = sentences
+        .iter()
+        .filter(|y| super::holds_any_year(&y.text, &years) && says_asked(y))
+        .find_map(|y| {
+            if y.key.contains(answer_key.as_str()) {
+                return Some(vec![y]);
+            }
+            sentences
+                .iter()
+                .find(|m| {
+                    m.id != y.id
+                        && m.key.contains(answer_key.as_str())
+                        && y.names
+                            .iter()
+                            .any(|n| *n != answer_key && m.key.contains(n.as_str()))
+                })
+                .map(|m| vec![y, m])
+        })?;
+    let cited: HashSet<&str> = report
+        .claims
+        .iter()
+        .flat_map(|c| &c.citations)
+        .filter_map(|c| c.id.as_deref())
+        .collect();
+    let added: Vec<&Read> = chain
+        .into_iter()
+        .filter(|s| !cited.contains(s.id.as_str()))
+        .collect();
+    if added.is_empty() {
+        return None;
+    }
+    let mut text = answer.trim_end().to_owned();
+    for s in &added {
+        text.push(' ');
+        text.push_str(&cited_sentence(&s.text, &s.id));
+    }
+    Some((text, added.iter().map(|s| s.id.clone()).collect()))
+}
+
+/// `sentence` with `[id]` written before its closing punctuation (a full
+/// stop added when it has none).
+fn cited_sentence(sentence: &str, id: &str) -> String {
+    let t = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = t.trim_end_matches(['.', '!', '?']);
+    let end = &t[body.len()..];
+    let end = if end.is_empty() { "." } else { end };
+    format!("{body} [{id}]{end}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cited_sentence;
+
+    #[test]
+    fn the_id_goes_before_the_closing_punctuation() {
+        assert_eq!(
+            cited_sentence("Halden University is in  Aldergate.", "c16.s2"),
+            "Halden University is in Aldergate [c16.s2]."
+        );
+        assert_eq!(cited_sentence("No stop", "c1.s1"), "No stop [c1.s1].");
+    }
+}
