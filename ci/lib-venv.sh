@@ -1,5 +1,6 @@
 # Sourced by the ci scripts that keep a Python venv of pinned PyPI packages
-# outside the clone (python-package.sh, serve-clients.sh, router.sh).
+# outside the clone (python-package.sh, serve-clients.sh, router.sh,
+# llama-server.sh).
 #
 #   venv_init NAME PREFIX
 #
@@ -44,7 +45,10 @@ PY
 # file descriptor 9 and kept until the calling script ends. WHAT names the
 # pins in the log line (e.g. "mcp 2.3.0, websocket-client 1.9.2").
 #
-# The caller runs venv_init first and defines `venv_ok` (with venv_has).
+# The caller runs venv_init first and defines `venv_ok` (with venv_has). A
+# caller whose packages need more than `pip install PIN...` (a compiled
+# build, its own log) defines `venv_install`, which is then called with the
+# PINs into the fresh venv instead, and exits on failure.
 ensure_venv() {
   local what=$1
   shift
@@ -59,10 +63,14 @@ ensure_venv() {
   fi
   local py="${PYTHON:-python3}"
   command -v "$py" >/dev/null 2>&1 || die "no $py to create the venv (set PYTHON)"
-  log "installing $* into $VENV"
   rm -rf "$VENV"
   "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
-  "$VPY" -m pip install --quiet --disable-pip-version-check "$@" >&2 \
-    || die "pip install $* failed"
-  venv_ok || die "the venv at $VENV fails its check after installing $*"
+  if declare -F venv_install >/dev/null; then
+    venv_install "$@"
+  else
+    log "installing $* into $VENV"
+    "$VPY" -m pip install --quiet --disable-pip-version-check "$@" >&2 \
+      || die "pip install $* failed"
+  fi
+  venv_ok || { rm -rf "$VENV"; die "the venv at $VENV fails its check after installing $*"; }
 }

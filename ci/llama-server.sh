@@ -24,13 +24,11 @@ set -euo pipefail
 
 PKG_VERSION=0.3.36
 PKG="llama-cpp-python[server]==$PKG_VERSION"
-CACHE="${RLMKG_CI_CACHE:-$HOME/.cache/rlmkg-ci}"
-VENV="$CACHE/llama-venv"
-VPY="$VENV/bin/python"
 ALIAS=smollm2
 
-log() { echo "llama-server: $*" >&2; }
-die() { echo "llama-server: error: $*" >&2; exit 1; }
+# shellcheck source=ci/lib-venv.sh
+source "$(dirname "$0")/lib-venv.sh"
+venv_init llama-venv llama-server
 
 venv_ok() {
   [ -x "$VPY" ] && "$VPY" - "$PKG_VERSION" >/dev/null 2>&1 <<'EOF'
@@ -40,36 +38,25 @@ sys.exit(0 if llama_cpp.__version__ == sys.argv[1] else 1)
 EOF
 }
 
-install() {
-  mkdir -p "$CACHE"
-  # One installer at a time per cache dir.
-  if command -v flock >/dev/null 2>&1; then
-    exec 9>"$CACHE/llama-venv.lock"
-    flock 9
-  fi
-  if venv_ok; then
-    log "reusing $VENV (llama-cpp-python $PKG_VERSION)"
-    echo "$VPY"
-    return 0
-  fi
-  local py="${PYTHON:-python3}"
-  command -v "$py" >/dev/null 2>&1 || die "no $py to build the llama.cpp venv (set PYTHON)"
+# The llama.cpp build behind the package, with its own log (ensure_venv's hook).
+venv_install() {
   log "building $PKG into $VENV (compiles llama.cpp; several minutes on 2 cores)"
-  rm -rf "$VENV"
-  "$py" -m venv "$VENV" || die "$py -m venv failed (install the python3-venv package)"
   local start=$SECONDS
   # GGML_NATIVE=OFF: a fixed AVX2/FMA/F16C build that runs on any x86-64-v3 CPU rather
   # than only on the CPU that compiled it (the venv is cached and may move with it).
   # LLAVA_BUILD=OFF skips the multimodal library the server only loads on demand.
   if ! CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF}" \
     CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
-    "$VPY" -m pip install -v "$PKG" >"$CACHE/llama-install.log" 2>&1; then
+    "$VPY" -m pip install -v "$@" >"$CACHE/llama-install.log" 2>&1; then
     tail -n 40 "$CACHE/llama-install.log" >&2 || true
     rm -rf "$VENV"
     die "pip install $PKG failed (needs a C++ compiler and PyPI access; log: $CACHE/llama-install.log)"
   fi
-  venv_ok || { rm -rf "$VENV"; die "$PKG installed but does not import"; }
   log "built in $((SECONDS - start)) s"
+}
+
+install() {
+  ensure_venv "llama-cpp-python $PKG_VERSION" "$PKG"
   echo "$VPY"
 }
 
