@@ -126,6 +126,17 @@ pub fn final_start() -> ReplyStart {
     begun_with(FINAL_NUDGE)
 }
 
+/// Whether the first handle call `code` makes is a read (`context.read(`
+/// before any `context.search(`): what a repeated reply did, so that the
+/// next turn is begun on the other step.
+pub fn reads_first(code: &str) -> bool {
+    match (code.find("context.read("), code.find("context.search(")) {
+        (Some(read), Some(search)) => read < search,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
 /// The reply start that has the model read an id: the step after a search,
 /// for a model that repeated its search.
 pub fn read_start() -> ReplyStart {
@@ -479,6 +490,18 @@ mod tests {
         );
         assert_eq!("TOOLS".parse::<Protocol>(), Ok(Protocol::Tools));
         assert!("x".parse::<Protocol>().is_err());
+    }
+
+    #[test]
+    fn a_reply_reads_first_when_its_first_call_is_a_read() {
+        assert!(super::reads_first("print(context.read('c1'))"));
+        assert!(!super::reads_first(
+            "hits = context.search('x')\nprint(context.read(hits[0]['id']))"
+        ));
+        assert!(super::reads_first(
+            "print(context.read('c1'))\nhits = context.search('x')"
+        ));
+        assert!(!super::reads_first("FINAL('x')"));
     }
 
     #[test]

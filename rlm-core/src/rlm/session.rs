@@ -57,8 +57,8 @@ pub struct Session {
     pub(super) seen_keys: Vec<String>,
     /// Replies in a row that repeated the one before.
     pub(super) repeats: u32,
-    /// Whether the last repeated reply read an id: the next is begun as a
-    /// search, otherwise as a read (the step it did not take).
+    /// Whether the last repeated reply began with a read: the next is begun
+    /// as a search, otherwise as a read (the step it did not take).
     pub(super) repeated_read: bool,
     /// Answers the handle's review rejected.
     pub(super) reviews: u32,
@@ -730,8 +730,8 @@ impl Session {
         }
         if repeated {
             self.repeats += 1;
-            self.repeated_read = resp.content.contains("context.read(")
-                || resp.tool_calls.iter().any(|c| c.name == "read");
+            self.repeated_read = protocol::reads_first(&resp.content)
+                || resp.tool_calls.first().is_some_and(|c| c.name == "read");
             it.events.push(event(
                 "repeat",
                 format!(
