@@ -664,9 +664,8 @@ fn typed(kind: &AnswerType) -> bool {
 }
 
 /// Whether `claim` is of the asked type: it names an entity of a fitting kind
-/// that its cited chunks hold and the question does not (people, places,
-/// organizations), or holds a
-/// digit (dates, numbers); other types always fit.
+/// ([`typed_name`]), or holds a digit (dates, numbers); other types always
+/// fit.
 fn of_type(
     store: &Store,
     question: &str,
@@ -676,32 +675,51 @@ fn of_type(
     match kind {
         AnswerType::Date | AnswerType::Number => short::holds_value(kind, &claim.text),
         AnswerType::Person | AnswerType::Place | AnswerType::Organization => {
-            let kinds = short::kinds_for(kind);
-            let text = claim.text.to_lowercase();
-            // The question's own names are not its answer.
-            let asked = question.to_lowercase();
-            claim
-                .citations
-                .iter()
-                .filter_map(|c| c.id.as_deref())
-                .filter_map(|id| chunk_of(id).parse::<rlmkg_ids::ChunkId>().ok())
-                .filter_map(|c| store.entities_of_chunk(c).ok())
-                .flatten()
-                .filter(|e| kinds.contains(&e.kind.as_str()))
-                .any(|e| {
-                    std::iter::once(&e.name)
-                        .chain(&e.aliases)
-                        .map(|n| n.to_lowercase())
-                        .any(|n| n.chars().count() > 1 && text.contains(&n) && !asked.contains(&n))
-                })
+            typed_name(store, question, kind, claim).is_some()
         }
         _ => true,
     }
 }
 
+/// The first name (or alias; the longest starting there, one written with
+/// the entity's own capitals first) of an entity of a kind fitting `kind`
+/// that `claim` says, that its cited chunks hold and that the question does not
+/// (the question's own names are not its answer), as the entity spells it:
+/// the answer a claim of a person, place or organization names.
+fn typed_name(
+    store: &Store,
+    question: &str,
+    kind: &AnswerType,
+    claim: &rlmkg_citation::ClaimReport,
+) -> Option<String> {
+    let kinds = short::kinds_for(kind);
+    let text = claim.text.to_lowercase();
+    let asked = question.to_lowercase();
+    claim
+        .citations
+        .iter()
+        .filter_map(|c| c.id.as_deref())
+        .filter_map(|id| chunk_of(id).parse::<rlmkg_ids::ChunkId>().ok())
+        .filter_map(|c| store.entities_of_chunk(c).ok())
+        .flatten()
+        .filter(|e| kinds.contains(&e.kind.as_str()))
+        .flat_map(|e| std::iter::once(e.name.clone()).chain(e.aliases.clone()))
+        .filter_map(|n| {
+            let lower = n.to_lowercase();
+            let at = text.find(&lower)?;
+            let written = claim.text.contains(n.as_str());
+            (lower.chars().count() > 1 && !asked.contains(&lower)).then_some((!written, at, n))
+        })
+        // A name the claim writes as the entity spells it ("Tromsø", not the
+        // "research" of a heading taken for a name), the first it says; of
+        // those starting there, the longest.
+        .min_by_key(|(unwritten, at, n)| (*unwritten, *at, std::cmp::Reverse(n.chars().count())))
+        .map(|(_, _, n)| n)
+}
+
 /// The short answer of an RLM answer: its first claim, when it is short,
 /// supported and of the asked type (the prompts ask for the short answer
-/// first); otherwise what the heuristic's reader picks from the sentences
+/// first), or for a person, place or organization the name it says; otherwise what the heuristic's reader picks from the sentences
 /// the answer's supported claims cite, in the answer's order. Either way it
 /// is read from verified text; `None` when the verified claims hold none.
 fn short_answer(
@@ -720,8 +738,11 @@ fn short_answer(
         && first.verdict == Verdict::Supported
         && of_type(store, question, &kind, first);
     if short {
+        // A short claim that says more than the name asked for ("The city
+        // of Tromsø has 77,000 inhabitants") is answered by the name.
+        let name = typed_name(store, question, &kind, first);
         return Some(ShortAnswer {
-            text: text.to_owned(),
+            text: name.unwrap_or_else(|| text.to_owned()),
             kind,
             citation: first
                 .citations

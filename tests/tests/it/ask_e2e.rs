@@ -658,3 +658,23 @@ fn a_year_no_read_sentence_links_to_the_answer_stays_missing() {
         case.stderr()
     );
 }
+
+#[test]
+fn a_short_claim_that_says_more_than_the_asked_place_is_answered_by_the_place() {
+    // "KICS is an independent research institute in Tromsø": short, supported
+    // and naming a place, but the short answer is the place it names.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(&FIND_TROMSO_TEXT.replace("said = s.strip()", "said = sid")),
+                _ => repl(
+                    "FINAL(f\"KICS is an independent research institute in Tromsø [{said}].\")",
+                ),
+            })
+        },
+        &[],
+        SKARVIK,
+    );
+    let answer = case.answer();
+    assert_stands_as_tromso(&answer);
+}
