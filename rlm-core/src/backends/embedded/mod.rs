@@ -55,7 +55,10 @@ pub struct EmbeddedOptions {
     pub top_k: u32,
     /// Maximum new tokens when a request does not set a limit.
     pub max_tokens: u32,
-    /// Seed used when a request does not set one.
+    /// Seed of the first request that does not set one; each later such
+    /// request takes the next (a run is reproducible from its start, but
+    /// two turns of a conversation are not sampled from one random stream,
+    /// which sent a root round the same replies).
     pub seed: u64,
     /// Penalty on recently seen tokens (1.0 = off).
     pub repeat_penalty: f32,
@@ -124,6 +127,8 @@ struct Inner {
     /// One generation at a time: candle's CPU pool is shared.
     busy: Mutex<()>,
     last_stats: Mutex<GenerationStats>,
+    /// Requests sampled so far without a seed of their own.
+    unseeded: std::sync::atomic::AtomicU64,
 }
 
 /// A GGUF model run in-process on the CPU.
@@ -245,6 +250,7 @@ impl EmbeddedModel {
                 prefixes: Mutex::new(Vec::new()),
                 busy: Mutex::new(()),
                 last_stats: Mutex::new(GenerationStats::default()),
+                unseeded: std::sync::atomic::AtomicU64::new(0),
             }),
         })
     }
@@ -471,8 +477,13 @@ impl Inner {
                 (false, false) => CandleSampling::All { temperature },
             }
         };
-        let mut sampler =
-            LogitsProcessor::from_sampling(s.seed.unwrap_or(self.opts.seed), sampling);
+        let seed = s.seed.unwrap_or_else(|| {
+            let n = self
+                .unseeded
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.opts.seed.wrapping_add(n)
+        });
+        let mut sampler = LogitsProcessor::from_sampling(seed, sampling);
 
         let t1 = Instant::now();
         let mut generated: Vec<u32> = Vec::new();
