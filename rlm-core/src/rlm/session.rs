@@ -74,6 +74,13 @@ pub struct Session {
 
 /// Replies in a row that repeat the one before after which the run ends.
 const MAX_REPEATS: u32 = 3;
+/// The temperature a root with none configured is taken to be sampled at
+/// (llama.cpp's server samples at 0.8, the embedded model at 0.7).
+const UNSET_TEMPERATURE: f32 = 0.7;
+/// How much warmer each repeat in a row makes the next turn.
+const REPEAT_WARMING: f32 = 0.2;
+/// The warmest a turn after repeats is sampled.
+const MAX_REPEAT_TEMPERATURE: f32 = 1.2;
 /// Answers the handle's review may reject before one is let through.
 const MAX_REVIEWS: u32 = 2;
 /// Tokens of the root's window kept free beyond the reply (chat template
@@ -465,8 +472,12 @@ impl Session {
     fn request(&self, kind: TurnKind) -> (ChatRequest, usize) {
         let mut sampling = self.shared.cfg.root_sampling.clone();
         if self.repeats > 0 {
-            let bump = 0.3 * self.repeats as f32;
-            sampling.temperature = Some((sampling.temperature.unwrap_or(0.0) + bump).min(1.2));
+            // Warmer than the temperature the model was sampled at: the
+            // configured one, else the backends' usual default (an unset
+            // temperature read as 0 made the turn after a repeat colder).
+            let base = sampling.temperature.unwrap_or(UNSET_TEMPERATURE);
+            let bump = REPEAT_WARMING * self.repeats as f32;
+            sampling.temperature = Some((base + bump).min(MAX_REPEAT_TEMPERATURE));
             sampling.seed = Some(
                 sampling
                     .seed

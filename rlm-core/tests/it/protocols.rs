@@ -174,6 +174,9 @@ async fn a_reply_repeated_three_times_ends_the_run_without_burning_the_budget() 
         .map(|r| r["temperature"].as_f64().unwrap_or(0.0))
         .collect();
     assert!(temps.windows(2).skip(1).all(|w| w[1] > w[0]), "{temps:?}");
+    // Warmer than the temperature the backend samples at when none is set,
+    // not colder.
+    assert!(temps[2] > 0.7, "{temps:?}");
     // The code ran once.
     assert_eq!(out.usage.handle_calls, 1);
 }
