@@ -222,6 +222,37 @@ pub fn repl(code: &str) -> String {
     format!("Next step.\n```repl\n{code}\n```\n")
 }
 
+/// What [`find_sentence`]'s code keeps of the sentence it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Its id (`c16.s2`), to cite.
+    Id,
+    /// Its text without the id, as a small root copies it.
+    Text,
+}
+
+/// Python a scripted root runs: among the chunks of the first `k` hits of
+/// `search`, the first sentence holding every one of `holding`, kept as
+/// `var` (`Found::Id` or `Found::Text`; `None` when none holds them all) and
+/// printed. The sentence is found at run time, so no test depends on ids.
+pub fn find_sentence(var: &str, search: &str, k: usize, holding: &[&str], keep: Found) -> String {
+    let holds: Vec<String> = holding.iter().map(|w| format!("{w:?} in s_")).collect();
+    let kept = match keep {
+        Found::Id => "id_",
+        Found::Text => "s_.strip()",
+    };
+    format!(
+        r#"import re
+{var} = None
+for h in context.search({search:?}, k={k}):
+    for id_, s_ in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
+        if {var} is None and {holds}:
+            {var} = {kept}
+print({var})"#,
+        holds = holds.join(" and ")
+    )
+}
+
 /// The Qwen2.5-Coder-1.5B-Instruct GGUF for the real-model tests:
 /// `RLMKG_QWEN_GGUF`, else the file `../shared/models/qwen-gguf.sh 1.5b`
 /// (or `ci/qwen-gguf.sh`) writes to `~/.cache/rlmkg-dev-models`; `None` when

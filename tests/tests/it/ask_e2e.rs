@@ -9,8 +9,8 @@
 
 use rlm_core::testkit::Reply;
 use rlmkg_tests::{
-    ask_heuristic, repl, rlmkg, root_requests, sample_store, scripted_case, stderr, stdout, turn,
-    without_models,
+    Found, ask_heuristic, repl, rlmkg, root_requests, sample_store, scripted_case, stderr, stdout,
+    turn, without_models,
 };
 use serde_json::Value;
 
@@ -135,18 +135,10 @@ fn a_short_answer_cited_with_a_wrong_id_takes_its_own_answers_citation() {
     );
 }
 
-/// Code that prints the id of the first sentence, among the hits of
-/// `search`, that contains `holding`, as `sid`.
+/// Code that keeps the id of the first sentence, among the hits of `search`,
+/// that contains `holding`, as `sid`.
 fn find_sentence(search: &str, holding: &str) -> String {
-    format!(
-        r#"import re
-sid = None
-for h in context.search("{search}", k=5):
-    for i, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if sid is None and "{holding}" in s:
-            sid = i
-print(sid)"#
-    )
+    rlmkg_tests::find_sentence("sid", search, 5, &[holding], Found::Id)
 }
 
 /// Ask `question` with a root that runs `first`, then answers `FINAL(f"…")`
@@ -527,14 +519,17 @@ fn a_root_that_runs_no_code_falls_back_to_the_heuristic_strategy() {
 }
 
 /// Code that finds the text (without its id) of the sentence that places the
-/// Kestrel Institute in Tromsø, as a small root reads it from a search.
-const FIND_TROMSO_TEXT: &str = r#"import re
-said = None
-for h in context.search("Kestrel Institute for Coastal Studies Tromsø", k=5):
-    for sid, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if said is None and "Tromsø" in s and "KICS" in s:
-            said = s.strip()
-print(said)"#;
+/// Kestrel Institute in Tromsø, as a small root reads it from a search, as
+/// `said`.
+fn find_tromso(keep: Found) -> String {
+    rlmkg_tests::find_sentence(
+        "said",
+        "Kestrel Institute for Coastal Studies Tromsø",
+        5,
+        &["Tromsø", "KICS"],
+        keep,
+    )
+}
 
 #[test]
 fn a_sentence_copied_without_its_id_is_cited_to_it() {
@@ -543,7 +538,7 @@ fn a_sentence_copied_without_its_id_is_cited_to_it() {
     let case = scripted_case(
         |req: &Value, _| {
             Reply::Text(match turn(req) {
-                0 => repl(FIND_TROMSO_TEXT),
+                0 => repl(&find_tromso(Found::Text)),
                 _ => repl("FINAL(said)"),
             })
         },
@@ -570,7 +565,7 @@ fn a_paraphrase_or_a_copied_page_is_not_cited_from_the_reads() {
         let case = scripted_case(
             move |req: &Value, _| {
                 Reply::Text(match turn(req) {
-                    0 => repl(FIND_TROMSO_TEXT),
+                    0 => repl(&find_tromso(Found::Text)),
                     _ => repl(final_code),
                 })
             },
@@ -589,14 +584,16 @@ fn a_paraphrase_or_a_copied_page_is_not_cited_from_the_reads() {
 
 /// Code that finds the id of the sentence placing Halden University in
 /// Aldergate (the last hop of "the university that Mara Ellison left in
-/// 2019"), as a small root reads it from a search.
-const FIND_ALDERGATE_ID: &str = r#"import re
-said = None
-for h in context.search("Halden University city", k=3):
-    for sid, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if said is None and "Aldergate" in s and "Halden University" in s:
-            said = sid
-print(said)"#;
+/// 2019"), as a small root reads it from a search, as `said`.
+fn find_aldergate() -> String {
+    rlmkg_tests::find_sentence(
+        "said",
+        "Halden University city",
+        3,
+        &["Aldergate", "Halden University"],
+        Found::Id,
+    )
+}
 
 const LEFT_IN_2019: &str = "In which city is the university that Mara Ellison left in 2019?";
 
@@ -609,7 +606,8 @@ fn the_questions_year_is_carried_to_the_answer_by_the_sentences_the_run_read() {
         |req: &Value, _| {
             Reply::Text(match turn(req) {
                 0 => repl(&format!(
-                    "print(context.search(\"Mara Ellison left 2019\", k=2))\n{FIND_ALDERGATE_ID}"
+                    "print(context.search(\"Mara Ellison left 2019\", k=2))\n{}",
+                    find_aldergate()
                 )),
                 _ => repl("FINAL(f\"Aldergate [{said}].\")"),
             })
@@ -643,7 +641,7 @@ fn a_year_no_read_sentence_links_to_the_answer_stays_missing() {
     let case = scripted_case(
         |req: &Value, _| {
             Reply::Text(match turn(req) {
-                0 => repl(FIND_ALDERGATE_ID),
+                0 => repl(&find_aldergate()),
                 _ => repl("FINAL(f\"Aldergate [{said}].\")"),
             })
         },
@@ -666,7 +664,7 @@ fn a_short_claim_that_says_more_than_the_asked_place_is_answered_by_the_place() 
     let case = scripted_case(
         |req: &Value, _| {
             Reply::Text(match turn(req) {
-                0 => repl(&FIND_TROMSO_TEXT.replace("said = s.strip()", "said = sid")),
+                0 => repl(&find_tromso(Found::Id)),
                 _ => repl(
                     "FINAL(f\"KICS is an independent research institute in Tromsø [{said}].\")",
                 ),

@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 use rlm_core::embedded::{self, EmbeddedModel, EmbeddedOptions};
 use rlm_core::{ChatRequest, FinishReason, LanguageModel, Message, ModelError, Sampling};
 
-/// The default model loaded once per test binary, or `None` (with a message) when absent.
 /// The tests share one model and its prefix cache, and some clear the cache
 /// and then count what was reused: they run one at a time.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -19,6 +18,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The default model loaded once per test binary, or `None` (with a message) when absent.
 fn model() -> Option<&'static EmbeddedModel> {
     static MODEL: OnceLock<Option<EmbeddedModel>> = OnceLock::new();
     MODEL

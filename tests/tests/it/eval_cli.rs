@@ -9,7 +9,8 @@ use std::process::Output;
 
 use rlm_core::testkit::{ChatServer, Reply};
 use rlmkg_tests::{
-    fixture, repl, repo_root, run, shared_data, stderr, stdout, turn, without_models,
+    Found, find_sentence, fixture, repl, repo_root, run, shared_data, stderr, stdout, turn,
+    without_models,
 };
 use serde_json::Value;
 
@@ -421,14 +422,17 @@ const PAINTER_Q: &str = "painter of Grey Tide";
 /// Prompt tokens the scripted server reports for every call.
 const PROMPT_TOKENS: u64 = 5000;
 
-/// Code that finds the sentence saying where the painter was born, at run time.
-const FIND_BIRTH: &str = r#"import re
-sid = None
-for h in context.search("Orrin Vale born town", k=5):
-    for s_id, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if sid is None and "born in the fishing town of Kettleby" in s:
-            sid = s_id
-print(sid)"#;
+/// Code that finds the sentence saying where the painter was born, at run
+/// time, as `sid`.
+fn find_birth() -> String {
+    find_sentence(
+        "sid",
+        "Orrin Vale born town",
+        5,
+        &["born in the fishing town of Kettleby"],
+        Found::Id,
+    )
+}
 
 /// A root model that answers the painter question in two turns (find the
 /// sentence, then FINAL with a citation) and gives up on every other question.
@@ -436,7 +440,7 @@ fn scripted_root() -> ChatServer {
     ChatServer::start(|req: &Value, _| {
         let text = if req.to_string().contains(PAINTER_Q) {
             match turn(req) {
-                0 => repl(FIND_BIRTH),
+                0 => repl(&find_birth()),
                 _ => repl(r#"FINAL(f"Kettleby [{sid}]")"#),
             }
         } else {

@@ -7,24 +7,29 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rlm_core::testkit::{ChatServer, Reply, is_root_request};
-use rlmkg_tests::{ask_scripted, repl, sample_store, stderr, stdout, turn};
+use rlmkg_tests::{Found, ask_scripted, find_sentence, repl, sample_store, stderr, stdout, turn};
 use serde_json::Value;
 
 const BATCH: usize = 24;
 
-const FIRST: &str = r#"import re
-rs = llm_query_batched([f"Say ok {i}" for i in range(24)])
-print(sum(r == "ok" for r in rs))
-hop = None
-for h in context.search("Kestrel Institute for Coastal Studies Tromsø", k=5):
-    for sid, s in re.findall(r"\[(c\d+\.s\d+)\] ([^\[]*)", context.read(h["id"])):
-        if hop is None and "Tromsø" in s and "KICS" in s:
-            hop = sid
-print(hop)"#;
+/// The first turn: a batch of sub-calls, then the id of the sentence that
+/// places the Kestrel Institute in Tromsø, as `hop`.
+fn first() -> String {
+    format!(
+        "rs = llm_query_batched([f\"Say ok {{i}}\" for i in range({BATCH})])\nprint(sum(r == \"ok\" for r in rs))\n{}",
+        find_sentence(
+            "hop",
+            "Kestrel Institute for Coastal Studies Tromsø",
+            5,
+            &["Tromsø", "KICS"],
+            Found::Id,
+        )
+    )
+}
 
 fn root(req: &Value, _: usize) -> Reply {
     Reply::Text(match turn(req) {
-        0 => repl(FIRST),
+        0 => repl(&first()),
         _ => repl(
             r#"FINAL(f"The Kestrel Institute for Coastal Studies is a research institute in Tromsø [{hop}].")"#,
         ),
