@@ -14,6 +14,7 @@ use rlmkg_ingest::Store;
 use crate::spans::StoreSpans;
 
 mod bridge;
+mod reads;
 mod verbatim;
 
 /// Share of the documents a question about the whole collection must have
@@ -220,8 +221,10 @@ pub(crate) fn mend(
 ) -> Result<Mended, rlmkg_citation::SourceError> {
     let mut text = answer.to_owned();
     let mut report = rlmkg_citation::check(&text, spans, check)?;
+    // The run's reads, read from the store once for the mends that need them.
+    let reads = reads::Reads::new(store, read);
     let mut verbatim = 0;
-    if let Some((cited, n)) = verbatim::cite_verbatim(store, &text, &report, read) {
+    if let Some((cited, n)) = verbatim::cite_verbatim(&text, &report, &reads) {
         text = cited;
         verbatim = n;
         report = rlmkg_citation::check(&text, spans, check)?;
@@ -241,7 +244,7 @@ pub(crate) fn mend(
         report = rlmkg_citation::check(&text, spans, check)?;
     }
     let mut bridged = Vec::new();
-    if let Some((with_chain, ids)) = bridge::bridge_year(store, question, &text, &report, read) {
+    if let Some((with_chain, ids)) = bridge::bridge_year(store, question, &text, &report, &reads) {
         text = with_chain;
         bridged = ids;
         report = rlmkg_citation::check(&text, spans, check)?;
@@ -663,21 +666,27 @@ fn typed(kind: &AnswerType) -> bool {
     )
 }
 
-/// Whether `claim` is of the asked type: it names an entity of a fitting kind
-/// ([`typed_name`]), or holds a digit (dates, numbers); other types always
-/// fit.
-fn of_type(
+/// What a short first claim (`text`, its words without closing punctuation)
+/// answers a question asking for `kind` with, when it is of that type: for a
+/// person, place or organization the name it says ([`typed_name`]: "The
+/// city of Tromsø has 77,000 inhabitants" is answered by Tromsø); for a date
+/// or number the claim, when it holds a digit; for any other type the claim.
+/// `None` when it is not of the asked type.
+fn typed_answer(
     store: &Store,
     question: &str,
     kind: &AnswerType,
     claim: &rlmkg_citation::ClaimReport,
-) -> bool {
+    text: &str,
+) -> Option<String> {
     match kind {
-        AnswerType::Date | AnswerType::Number => short::holds_value(kind, &claim.text),
-        AnswerType::Person | AnswerType::Place | AnswerType::Organization => {
-            typed_name(store, question, kind, claim).is_some()
+        AnswerType::Date | AnswerType::Number => {
+            short::holds_value(kind, &claim.text).then(|| text.to_owned())
         }
-        _ => true,
+        AnswerType::Person | AnswerType::Place | AnswerType::Organization => {
+            typed_name(store, question, kind, claim)
+        }
+        _ => Some(text.to_owned()),
     }
 }
 
@@ -719,8 +728,9 @@ fn typed_name(
 
 /// The short answer of an RLM answer: its first claim, when it is short,
 /// supported and of the asked type (the prompts ask for the short answer
-/// first), or for a person, place or organization the name it says; otherwise what the heuristic's reader picks from the sentences
-/// the answer's supported claims cite, in the answer's order. Either way it
+/// first) — for a person, place or organization the name it says —;
+/// otherwise what the heuristic's reader picks from the sentences the
+/// answer's supported claims cite, in the answer's order. Either way it
 /// is read from verified text; `None` when the verified claims hold none.
 fn short_answer(
     store: &Store,
@@ -735,14 +745,13 @@ fn short_answer(
     let text = first.text.trim().trim_end_matches(['.', '!']).trim();
     let short = !text.is_empty()
         && text.split_whitespace().count() <= SHORT_ANSWER_WORDS
-        && first.verdict == Verdict::Supported
-        && of_type(store, question, &kind, first);
-    if short {
-        // A short claim that says more than the name asked for ("The city
-        // of Tromsø has 77,000 inhabitants") is answered by the name.
-        let name = typed_name(store, question, &kind, first);
+        && first.verdict == Verdict::Supported;
+    if let Some(answer) = short
+        .then(|| typed_answer(store, question, &kind, first, text))
+        .flatten()
+    {
         return Some(ShortAnswer {
-            text: name.unwrap_or_else(|| text.to_owned()),
+            text: answer,
             kind,
             citation: first
                 .citations

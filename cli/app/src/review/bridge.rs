@@ -13,70 +13,63 @@
 //! chain is only what the run read. A year no read sentence links to the
 //! answer stays missing, and the answer still does not stand.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rlmkg_citation::Report;
+use rlmkg_ids::ChunkId;
 use rlmkg_ingest::Store;
 
-use super::verbatim::{MAX_READS, word_key};
+use super::reads::{ReadSentence, Reads, word_key};
 
 /// Most read sentences searched for a chain (the run's first reads).
 pub const MAX_SENTENCES: usize = 160;
 
-/// A sentence the run read: its id, its chunk's names and its text.
-struct Read {
-    id: String,
-    text: String,
-    key: String,
+/// A sentence the run read, with the names of its chunk's entities that it
+/// holds (as [`word_key`]s).
+struct Named<'r> {
+    read: &'r ReadSentence,
     names: Vec<String>,
 }
 
-/// The sentences of `read` (ids the run's calls showed), first read first,
-/// each with the names of its chunk's entities that it holds.
-fn read_sentences(store: &Store, read: &[String]) -> Vec<Read> {
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    for id in read.iter().take(MAX_READS) {
-        let Ok(passage) = store.read(id) else {
-            continue;
-        };
-        let entities = store.entities_of_chunk(passage.chunk).unwrap_or_default();
-        for s in passage.sentences {
-            if out.len() >= MAX_SENTENCES {
-                return out;
-            }
-            if !seen.insert(s.id.clone()) {
-                continue;
-            }
-            let key = word_key(&s.text).0;
-            let names = entities
-                .iter()
-                .flat_map(|e| std::iter::once(&e.name).chain(&e.aliases))
-                .filter(|n| n.chars().count() > 2)
-                .map(|n| word_key(n).0)
-                .filter(|n| n.len() > 2 && key.contains(n.as_str()))
-                .collect();
-            out.push(Read {
-                id: s.id,
-                text: s.text,
-                key,
-                names,
+/// The first [`MAX_SENTENCES`] sentences of `reads`, each with the names of
+/// its chunk's entities that it holds (each chunk's entities looked up once).
+fn named_sentences<'r>(store: &Store, reads: &'r Reads) -> Vec<Named<'r>> {
+    let mut entities: HashMap<ChunkId, Vec<String>> = HashMap::new();
+    reads
+        .sentences()
+        .iter()
+        .take(MAX_SENTENCES)
+        .map(|read| {
+            let chunk_names = entities.entry(read.chunk).or_insert_with(|| {
+                store
+                    .entities_of_chunk(read.chunk)
+                    .unwrap_or_default()
+                    .iter()
+                    .flat_map(|e| std::iter::once(&e.name).chain(&e.aliases))
+                    .filter(|n| n.chars().count() > 2)
+                    .map(|n| word_key(n).0)
+                    .collect()
             });
-        }
-    }
-    out
+            let names = chunk_names
+                .iter()
+                .filter(|n| n.len() > 2 && read.key.contains(n.as_str()))
+                .cloned()
+                .collect();
+            Named { read, names }
+        })
+        .collect()
 }
 
 /// The answer with the chain that carries `question`'s years to its short
 /// answer appended (`sentence [id]` each), and the chain's ids; `None` when
 /// the answer already cites a year of the question, does not stand on its
 /// own claims, or no chain of read sentences links a year to it.
-pub(crate) fn bridge_year(
+pub(super) fn bridge_year(
     store: &Store,
     question: &str,
     answer: &str,
     report: &Report,
-    read: &[String],
+    reads: &Reads,
 ) -> Option<(String, Vec<String>)> {
     let years = super::years_in(question);
     if years.is_empty()
@@ -95,8 +88,8 @@ pub(crate) fn bridge_year(
         .filter(|w| !years.contains(w))
         .map(|w| rlmkg_text::match_key(w))
         .collect();
-    let sentences = read_sentences(store, read);
-    let says_asked = |s: &Read| {
+    let sentences = named_sentences(store, reads);
+    let says_asked = |s: &ReadSentence| {
         s.key
             .split(' ')
             .filter(|w| !w.is_empty())
@@ -104,21 +97,22 @@ pub(crate) fn bridge_year(
     };
     let chain = sentences
         .iter()
-        .filter(|y| super::holds_any_year(&y.text, &years) && says_asked(y))
+        .filter(|y| super::holds_any_year(&y.read.text, &years) && says_asked(y.read))
         .find_map(|y| {
-            if y.key.contains(answer_key.as_str()) {
-                return Some(vec![y]);
+            if y.read.key.contains(answer_key.as_str()) {
+                return Some(vec![y.read]);
             }
             sentences
                 .iter()
+                .map(|m| m.read)
                 .find(|m| {
-                    m.id != y.id
+                    m.id != y.read.id
                         && m.key.contains(answer_key.as_str())
                         && y.names
                             .iter()
                             .any(|n| *n != answer_key && m.key.contains(n.as_str()))
                 })
-                .map(|m| vec![y, m])
+                .map(|m| vec![y.read, m])
         })?;
     let cited: HashSet<&str> = report
         .claims
@@ -126,7 +120,7 @@ pub(crate) fn bridge_year(
         .flat_map(|c| &c.citations)
         .filter_map(|c| c.id.as_deref())
         .collect();
-    let added: Vec<&Read> = chain
+    let added: Vec<&ReadSentence> = chain
         .into_iter()
         .filter(|s| !cited.contains(s.id.as_str()))
         .collect();
