@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
-use rlmkg_text::{NAME_JOINERS, date_at, month_name};
+use rlmkg_text::{NAME_JOINERS, PLACE_WORDS, date_at, month_name};
 use rustc_hash::FxHashSet;
 
 /// One sentence to extract from, with its byte span in the document.
@@ -293,52 +293,6 @@ const ORG_WORDS: &[&str] = &[
     "laboratories",
     "observatory",
     "library",
-];
-
-const PLACE_WORDS: &[&str] = &[
-    "city",
-    "river",
-    "mountain",
-    "mountains",
-    "county",
-    "state",
-    "island",
-    "islands",
-    "lake",
-    "street",
-    "road",
-    "valley",
-    "bay",
-    "sea",
-    "ocean",
-    "province",
-    "region",
-    "district",
-    "village",
-    "town",
-    "kingdom",
-    "republic",
-    "park",
-    "bridge",
-    "harbor",
-    "harbour",
-    "coast",
-    "forest",
-    "desert",
-    "peninsula",
-    "fjord",
-    "square",
-    "avenue",
-    "station",
-    "airport",
-    "port",
-    "hill",
-    "hills",
-    "castle",
-    "abbey",
-    "cathedral",
-    "palace",
-    "tower",
 ];
 
 const PERSON_TITLES: &[&str] = &[

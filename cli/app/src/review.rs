@@ -14,6 +14,7 @@ use rlmkg_ingest::Store;
 use crate::spans::StoreSpans;
 
 mod bridge;
+mod link;
 mod reads;
 mod verbatim;
 
@@ -201,6 +202,9 @@ pub(crate) struct Mended {
     /// The ids of read sentences written after the answer to carry the
     /// question's year to it ([`bridge::bridge_year`]).
     pub(crate) bridged: Vec<String>,
+    /// The ids of read sentences written after the answer to link its
+    /// relation to the question's next one ([`link::link`]).
+    pub(crate) linked: Vec<String>,
 }
 
 /// Check `answer` and mend what the answer itself can mend: an uncited claim
@@ -249,6 +253,19 @@ pub(crate) fn mend(
         bridged = ids;
         report = rlmkg_citation::check(&text, spans, check)?;
     }
+    let mut linked = Vec::new();
+    if let link::Link::Linked(add) = link::link(store, question, &report, &reads)
+        && !add.is_empty()
+    {
+        let mut with_link = text.trim_end().to_owned();
+        for s in &add {
+            with_link.push(' ');
+            with_link.push_str(&bridge::cited_sentence(&s.text, &s.id));
+        }
+        text = with_link;
+        linked = add.iter().map(|s| s.id.clone()).collect();
+        report = rlmkg_citation::check(&text, spans, check)?;
+    }
     let counted = count_cited(store, question, &mut report);
     Ok(Mended {
         text,
@@ -258,6 +275,7 @@ pub(crate) fn mend(
         short_cited,
         counted,
         bridged,
+        linked,
     })
 }
 
@@ -441,6 +459,27 @@ pub(crate) enum Unfit {
     /// The question is bounded by a year ("… join in 2019") and no sentence
     /// the answer's verified claims cite holds any of its years.
     MissingYear(String),
+    /// The question asks for a kind of place (`asked`: "city") and the
+    /// short answer is a place of another kind (`found`: "Skarvik Fjord",
+    /// a fjord; [`rlmkg_text::place_kind_clash`]).
+    /// The answer cites a sentence for the question's answer relation
+    /// (`relation`: "founded") that shares no name with any sentence the run
+    /// read saying the question's next relation (`next`: "publisher"): it
+    /// answers about another chain ([`link::link`]).
+    Unlinked {
+        /// The question's answer relation.
+        relation: String,
+        /// The question's next relation.
+        next: String,
+    },
+    OtherPlace {
+        /// The noun the question asks for ("city").
+        asked: String,
+        /// The short answer.
+        name: String,
+        /// The kind the short answer's name says ("fjord").
+        found: String,
+    },
 }
 
 impl std::fmt::Display for Unfit {
@@ -463,6 +502,15 @@ impl std::fmt::Display for Unfit {
                 "the question asks what is \"{word}\", and no sentence its verified claims \
                  cite says \"{word}\" (it answers another step of the question)"
             ),
+            Self::Unlinked { relation, next } => write!(
+                f,
+                "the sentence it cites for \"{relation}\" shares no name with any sentence \
+                 the run read that says \"{next}\" (it answers about another {next})"
+            ),
+            Self::OtherPlace { asked, name, found } => write!(
+                f,
+                "the question asks for a {asked}, and its answer {name} is a {found}, not a {asked}"
+            ),
         }
     }
 }
@@ -474,6 +522,7 @@ pub(crate) fn standing(
     store: &Store,
     question: &str,
     report: &rlmkg_citation::Report,
+    read: &[String],
 ) -> Result<Option<ShortAnswer>, Unfit> {
     if let Some(why) = not_carried(report, question) {
         return Err(Unfit::NotCarried(why));
@@ -483,11 +532,27 @@ pub(crate) fn standing(
     if short.is_none() && !report.claims.is_empty() && typed(&kind) {
         return Err(Unfit::NotOfType(kind));
     }
+    if let Some(name) = &short
+        && let Some(asked) = short::asked_noun(question)
+        && let Some(found) = rlmkg_text::place_kind_clash(&asked, &name.text)
+    {
+        return Err(Unfit::OtherPlace {
+            asked,
+            name: name.text.clone(),
+            found,
+        });
+    }
     if short.is_some()
         && let Some(word) = rlmkg_heuristic::answer_relation(question)
         && !relation_cited(report, &word)
     {
         return Err(Unfit::OtherRelation(word));
+    }
+    if short.is_some()
+        && let link::Link::Unlinked { relation, next } =
+            link::link(store, question, report, &reads::Reads::new(store, read))
+    {
+        return Err(Unfit::Unlinked { relation, next });
     }
     let years = years_in(question);
     if short.is_some() && !years.is_empty() && !cites_any(report, &years) {
@@ -535,7 +600,7 @@ pub(crate) fn review(
                 .join(", ")
         ));
     }
-    match standing(store, question, &report) {
+    match standing(store, question, &report, read) {
         Ok(_) => {}
         Err(Unfit::NotCarried(why)) => {
             return Err(format!(
@@ -561,6 +626,33 @@ pub(crate) fn review(
                 "the question is about {years}, and none of the sentences your answer cites \
                  says {years}: find the sentence that does (search with the year and the names \
                  of the question), and answer from it"
+            ));
+        }
+        Err(Unfit::Unlinked { relation, next }) => {
+            let named = question_names(question);
+            let search = if named.is_empty() {
+                String::new()
+            } else {
+                format!(" (e.g. context.search(\"{named} {next}\"))")
+            };
+            return Err(format!(
+                "the sentence your answer cites for \"{relation}\" names no one that a \
+                 sentence you read saying \"{next}\" names: it answers about another \
+                 {next}. Find the sentence that says \"{next}\" about what the question \
+                 names{search}, read it, then search for the sentence that says \
+                 \"{relation}\" about the name it gives, and answer from it"
+            ));
+        }
+        Err(Unfit::OtherPlace { asked, name, found }) => {
+            let next = crate::handle::unasked_names(store, question, &cited_output(&report));
+            let search = match next.iter().find(|n| **n != name) {
+                Some(other) => format!(" (e.g. context.search(\"{other} {asked}\"))"),
+                None => String::new(),
+            };
+            return Err(format!(
+                "the question asks for a {asked}, and {name} is a {found}, not a {asked}. \
+                 Search for the sentence that names the {asked}{search}, read it, and answer \
+                 from it"
             ));
         }
         Err(Unfit::NotOfType(kind)) => {
@@ -612,6 +704,19 @@ fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String
         ));
     }
     None
+}
+
+/// The words of `question` written with a capital after its first word,
+/// joined by spaces ("The Salt Atlas" of "Who founded the publisher of The
+/// Salt Atlas?"): the names a suggested search starts from.
+fn question_names(question: &str) -> String {
+    question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether a sentence that a supported claim of `report` cites expresses

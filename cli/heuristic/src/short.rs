@@ -250,6 +250,38 @@ fn options(question: &str) -> Option<Vec<String>> {
     (ok(a) && ok(b)).then(|| vec![a.to_string(), b.to_string()])
 }
 
+/// The type noun a question asks for after "which"/"what"/"whose" ("In
+/// which *city* …", "What *year* …"), in lower case, when it names one.
+pub fn asked_noun(question: &str) -> Option<String> {
+    type_noun(&words(question)).map(|(n, _)| n.to_owned())
+}
+
+/// The type noun after "which"/"what"/"whose" in the question's words and
+/// the answer type it asks for: the first of the next two words (skipping
+/// auxiliaries and articles; adjectives are beyond us) that is a type noun.
+fn type_noun(w: &[String]) -> Option<(&str, AnswerType)> {
+    let i = w
+        .iter()
+        .position(|t| matches!(t.as_str(), "which" | "what" | "whose"))?;
+    w.iter()
+        .skip(i + 1)
+        .map(String::as_str)
+        .filter(|t| !is_auxiliary(t) && !matches!(*t, "the" | "a" | "an"))
+        .take(2)
+        .find_map(|n| {
+            [
+                (DATE_NOUNS, AnswerType::Date),
+                (PLACE_NOUNS, AnswerType::Place),
+                (PERSON_NOUNS, AnswerType::Person),
+                (ORG_NOUNS, AnswerType::Organization),
+                (QUANTITY_NOUNS, AnswerType::Number),
+            ]
+            .into_iter()
+            .find(|(list, _)| list.contains(&n))
+            .map(|(_, t)| (n, t))
+        })
+}
+
 /// The answer type of a question, from its wording.
 pub fn answer_type(question: &str) -> AnswerType {
     let w = words(question);
@@ -269,34 +301,8 @@ pub fn answer_type(question: &str) -> AnswerType {
     if is_auxiliary(first) || is_auxiliary(&last_sentence_first) {
         return AnswerType::YesNo;
     }
-    // The noun after "which"/"what" (skipping adjectives is beyond us; take the next two words).
-    let wh = w
-        .iter()
-        .position(|t| matches!(t.as_str(), "which" | "what" | "whose"));
-    if let Some(i) = wh {
-        let nouns: Vec<&str> = w
-            .iter()
-            .skip(i + 1)
-            .map(String::as_str)
-            .filter(|t| !is_auxiliary(t) && !matches!(*t, "the" | "a" | "an"))
-            .take(3)
-            .collect();
-        // The first of the next two words that is a type noun decides.
-        let typed = nouns.iter().take(2).find_map(|n| {
-            [
-                (DATE_NOUNS, AnswerType::Date),
-                (PLACE_NOUNS, AnswerType::Place),
-                (PERSON_NOUNS, AnswerType::Person),
-                (ORG_NOUNS, AnswerType::Organization),
-                (QUANTITY_NOUNS, AnswerType::Number),
-            ]
-            .into_iter()
-            .find(|(list, _)| list.contains(n))
-            .map(|(_, t)| t)
-        });
-        if let Some(t) = typed {
-            return t;
-        }
+    if let Some((_, t)) = type_noun(&w) {
+        return t;
     }
     if has("how") && (has("many") || has("much") || has("old") || has("long") || has("far")) {
         return AnswerType::Number;

@@ -22,6 +22,8 @@
 //! - [`AUXILIARIES`]; [`IRREGULAR_VERBS`] (with [`irregular_base`], [`is_irregular_past`],
 //!   [`is_irregular_participle`]) and [`HOMOGRAPHS`]: irregular verb forms,
 //!   and the past forms that are words of another sense;
+//! - [`PLACE_WORDS`]: the words that make a name a place, and
+//!   [`place_kind_clash`]: a place of another kind than a question asks for;
 //! - [`one_of`]: a word naming one of a closed set of values (settings and
 //!   command-line names), any case.
 //!
@@ -49,6 +51,7 @@ mod fold;
 mod months;
 mod names;
 mod numbers;
+mod places;
 mod sentence;
 mod stem;
 mod stopwords;
@@ -63,6 +66,7 @@ pub use names::{
     is_name_joiner, refers_back,
 };
 pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
+pub use places::{PLACE_WORDS, place_kind_clash};
 pub use sentence::{
     ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
 };

@@ -676,3 +676,124 @@ fn a_short_claim_that_says_more_than_the_asked_place_is_answered_by_the_place() 
     let answer = case.answer();
     assert_stands_as_tromso(&answer);
 }
+
+const FOUNDED_PUBLISHER: &str = "Who founded the publisher of The Salt Atlas?";
+
+/// Code that reads the review of The Salt Atlas (the sentence naming its
+/// publisher among its hits) and keeps the id of the first sentence among
+/// `search`'s hits that holds `holding`, as `said`.
+fn read_publisher_then(search: &str, holding: &[&str]) -> String {
+    format!(
+        "{}\n{}",
+        rlmkg_tests::find_sentence("pub_", "Salt Atlas published", 3, &["published"], Found::Id),
+        rlmkg_tests::find_sentence("said", search, 5, holding, Found::Id)
+    )
+}
+
+#[test]
+fn a_founder_of_another_organization_does_not_answer_whose_founder_is_asked() {
+    // The root read that Northlight Press published the book, then answered
+    // with the founder of the institute: a sentence that says "founded", but
+    // of an organization no sentence saying "published" names.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(&read_publisher_then(
+                    "Kestrel Institute founded",
+                    &["founded", "Lindqvist"],
+                )),
+                _ => repl("FINAL(f\"Ivar Lindqvist [{said}].\")"),
+            })
+        },
+        &["--max-iterations", "3"],
+        FOUNDED_PUBLISHER,
+    );
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert!(
+        case.stderr().contains("shares no name"),
+        "{}",
+        case.stderr()
+    );
+}
+
+#[test]
+fn the_sentence_linking_the_answer_to_the_questions_next_step_is_written_after_it() {
+    // The root read that the vessel was built at the Vardal Shipyard and that
+    // "It was founded … by the engineer Olaf Haugen" (about the shipyard), and
+    // cited only the last: the sentence saying "built" that links them is
+    // written after the answer.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(&format!(
+                    "{}\n{}",
+                    rlmkg_tests::find_sentence(
+                        "built_",
+                        "Storm Petrel built",
+                        3,
+                        &["built", "Vardal"],
+                        Found::Id
+                    ),
+                    rlmkg_tests::find_sentence(
+                        "said",
+                        "Vardal Shipyard founded",
+                        3,
+                        &["founded", "Olaf Haugen"],
+                        Found::Id
+                    )
+                )),
+                _ => repl("FINAL(f\"Olaf Haugen [{said}].\")"),
+            })
+        },
+        &[],
+        "Who founded the shipyard that built the research vessel used on the Skarvik Expedition?",
+    );
+    let answer = case.answer();
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "Olaf Haugen", "{answer:#}");
+    assert!(
+        verdicts(&answer).iter().all(|v| v == "supported"),
+        "{answer:#}"
+    );
+    let text = answer["text"].as_str().unwrap();
+    assert!(
+        text.contains("built in 2009 at the Vardal Shipyard"),
+        "{text}"
+    );
+    assert!(
+        case.stderr().contains("linked to the question's next step"),
+        "{}",
+        case.stderr()
+    );
+}
+
+#[test]
+fn a_fjord_does_not_answer_which_city() {
+    // "Skarvik Fjord" is a place and the cited sentence says it, but the
+    // question asks for a city: the root is told so, and its next answer,
+    // the city, stands.
+    let case = scripted_case(
+        |req: &Value, _| {
+            let told = req.to_string().contains("is a fjord, not a city");
+            Reply::Text(match turn(req) {
+                0 => repl(&rlmkg_tests::find_sentence(
+                    "said",
+                    "Skarvik Expedition survey fjord",
+                    3,
+                    &["Skarvik Fjord"],
+                    Found::Id,
+                )),
+                _ if told => repl(&format!(
+                    "{}\nFINAL(f\"Tromsø [{{said}}].\")",
+                    find_tromso(Found::Id)
+                )),
+                _ => repl("FINAL(f\"Skarvik Fjord [{said}].\")"),
+            })
+        },
+        &[],
+        SKARVIK,
+    );
+    let answer = case.answer();
+    assert_stands_as_tromso(&answer);
+}

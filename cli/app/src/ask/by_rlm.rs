@@ -78,6 +78,13 @@ impl AnswerStrategy for RlmStrategy {
                 mended.bridged.join(", ")
             ));
         }
+        if !mended.linked.is_empty() {
+            (run.note)(&format!(
+                "citation repair: the answer linked to the question's next step by {} sentence(s) the run read ({})",
+                mended.linked.len(),
+                mended.linked.join(", ")
+            ));
+        }
         if mended.short_cited {
             (run.note)(
                 "citation repair: the short answer cited from the answer's own sentence that says it",
@@ -94,15 +101,16 @@ impl AnswerStrategy for RlmStrategy {
             }
             repaired = true;
         }
-        let short_answer = match crate::review::standing(&run.store, question, &report) {
-            Ok(short) => short,
-            Err(unfit) => {
-                let reason = FallbackReason::UnsupportedAnswer {
-                    why: unfit.to_string(),
-                };
-                return fall_back(&rlm, session, outcome, reason, run, question).await;
-            }
-        };
+        let short_answer =
+            match crate::review::standing(&run.store, question, &report, &outcome.read_ids) {
+                Ok(short) => short,
+                Err(unfit) => {
+                    let reason = FallbackReason::UnsupportedAnswer {
+                        why: unfit.to_string(),
+                    };
+                    return fall_back(&rlm, session, outcome, reason, run, question).await;
+                }
+            };
         let verified = !text.trim().is_empty() && report.all_supported();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;

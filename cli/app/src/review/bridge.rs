@@ -25,36 +25,110 @@ use super::reads::{ReadSentence, Reads, word_key};
 pub const MAX_SENTENCES: usize = 160;
 
 /// A sentence the run read, with the names of its chunk's entities that it
-/// holds (as [`word_key`]s).
-struct Named<'r> {
-    read: &'r ReadSentence,
-    names: Vec<String>,
+/// holds or, when it opens by referring back ("It was founded…", "The
+/// institute moved…"), that the nearest earlier sentence of its chunk naming
+/// any holds (as [`word_key`]s; dates are not names that link sentences).
+pub(super) struct Named<'r> {
+    /// The sentence.
+    pub(super) read: &'r ReadSentence,
+    /// The names it holds or refers back to.
+    pub(super) names: Vec<String>,
 }
 
-/// The first [`MAX_SENTENCES`] sentences of `reads`, each with the names of
-/// its chunk's entities that it holds (each chunk's entities looked up once).
-fn named_sentences<'r>(store: &Store, reads: &'r Reads) -> Vec<Named<'r>> {
-    let mut entities: HashMap<ChunkId, Vec<String>> = HashMap::new();
+/// The names of a chunk's entities (not dates), as [`word_key`]s, and its
+/// sentences with the names each holds, in order: what [`named_sentences`]
+/// looks a sentence's names up in.
+struct ChunkNames {
+    names: Vec<String>,
+    sentences: Vec<(String, Vec<String>)>,
+}
+
+impl ChunkNames {
+    fn read(store: &Store, chunk: ChunkId) -> Self {
+        let names: Vec<String> = store
+            .entities_of_chunk(chunk)
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| e.kind != "date")
+            .flat_map(|e| std::iter::once(&e.name).chain(&e.aliases))
+            .filter(|n| n.chars().count() > 2)
+            .map(|n| word_key(n).0)
+            .filter(|n| n.len() > 2)
+            .collect();
+        let sentences = store
+            .read_passage(chunk.passage())
+            .map(|p| p.sentences)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| {
+                let held = held(&names, &word_key(&s.text).0);
+                (s.id, held)
+            })
+            .collect();
+        Self { names, sentences }
+    }
+
+    /// The names of the nearest sentence before `id` that holds any.
+    fn before(&self, id: &str) -> Vec<String> {
+        let Some(at) = self.sentences.iter().position(|(s, _)| s == id) else {
+            return Vec::new();
+        };
+        self.sentences[..at]
+            .iter()
+            .rev()
+            .find(|(_, names)| !names.is_empty())
+            .map(|(_, names)| names.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// The `names` that the word key `key` holds.
+fn held(names: &[String], key: &str) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| key.contains(n.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Whether a sentence opens by referring back to what was named before it:
+/// a pronoun or "this" ("It was founded…"), or "the" and a lower-case noun
+/// ("The institute moved…", not "The Salt Atlas is…").
+fn refers_back(text: &str) -> bool {
+    let mut words = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or_default().to_lowercase();
+    if rlmkg_text::refers_back(&first) {
+        return true;
+    }
+    first == "the"
+        && words
+            .next()
+            .and_then(|w| w.chars().next())
+            .is_some_and(char::is_lowercase)
+}
+
+/// The first [`MAX_SENTENCES`] sentences of `reads`, each with the names it
+/// holds or refers back to (each chunk's entities and sentences looked up once).
+pub(super) fn named_sentences<'r>(store: &Store, reads: &'r Reads) -> Vec<Named<'r>> {
+    let mut chunks: HashMap<ChunkId, ChunkNames> = HashMap::new();
     reads
         .sentences()
         .iter()
         .take(MAX_SENTENCES)
         .map(|read| {
-            let chunk_names = entities.entry(read.chunk).or_insert_with(|| {
-                store
-                    .entities_of_chunk(read.chunk)
-                    .unwrap_or_default()
-                    .iter()
-                    .flat_map(|e| std::iter::once(&e.name).chain(&e.aliases))
-                    .filter(|n| n.chars().count() > 2)
-                    .map(|n| word_key(n).0)
-                    .collect()
-            });
-            let names = chunk_names
-                .iter()
-                .filter(|n| n.len() > 2 && read.key.contains(n.as_str()))
-                .cloned()
-                .collect();
+            let chunk = chunks
+                .entry(read.chunk)
+                .or_insert_with(|| ChunkNames::read(store, read.chunk));
+            let mut names = held(&chunk.names, &read.key);
+            if refers_back(&read.text) {
+                for n in chunk.before(&read.id) {
+                    if !names.contains(&n) {
+                        names.push(n);
+                    }
+                }
+            }
             Named { read, names }
         })
         .collect()
@@ -137,7 +211,7 @@ pub(super) fn bridge_year(
 
 /// `sentence` with `[id]` written before its closing punctuation (a full
 /// stop added when it has none).
-fn cited_sentence(sentence: &str, id: &str) -> String {
+pub(super) fn cited_sentence(sentence: &str, id: &str) -> String {
     let t = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
     let body = t.trim_end_matches(['.', '!', '?']);
     let end = &t[body.len()..];
@@ -147,7 +221,21 @@ fn cited_sentence(sentence: &str, id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::cited_sentence;
+    use super::{cited_sentence, refers_back};
+
+    #[test]
+    fn sentences_that_refer_back_are_told() {
+        for (text, back) in [
+            ("It was founded in 1987 by Catherine Moray.", true),
+            ("The institute was founded in 1998.", true),
+            ("This press prints maps.", true),
+            ("The Salt Atlas is a book.", false),
+            ("Northlight Press is a publisher.", false),
+            ("", false),
+        ] {
+            assert_eq!(refers_back(text), back, "{text}");
+        }
+    }
 
     #[test]
     fn the_id_goes_before_the_closing_punctuation() {
