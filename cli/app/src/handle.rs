@@ -155,6 +155,11 @@ const FUNCTIONS: &[Function] = &[
                     "{raw} is outside this scope"
                 )));
             }
+            if parsed.is_none()
+                && let Some(why) = h.document_id_read(raw)
+            {
+                return Err(HandleError::BadArgument(why));
+            }
             // The citation parser reads the id; text that is no id goes to the
             // store as given, which says why it is not one.
             let passage = match parsed {
@@ -552,6 +557,9 @@ pub struct StoreHandle {
     review: Option<Arc<CheckOptions>>,
 }
 
+/// Most chunk ids an error about reading a document's id names.
+const MAX_NAMED_CHUNKS: usize = 8;
+
 impl StoreHandle {
     /// A handle on the whole store.
     pub fn new(store: Arc<Store>) -> Self {
@@ -588,6 +596,33 @@ impl StoreHandle {
             .collect();
         let shown = kept.iter().map(|item| id(item).to_string()).collect();
         Ok(HandleReply::showing(to_value(&kept)?, shown))
+    }
+
+    /// Why `raw`, a document's id (`d12`, or `d12.s3` as a model writes it
+    /// after a hit's `doc`), cannot be read, naming the chunks of that
+    /// document in scope that can; `None` when `raw` names no document.
+    fn document_id_read(&self, raw: &str) -> Option<String> {
+        let doc = raw.trim().split('.').next().unwrap_or_default();
+        let digits = doc.strip_prefix(['d', 'D'])?;
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let chunks: Vec<String> = self
+            .store
+            .chunk_ids_of_doc(&doc.to_lowercase())
+            .ok()?
+            .into_iter()
+            .filter(|c| self.in_scope(*c))
+            .take(MAX_NAMED_CHUNKS)
+            .map(|c| c.to_string())
+            .collect();
+        let first = chunks.first()?;
+        Some(format!(
+            "{raw} is a document id (a hit's \"doc\"), not a passage id; read its chunks \
+             by their ids ({}), e.g. context.read(\"{first}\"), or a sentence of one, \
+             e.g. \"{first}.s2\"",
+            chunks.join(", ")
+        ))
     }
 
     /// How `context.search` shows `hit`.

@@ -797,3 +797,28 @@ fn a_fjord_does_not_answer_which_city() {
     let answer = case.answer();
     assert_stands_as_tromso(&answer);
 }
+
+#[test]
+fn reading_a_documents_id_names_the_chunks_to_read() {
+    // A small root reads a hit's "doc" with a sentence number ("d12.s3"):
+    // the error names that document's chunk ids, which the root then reads.
+    let case = scripted_case(
+        |req: &Value, _| {
+            let told = req.to_string().contains("is a document id");
+            Reply::Text(match turn(req) {
+                0 => repl(
+                    "hits = context.search(\"Kestrel Institute for Coastal Studies Tromsø\", k=1)\n\
+                     print(context.read(hits[0][\"doc\"] + \".s2\"))",
+                ),
+                _ if told => repl(&format!(
+                    "{}\nFINAL(f\"Tromsø [{{said}}].\")",
+                    find_tromso(Found::Id)
+                )),
+                _ => repl("FINAL(\"\")"),
+            })
+        },
+        &[],
+        SKARVIK,
+    );
+    assert_stands_as_tromso(&case.answer());
+}
