@@ -207,6 +207,15 @@ pub(crate) struct Mended {
     pub(crate) linked: Vec<String>,
 }
 
+impl Mended {
+    /// The ids of the read sentences the mends wrote after the answer (the
+    /// year's chain and the next step's link): not the model's, so its short
+    /// answer is not read from them.
+    pub(crate) fn appended(&self) -> Vec<String> {
+        self.bridged.iter().chain(&self.linked).cloned().collect()
+    }
+}
+
 /// Check `answer` and mend what the answer itself can mend: an uncited claim
 /// that copies a sentence the run read is given that sentence's id, an answer
 /// not all supported is re-cited from the sentences the run read (`read`), then
@@ -523,11 +532,12 @@ pub(crate) fn standing(
     question: &str,
     report: &rlmkg_citation::Report,
     read: &[String],
+    appended: &[String],
 ) -> Result<Option<ShortAnswer>, Unfit> {
     if let Some(why) = not_carried(report, question) {
         return Err(Unfit::NotCarried(why));
     }
-    let short = short_answer(store, question, report);
+    let short = short_answer(store, question, report, appended);
     let kind = short::answer_type(question);
     if short.is_none() && !report.claims.is_empty() && typed(&kind) {
         return Err(Unfit::NotOfType(kind));
@@ -578,9 +588,10 @@ pub(crate) fn review(
     }
     let spans = StoreSpans::new(Arc::clone(store));
     // Judged as the caller will judge it: mended first.
-    let Ok(Mended { report, .. }) = mend(store, &spans, check, question, answer, read) else {
+    let Ok(mended) = mend(store, &spans, check, question, answer, read) else {
         return Ok(());
     };
+    let (report, appended) = (&mended.report, mended.appended());
     let mut unread: Vec<&str> = Vec::new();
     for c in report.claims.iter().flat_map(|c| &c.citations) {
         let id = c.id.as_deref().unwrap_or(&c.raw);
@@ -600,7 +611,7 @@ pub(crate) fn review(
                 .join(", ")
         ));
     }
-    match standing(store, question, &report, read) {
+    match standing(store, question, report, read, &appended) {
         Ok(_) => {}
         Err(Unfit::NotCarried(why)) => {
             return Err(format!(
@@ -841,6 +852,7 @@ fn short_answer(
     store: &Store,
     question: &str,
     report: &rlmkg_citation::Report,
+    appended: &[String],
 ) -> Option<ShortAnswer> {
     let kind = short::answer_type(question);
     let first = report
@@ -867,7 +879,7 @@ fn short_answer(
     }
     let mut seen = HashSet::new();
     let evidence: Vec<rlmkg_heuristic::Evidence> = supported_evidence(report)
-        .filter(|e| seen.insert(e.id.clone()))
+        .filter(|e| !appended.contains(&e.id) && seen.insert(e.id.clone()))
         .map(|e| rlmkg_heuristic::Evidence {
             id: e.id.clone(),
             chunk: chunk_of(&e.id).to_owned(),

@@ -822,3 +822,55 @@ fn reading_a_documents_id_names_the_chunks_to_read() {
     );
     assert_stands_as_tromso(&case.answer());
 }
+
+#[test]
+fn a_linking_sentence_that_refers_back_comes_with_what_it_refers_to() {
+    // The root read the expedition's overview ("It was organised by … and led
+    // by Dr. Tomas Reyes") and Reyes's birth, and answered from the birth
+    // alone. The link is written with the sentence its "It" refers to, and
+    // the short answer is still read from the root's own claim.
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(&format!(
+                    "{}\n{}",
+                    rlmkg_tests::find_sentence(
+                        "led_",
+                        "Skarvik Expedition led",
+                        3,
+                        &["led by"],
+                        Found::Id
+                    ),
+                    rlmkg_tests::find_sentence(
+                        "said",
+                        "Tomas Reyes born",
+                        3,
+                        &["born", "Chile"],
+                        Found::Id
+                    )
+                )),
+                _ => {
+                    repl("FINAL(f\"Tomas Reyes was born in 1974 in Valparaiso, Chile [{said}].\")")
+                }
+            })
+        },
+        &[],
+        "In which country was the leader of the Skarvik Expedition born?",
+    );
+    let answer = case.answer();
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], "Chile", "{answer:#}");
+    let text = answer["text"].as_str().unwrap();
+    let (overview, led) = (
+        text.find("The Skarvik Expedition was a six-week survey"),
+        text.find("led by Dr. Tomas Reyes"),
+    );
+    assert!(
+        overview.is_some() && led.is_some() && overview < led,
+        "{text}"
+    );
+    assert!(
+        verdicts(&answer).iter().all(|v| v == "supported"),
+        "{answer:#}"
+    );
+}

@@ -90,6 +90,7 @@ impl AnswerStrategy for RlmStrategy {
                 "citation repair: the short answer cited from the answer's own sentence that says it",
             );
         }
+        let appended = mended.appended();
         let (mut text, mut report) = (mended.text, mended.report);
         let mut repaired = false;
         if opts.strict && !report.all_supported() {
@@ -101,16 +102,21 @@ impl AnswerStrategy for RlmStrategy {
             }
             repaired = true;
         }
-        let short_answer =
-            match crate::review::standing(&run.store, question, &report, &outcome.read_ids) {
-                Ok(short) => short,
-                Err(unfit) => {
-                    let reason = FallbackReason::UnsupportedAnswer {
-                        why: unfit.to_string(),
-                    };
-                    return fall_back(&rlm, session, outcome, reason, run, question).await;
-                }
-            };
+        let short_answer = match crate::review::standing(
+            &run.store,
+            question,
+            &report,
+            &outcome.read_ids,
+            &appended,
+        ) {
+            Ok(short) => short,
+            Err(unfit) => {
+                let reason = FallbackReason::UnsupportedAnswer {
+                    why: unfit.to_string(),
+                };
+                return fall_back(&rlm, session, outcome, reason, run, question).await;
+            }
+        };
         let verified = !text.trim().is_empty() && report.all_supported();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;

@@ -33,6 +33,9 @@ pub(super) struct Named<'r> {
     pub(super) read: &'r ReadSentence,
     /// The names it holds or refers back to.
     pub(super) names: Vec<String>,
+    /// The sentence it refers back to (the nearest earlier one of its chunk
+    /// that names any), when the run read it.
+    pub(super) antecedent: Option<&'r ReadSentence>,
 }
 
 /// The names of a chunk's entities (not dates), as [`word_key`]s, and its
@@ -68,17 +71,14 @@ impl ChunkNames {
         Self { names, sentences }
     }
 
-    /// The names of the nearest sentence before `id` that holds any.
-    fn before(&self, id: &str) -> Vec<String> {
-        let Some(at) = self.sentences.iter().position(|(s, _)| s == id) else {
-            return Vec::new();
-        };
+    /// The nearest sentence before `id` that holds any name: its id and
+    /// names.
+    fn before(&self, id: &str) -> Option<&(String, Vec<String>)> {
+        let at = self.sentences.iter().position(|(s, _)| s == id)?;
         self.sentences[..at]
             .iter()
             .rev()
             .find(|(_, names)| !names.is_empty())
-            .map(|(_, names)| names.clone())
-            .unwrap_or_default()
     }
 }
 
@@ -113,23 +113,30 @@ fn refers_back(text: &str) -> bool {
 /// holds or refers back to (each chunk's entities and sentences looked up once).
 pub(super) fn named_sentences<'r>(store: &Store, reads: &'r Reads) -> Vec<Named<'r>> {
     let mut chunks: HashMap<ChunkId, ChunkNames> = HashMap::new();
-    reads
-        .sentences()
-        .iter()
-        .take(MAX_SENTENCES)
+    let read = &reads.sentences()[..reads.sentences().len().min(MAX_SENTENCES)];
+    let by_id: HashMap<&str, &ReadSentence> = read.iter().map(|s| (s.id.as_str(), s)).collect();
+    read.iter()
         .map(|read| {
             let chunk = chunks
                 .entry(read.chunk)
                 .or_insert_with(|| ChunkNames::read(store, read.chunk));
             let mut names = held(&chunk.names, &read.key);
-            if refers_back(&read.text) {
-                for n in chunk.before(&read.id) {
-                    if !names.contains(&n) {
-                        names.push(n);
+            let mut antecedent = None;
+            if refers_back(&read.text)
+                && let Some((id, before)) = chunk.before(&read.id)
+            {
+                for n in before {
+                    if !names.contains(n) {
+                        names.push(n.clone());
                     }
                 }
+                antecedent = by_id.get(id.as_str()).copied();
             }
-            Named { read, names }
+            Named {
+                read,
+                names,
+                antecedent,
+            }
         })
         .collect()
 }
@@ -152,7 +159,7 @@ pub(super) fn bridge_year(
     {
         return None;
     }
-    let short = super::short_answer(store, question, report)?;
+    let short = super::short_answer(store, question, report, &[])?;
     let (answer_key, words) = word_key(&short.text);
     if words == 0 {
         return None;

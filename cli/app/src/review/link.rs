@@ -120,10 +120,18 @@ pub(super) fn link<'r>(
             .collect::<HashSet<_>>()
             .len()
     };
-    let best = linking
+    let Some((_, best)) = linking
         .iter()
         .enumerate()
         .max_by_key(|(i, n)| (says(n), std::cmp::Reverse(*i)))
-        .map(|(_, n)| n.read);
-    Link::Linked(best.into_iter().collect())
+    else {
+        return Link::NotJudged;
+    };
+    // A sentence that refers back ("It was organised by … and led by Dr.
+    // Tomas Reyes") is written after the one it refers to, when the run read
+    // it and the answer does not cite it.
+    let antecedent = best
+        .antecedent
+        .filter(|a| !cited.contains(a.id.as_str()) && a.id != best.read.id);
+    Link::Linked(antecedent.into_iter().chain([best.read]).collect())
 }
