@@ -620,7 +620,7 @@ pub(crate) fn review(
             ));
         }
         Err(Unfit::OtherRelation(word)) => {
-            let next = crate::handle::unasked_names(store, question, &cited_output(&report));
+            let next = crate::handle::unasked_names(store, question, &cited_output(report));
             let search = match next.first() {
                 Some(name) => format!(" (e.g. context.search(\"{name} {word}\"))"),
                 None => String::new(),
@@ -655,7 +655,7 @@ pub(crate) fn review(
             ));
         }
         Err(Unfit::OtherPlace { asked, name, found }) => {
-            let next = crate::handle::unasked_names(store, question, &cited_output(&report));
+            let next = crate::handle::unasked_names(store, question, &cited_output(report));
             let search = match next.iter().find(|n| **n != name) {
                 Some(other) => format!(" (e.g. context.search(\"{other} {asked}\"))"),
                 None => String::new(),
