@@ -4,7 +4,9 @@
 //! The parser is tolerant of what models predictably do to ids: spacing
 //! (`[ c12 . s3 ]`), case (`[C12.S3]`), a missing `s` (`[c12.3]`), dashes of any
 //! kind and repeated prefixes in ranges (`[c12.s2–c12.s4]`, `[c12.s2-4]`), `;` or
-//! `,` between ids, and doubled brackets. A bracket that starts like a citation
+//! `,` between ids, doubled brackets, and the document's id written before the
+//! chunk's (`[d3.c5.s1]`, from a search hit's `doc` and `id`: the chunk id is
+//! unique on its own). A bracket that starts like a citation
 //! but does not parse is kept as a *broken* citation, never an error.
 
 use std::ops::Range;
@@ -32,7 +34,7 @@ pub fn parse_id(s: &str) -> Result<CitationId, ParseIdError> {
     let re = RE
         .get_or_init(|| {
             Regex::new(
-                r"(?ix)^ \s* c \s* (\d+) \s*
+                r"(?ix)^ \s* (?: d \s* \d+ \s* [.:/] \s* )? c \s* (\d+) \s*
                   (?: [.:]? \s* s? \s* (\d+)
                       (?: \s* [-\x{2010}-\x{2015}~] \s* (?: c \s* \d+ \s* [.:]? \s*)? s? \s* (\d+) )? )?
                   \s* $",
@@ -95,13 +97,14 @@ pub(crate) struct CitationGroup {
 }
 
 /// Find every citation group in `text`. A bracket is a citation group when its first
-/// item starts with `c` followed by a digit; markdown links (`[text](url)`) are not.
+/// item starts with `c` followed by a digit (after a document's id, `d3.`, if any);
+/// markdown links (`[text](url)`) are not.
 pub(crate) fn find_groups(text: &str) -> Vec<CitationGroup> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     let Some(re) = RE
         .get_or_init(|| {
             Regex::new(
-                r"\[\[?\s*([cC]\s*\d[^\[\]\n]{0,200}?)\]\]?|【\s*([cC]\s*\d[^【】\n]{0,200}?)】",
+                r"\[\[?\s*((?:[dD]\s*\d+\s*[.:/]\s*)?[cC]\s*\d[^\[\]\n]{0,200}?)\]\]?|【\s*((?:[dD]\s*\d+\s*[.:/]\s*)?[cC]\s*\d[^【】\n]{0,200}?)】",
             )
             .ok()
         })
@@ -172,6 +175,10 @@ mod tests {
             ("c12.s2-4", Some("c12.s2-s4")),
             ("c12.s2-c12.s4", Some("c12.s2-s4")),
             ("c12.s3-s3", Some("c12.s3")),
+            ("d3.c5.s1", Some("c5.s1")),
+            ("D3 / c5", Some("c5")),
+            ("d3.s1", None),
+            ("d3", None),
             ("c12.s4-s2", None),
             ("c12 3", None),
             ("c12.sx", None),
@@ -185,8 +192,7 @@ mod tests {
 
     #[test]
     fn finds_groups() {
-        let text =
-            "A [c1]. B [c2.s1, c3.s2-s4]. C [c4][c5.s1]. See [c6](http://x). D [c7.sx]. E [1].";
+        let text = "A [c1]. B [c2.s1, c3.s2-s4]. C [c4][c5.s1]. See [c6](http://x). D [c7.sx]. E [1]. F [d2.c8.s1]. G [d4].";
         let groups = find_groups(text);
         let raws: Vec<Vec<&str>> = groups
             .iter()
@@ -198,9 +204,17 @@ mod tests {
                 vec!["c1"],
                 vec!["c2.s1", "c3.s2-s4"],
                 vec!["c4", "c5.s1"],
-                vec!["c7.sx"]
+                vec!["c7.sx"],
+                vec!["d2.c8.s1"]
             ]
         );
         assert!(groups[3].citations[0].id.is_none());
+        assert_eq!(
+            groups[4].citations[0]
+                .id
+                .map(|id| id.to_string())
+                .as_deref(),
+            Some("c8.s1")
+        );
     }
 }
