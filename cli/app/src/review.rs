@@ -472,14 +472,14 @@ pub(crate) enum Unfit {
     /// short answer is a place of another kind (`found`: "Skarvik Fjord",
     /// a fjord; [`rlmkg_text::place_kind_clash`]).
     /// The answer cites a sentence for the question's answer relation
-    /// (`relation`: "founded") that shares no name with any sentence the run
-    /// read saying the question's next relation (`next`: "publisher"): it
-    /// answers about another chain ([`link::link`]).
+    /// ("founded"), or holding its answer, that shares no name with any
+    /// sentence the run read saying another relation of the question
+    /// ("publisher"): it answers about another chain ([`link::link`]).
     Unlinked {
-        /// The question's answer relation.
-        relation: String,
-        /// The question's next relation.
-        next: String,
+        /// The answer relation, or the short answer.
+        answering: String,
+        /// The relations that could have linked it.
+        next: Vec<String>,
     },
     OtherPlace {
         /// The noun the question asks for ("city").
@@ -511,10 +511,11 @@ impl std::fmt::Display for Unfit {
                 "the question asks what is \"{word}\", and no sentence its verified claims \
                  cite says \"{word}\" (it answers another step of the question)"
             ),
-            Self::Unlinked { relation, next } => write!(
+            Self::Unlinked { answering, next } => write!(
                 f,
-                "the sentence it cites for \"{relation}\" shares no name with any sentence \
-                 the run read that says \"{next}\" (it answers about another {next})"
+                "the sentence it cites for \"{answering}\" shares no name with any sentence \
+                 the run read that says \"{}\" (it answers about another chain)",
+                next.join("\" or \"")
             ),
             Self::OtherPlace { asked, name, found } => write!(
                 f,
@@ -559,10 +560,10 @@ pub(crate) fn standing(
         return Err(Unfit::OtherRelation(word));
     }
     if short.is_some()
-        && let link::Link::Unlinked { relation, next } =
+        && let link::Link::Unlinked { answering, next } =
             link::link(store, question, report, &reads::Reads::new(store, read))
     {
-        return Err(Unfit::Unlinked { relation, next });
+        return Err(Unfit::Unlinked { answering, next });
     }
     let years = years_in(question);
     if short.is_some() && !years.is_empty() && !cites_any(report, &years) {
@@ -639,19 +640,21 @@ pub(crate) fn review(
                  of the question), and answer from it"
             ));
         }
-        Err(Unfit::Unlinked { relation, next }) => {
+        Err(Unfit::Unlinked { answering, next }) => {
             let named = question_names(question);
+            let first = next.first().map(String::as_str).unwrap_or_default();
             let search = if named.is_empty() {
                 String::new()
             } else {
-                format!(" (e.g. context.search(\"{named} {next}\"))")
+                format!(" (e.g. context.search(\"{named} {first}\"))")
             };
             return Err(format!(
-                "the sentence your answer cites for \"{relation}\" names no one that a \
-                 sentence you read saying \"{next}\" names: it answers about another \
-                 {next}. Find the sentence that says \"{next}\" about what the question \
-                 names{search}, read it, then search for the sentence that says \
-                 \"{relation}\" about the name it gives, and answer from it"
+                "the sentence your answer cites for \"{answering}\" names no one that a \
+                 sentence you read saying \"{}\" names: it answers about another chain. \
+                 Find the sentence that says \"{first}\" about what the question \
+                 names{search}, read it, then search for the sentence that answers about \
+                 the name it gives, and answer from it",
+                next.join("\" or \"")
             ));
         }
         Err(Unfit::OtherPlace { asked, name, found }) => {

@@ -296,6 +296,13 @@ pub fn relation_words(question: &str) -> Vec<String> {
     Hops::of(question, &names).relations
 }
 
+/// Whether a word of [`relation_words`] is a verb or agent noun — a listed
+/// relation form ("founder", "born", "publisher") or a past participle
+/// ("organised", "joined") — not a noun of a thing ("vessel", "research").
+pub fn is_relation_verb(word: &str) -> bool {
+    is_relation_form(word) || participle(word)
+}
+
 /// Whether `sentence` expresses `relation`, a word of [`relation_words`].
 pub fn expresses_relation(relation: &str, sentence: &str) -> bool {
     words(sentence).iter().any(|s| expresses(relation, s))

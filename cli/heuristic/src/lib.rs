@@ -7,9 +7,8 @@
 
 mod compare;
 mod hops;
-pub use hops::{answer_relation, expresses_relation, relation_words};
+pub use hops::{answer_relation, expresses_relation, is_relation_verb, relation_words};
 mod relations;
-pub use relations::is_relation_form;
 pub mod short;
 
 use std::collections::{BTreeMap, HashSet};

@@ -874,3 +874,30 @@ fn a_linking_sentence_that_refers_back_comes_with_what_it_refers_to() {
         "{answer:#}"
     );
 }
+
+#[test]
+fn a_city_of_another_institute_does_not_answer_where_the_organiser_is() {
+    // The root read that the Kestrel Institute organised the expedition,
+    // then answered with Halden University's city: no name links the
+    // sentence holding the answer to the sentence saying "organised".
+    let case = scripted_case(
+        |req: &Value, _| {
+            Reply::Text(match turn(req) {
+                0 => repl(&format!(
+                    "print(context.search(\"Skarvik Expedition organised\", k=2))\n{}",
+                    find_aldergate()
+                )),
+                _ => repl("FINAL(f\"Aldergate [{said}].\")"),
+            })
+        },
+        &["--max-iterations", "3"],
+        SKARVIK,
+    );
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert!(
+        case.stderr().contains("shares no name"),
+        "{}",
+        case.stderr()
+    );
+}

@@ -43,7 +43,8 @@ pub(super) struct Named<'r> {
 /// looks a sentence's names up in.
 struct ChunkNames {
     names: Vec<String>,
-    sentences: Vec<(String, Vec<String>)>,
+    /// Each sentence's id, the names it holds, and whether it refers back.
+    sentences: Vec<(String, Vec<String>, bool)>,
 }
 
 impl ChunkNames {
@@ -65,20 +66,23 @@ impl ChunkNames {
             .into_iter()
             .map(|s| {
                 let held = held(&names, &word_key(&s.text).0);
-                (s.id, held)
+                let back = refers_back(&s.text);
+                (s.id, held, back)
             })
             .collect();
         Self { names, sentences }
     }
 
-    /// The nearest sentence before `id` that holds any name: its id and
-    /// names.
-    fn before(&self, id: &str) -> Option<&(String, Vec<String>)> {
-        let at = self.sentences.iter().position(|(s, _)| s == id)?;
+    /// The nearest sentence before `id` that holds a name and does not
+    /// itself refer back ("It studies … the Arctic" names only part of what
+    /// it is about): its id and names.
+    fn before(&self, id: &str) -> Option<(&String, &Vec<String>)> {
+        let at = self.sentences.iter().position(|(s, _, _)| s == id)?;
         self.sentences[..at]
             .iter()
             .rev()
-            .find(|(_, names)| !names.is_empty())
+            .find(|(_, names, back)| !names.is_empty() && !back)
+            .map(|(id, names, _)| (id, names))
     }
 }
 

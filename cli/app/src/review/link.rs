@@ -7,14 +7,32 @@
 //! organization. The question's next relation ("publisher") names what was
 //! founded, so the sentence that says it ("It was published in 2016 by
 //! Northlight Press") and the answer's sentence must share a name (the
-//! publisher's). When the run read a sentence that says the next relation
-//! and none of those shares a name with a sentence the answer cites for its
-//! own relation, the answer is another chain's ([`Link::Unlinked`]); when
-//! one does and the answer does not cite it, it is written after the answer
-//! with its id, as the year bridge writes its chain ([`super::bridge`]).
-//! A run that read no sentence saying the next relation is not judged: the
-//! next step may be said without the word ("a book … *by* Dr. Mara
-//! Ellison" for "author").
+//! publisher's). Likewise "In which city is the institute that *organised*
+//! the Skarvik Expedition located?" is not answered by a sentence placing
+//! another institute in its city: the sentence holding the answer must share
+//! a name with a sentence saying "organised".
+//!
+//! A question about the whole collection ("… most often") is not judged: it
+//! is answered by counting ([`super::count_cited`]), not by a chain.
+//!
+//! Which relations may link: when the question names its answer relation
+//! ("Who founded the publisher of …", "… the founder of X born?"), the next
+//! relation is the agent noun it asks of ("publisher", "founder"), the
+//! first other relation word of the question; otherwise the answer is
+//! described by a clause whose verb may come anywhere ("the institute that
+//! the author of X *joined*"), and any other relation word of the question
+//! may link, except those the answer's own sentence says ("located").
+//! Relation words are verbs and agent nouns
+//! ([`rlmkg_heuristic::is_relation_verb`]), not nouns of things ("vessel").
+//!
+//! When the run read a sentence saying such a relation and none of those
+//! shares a name with a sentence the answer cites for its own relation (or,
+//! with no answer relation, a cited sentence holding the short answer), the
+//! answer is another chain's ([`Link::Unlinked`]); when one does and the
+//! answer does not cite it, it is written after the answer with its id, as
+//! the year bridge writes its chain ([`super::bridge`]). A run that read no
+//! sentence saying one is not judged: the step may be said without the word
+//! ("a book … *by* Dr. Mara Ellison" for "author").
 
 use std::collections::HashSet;
 
@@ -22,43 +40,54 @@ use rlmkg_citation::{Report, Verdict};
 use rlmkg_ingest::Store;
 
 use super::bridge::{Named, named_sentences};
-use super::reads::{ReadSentence, Reads};
+use super::reads::{ReadSentence, Reads, word_key};
 
-/// What the link between the answer's relation and the question's next one
-/// is.
+/// Fewest of the question's words (its relation words and names among them,
+/// counting the names a sentence refers back to) a linking sentence says for
+/// it to be written after the answer.
+const MIN_WRITTEN_WORDS: usize = 2;
+
+/// What the link between the answer and the question's other relations is.
 pub(super) enum Link<'r> {
-    /// Not judged: the question names no two relations of the listed forms,
-    /// the answer cites no sentence for its relation, or the run read no
-    /// sentence saying the next one.
+    /// Not judged: the question names no other relation of the listed forms,
+    /// the answer cites no sentence for its relation (or holding its short
+    /// answer), or the run read no sentence saying another relation.
     NotJudged,
-    /// A sentence saying the next relation shares a name with one the answer
-    /// cites for its own; the sentences to write after the answer (none when
-    /// it cites one already).
+    /// A sentence saying another relation shares a name with one the answer
+    /// cites; the sentences to write after the answer (none when it cites
+    /// one already).
     Linked(Vec<&'r ReadSentence>),
-    /// The run read sentences saying the next relation, and none shares a
-    /// name with a sentence the answer cites for its own.
+    /// The run read sentences saying another relation, and none shares a
+    /// name with a sentence the answer cites.
     Unlinked {
-        /// The question's answer relation ("founded").
-        relation: String,
-        /// The question's next relation ("publisher").
-        next: String,
+        /// What the answer's sentence says: the answer relation ("founded"),
+        /// or the short answer when the question names no answer relation.
+        answering: String,
+        /// The relations that could link it ("publisher"; "organised").
+        next: Vec<String>,
     },
 }
 
-/// The relation of `question` after its answer relation: the first of its
-/// relation words, in order, that is a listed relation form and not a form of
-/// the answer relation; with the answer relation.
-fn relations(question: &str) -> Option<(String, String)> {
-    let answer = rlmkg_heuristic::answer_relation(question)?;
-    let next = rlmkg_heuristic::relation_words(question)
+/// The relations of `question` that may link its answer (see the module
+/// docs), and its answer relation if it names one.
+fn relations(question: &str) -> (Option<String>, Vec<String>) {
+    let answer = rlmkg_heuristic::answer_relation(question);
+    let mut others = rlmkg_heuristic::relation_words(question)
         .into_iter()
-        .find(|w| {
-            rlmkg_heuristic::is_relation_form(w) && !rlmkg_heuristic::expresses_relation(&answer, w)
-        })?;
-    Some((answer, next))
+        .filter(|w| rlmkg_heuristic::is_relation_verb(w))
+        .filter(|w| {
+            answer
+                .as_ref()
+                .is_none_or(|a| !rlmkg_heuristic::expresses_relation(a, w))
+        });
+    let next = match &answer {
+        Some(_) => others.next().into_iter().collect(),
+        None => others.collect(),
+    };
+    (answer, next)
 }
 
-/// Judge the link of `report`'s answer to `question`'s next relation over
+/// Judge the link of `report`'s answer to `question`'s other relations over
 /// the sentences the run read.
 pub(super) fn link<'r>(
     store: &Store,
@@ -66,9 +95,27 @@ pub(super) fn link<'r>(
     report: &Report,
     reads: &'r Reads,
 ) -> Link<'r> {
-    let Some((relation, next)) = relations(question) else {
+    // A question about the whole collection is answered by counting, not
+    // by a chain of sentences.
+    if super::whole_collection(question) {
         return Link::NotJudged;
+    }
+    let (relation, next) = relations(question);
+    if next.is_empty() {
+        return Link::NotJudged;
+    }
+    // What the answer's sentence must hold: its relation, or its answer.
+    let by_relation = relation.is_some();
+    let answering = match relation {
+        Some(r) => r,
+        None => match super::short_answer(store, question, report, &[]) {
+            Some(short) => short.text,
+            None => return Link::NotJudged,
+        },
     };
+    let answer_key = word_key(&answering).0;
+    let holds_answer =
+        |s: &ReadSentence| !answer_key.trim().is_empty() && s.key.contains(answer_key.as_str());
     let cited: HashSet<&str> = report
         .claims
         .iter()
@@ -77,28 +124,49 @@ pub(super) fn link<'r>(
         .map(|e| e.id.as_str())
         .collect();
     let sentences = named_sentences(store, reads);
-    let answering: Vec<&Named> = sentences
+    let answers: Vec<&Named> = sentences
         .iter()
+        .filter(|s| cited.contains(s.read.id.as_str()))
         .filter(|s| {
-            cited.contains(s.read.id.as_str())
-                && rlmkg_heuristic::expresses_relation(&relation, &s.read.text)
+            if by_relation {
+                rlmkg_heuristic::expresses_relation(&answering, &s.read.text)
+            } else {
+                holds_answer(s.read)
+            }
+        })
+        .collect();
+    // With no answer relation, a relation the answer's own sentence says is
+    // not a next step ("located" in "Halden University is located in …").
+    let next: Vec<String> = next
+        .into_iter()
+        .filter(|r| {
+            by_relation
+                || !answers
+                    .iter()
+                    .any(|a| rlmkg_heuristic::expresses_relation(r, &a.read.text))
         })
         .collect();
     let saying_next: Vec<&Named> = sentences
         .iter()
-        .filter(|s| rlmkg_heuristic::expresses_relation(&next, &s.read.text))
+        .filter(|s| {
+            next.iter()
+                .any(|r| rlmkg_heuristic::expresses_relation(r, &s.read.text))
+        })
         .collect();
-    if answering.is_empty() || saying_next.is_empty() {
+    if answers.is_empty() || saying_next.is_empty() {
         return Link::NotJudged;
     }
     let links = |n: &Named| {
-        answering
-            .iter()
-            .any(|a| a.read.id == n.read.id || a.names.iter().any(|x| n.names.contains(x)))
+        answers.iter().any(|a| {
+            a.read.id == n.read.id
+                || a.names
+                    .iter()
+                    .any(|x| n.names.contains(x) && *x != answer_key)
+        })
     };
     let linking: Vec<&Named> = saying_next.into_iter().filter(|n| links(n)).collect();
     if linking.is_empty() {
-        return Link::Unlinked { relation, next };
+        return Link::Unlinked { answering, next };
     }
     if linking.iter().any(|n| cited.contains(n.read.id.as_str())) {
         return Link::Linked(Vec::new());
@@ -111,7 +179,6 @@ pub(super) fn link<'r>(
         .iter()
         .map(|w| rlmkg_text::match_key(w))
         .collect();
-    // Its own words and the names it refers back to ("It" for The Salt Atlas).
     let says = |n: &Named| {
         std::iter::once(&n.read.key)
             .chain(&n.names)
@@ -127,6 +194,12 @@ pub(super) fn link<'r>(
     else {
         return Link::NotJudged;
     };
+    // Written out only when it says more of the question than the relation
+    // word alone: "Research at KICS is organised in six groups" shares a
+    // name and the word "organised", but not the question's sense of it.
+    if says(best) < MIN_WRITTEN_WORDS {
+        return Link::Linked(Vec::new());
+    }
     // A sentence that refers back ("It was organised by … and led by Dr.
     // Tomas Reyes") is written after the one it refers to, when the run read
     // it and the answer does not cite it.
