@@ -161,6 +161,15 @@ pub trait ContextHandle: Send + Sync {
         None
     }
 
+    /// The search [`next_step`](Self::next_step)'s hint suggests after
+    /// `output` (its query), if it suggests one. A small root that repeats
+    /// itself instead has its next turn begun with that search, once per
+    /// query. `None` by default.
+    fn next_search(&self, question: &str, output: &str) -> Option<String> {
+        let _ = (question, output);
+        None
+    }
+
     /// Whether `output` shows a sentence that, by the handle's reading,
     /// answers `question` (it says the relation the question asks of its
     /// answer, with a value of the asked kind). A small root's next turn is

@@ -625,6 +625,36 @@ impl StoreHandle {
         ))
     }
 
+    /// The names `output` shows that `question` does not, and the search
+    /// [`ContextHandle::next_step`] suggests for the first of them: the name
+    /// with what the question still asks of it (the hop ahead of it, see
+    /// [`next_relation`], or the question's words the output lacks). `None`
+    /// when it shows no such name, or when it shows a sentence that says the
+    /// answer relation (`answered`: that sentence is the step to take).
+    fn suggestion(
+        &self,
+        question: &str,
+        output: &str,
+        answered: bool,
+    ) -> Option<(Vec<String>, String)> {
+        let relation = rlmkg_heuristic::answer_relation(question);
+        if answered && relation.is_some() {
+            return None;
+        }
+        let names = unasked_names(&self.store, question, output);
+        let first = names.first()?;
+        let rest = match relation {
+            Some(r) => vec![next_relation(question, output, &r)],
+            None => unanswered_words(question, output),
+        };
+        let query = if rest.is_empty() {
+            first.clone()
+        } else {
+            format!("{first} {}", rest.join(" "))
+        };
+        Some((names, query))
+    }
+
     /// How `context.search` shows `hit`.
     fn hit_view(&self, hit: rlmkg_ingest::SearchHit) -> HitView {
         let text = match self.store.read(&hit.id.to_string()) {
@@ -698,23 +728,8 @@ impl ContextHandle for StoreHandle {
                  [{id}]\")."
             ));
         }
-        // A sentence that says the answer relation is the step to take: no
-        // search to suggest beside it.
-        let answered = !parts.is_empty() && rlmkg_heuristic::answer_relation(question).is_some();
-        let names = unasked_names(&self.store, question, output);
-        if let Some(first) = names.first().filter(|_| !answered) {
-            // What the question still asks of that name: the hop ahead of
-            // it (see [`next_relation`]), or the question's words the output
-            // lacks.
-            let rest = match rlmkg_heuristic::answer_relation(question) {
-                Some(r) => vec![next_relation(question, output, &r)],
-                None => unanswered_words(question, output),
-            };
-            let example = if rest.is_empty() {
-                first.clone()
-            } else {
-                format!("{first} {}", rest.join(" "))
-            };
+        let answered = !parts.is_empty();
+        if let Some((names, example)) = self.suggestion(question, output, answered) {
             parts.push(format!(
                 "Names this output shows that the question does not: {}. If the question goes \
                  through one of them (the author, founder, organiser, leader … it asks about), \
@@ -724,6 +739,12 @@ impl ContextHandle for StoreHandle {
             ));
         }
         (!parts.is_empty()).then(|| parts.join("\n"))
+    }
+
+    fn next_search(&self, question: &str, output: &str) -> Option<String> {
+        let answered = best_sentence(question, output).is_some();
+        self.suggestion(question, output, answered)
+            .map(|(_, query)| query)
     }
 
     fn answer_in(&self, question: &str, output: &str) -> bool {

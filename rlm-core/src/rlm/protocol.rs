@@ -100,6 +100,24 @@ pub fn search_start() -> ReplyStart {
     begun_with(SEARCH_NUDGE)
 }
 
+/// The reply start that has the model make the search the last output's
+/// hint suggested ([`ContextHandle::next_search`](crate::ContextHandle::next_search)),
+/// after it repeated itself instead: the search line written for it, the
+/// rest of the block (printing the hits) left to it.
+pub fn suggested_search_start(query: &str) -> ReplyStart {
+    let query: String = query
+        .chars()
+        .map(|c| {
+            if matches!(c, '"' | '\\') || c.is_control() {
+                '\''
+            } else {
+                c
+            }
+        })
+        .collect();
+    begun_with(&format!("{SEARCH_NUDGE}{query}\")\n"))
+}
+
 /// Line starts at which a model under the code protocol has begun writing the
 /// output it imagines its code prints: generation stops there.
 pub const IMAGINED_OUTPUT: &[&str] = &[
@@ -490,6 +508,15 @@ mod tests {
         );
         assert_eq!("TOOLS".parse::<Protocol>(), Ok(Protocol::Tools));
         assert!("x".parse::<Protocol>().is_err());
+    }
+
+    #[test]
+    fn a_suggested_search_is_written_as_one_python_line() {
+        let start = super::suggested_search_start("Northlight \"Press\" founded\nx");
+        assert_eq!(
+            start.prefix,
+            "```repl\nhits = context.search(\"Northlight 'Press' founded'x\")\n"
+        );
     }
 
     #[test]

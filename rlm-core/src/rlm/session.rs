@@ -67,6 +67,13 @@ pub struct Session {
     pub(super) answer_next: bool,
     /// Whether a turn was begun so already (once a run).
     pub(super) answer_offered: bool,
+    /// The search the last output's hint suggested
+    /// ([`ContextHandle::next_search`]).
+    pub(super) suggested: Option<String>,
+    /// The suggested search the turn after a repeat is begun with.
+    pub(super) pending_search: Option<String>,
+    /// The suggested searches a turn was begun with (each once a run).
+    pub(super) begun_searches: Vec<String>,
     /// The question is about the whole collection and `map` is offered: a
     /// small root is led through map and tally instead of searches.
     pub(super) mapping: bool,
@@ -264,6 +271,9 @@ impl Session {
             reviews: 0,
             answer_next: false,
             answer_offered: false,
+            suggested: None,
+            pending_search: None,
+            begun_searches: Vec::new(),
             repeated_read: false,
             mapping: with_map && whole_collection,
         }
@@ -531,7 +541,12 @@ impl Session {
                         || (self.profile == Profile::Small && self.iteration <= 1)) =>
             {
                 let can_read = self.functions.iter().any(|f| f.name == "read");
-                request.start = Some(if self.repeats > 0 && !self.repeated_read && can_read {
+                // The search the hint suggested comes first, once: the model
+                // repeated itself instead of making it.
+                let suggested = self.pending_search.as_deref().filter(|_| self.repeats > 0);
+                request.start = Some(if let Some(query) = suggested {
+                    protocol::suggested_search_start(query)
+                } else if self.repeats > 0 && !self.repeated_read && can_read {
                     protocol::read_start()
                 } else {
                     protocol::search_start()
@@ -738,9 +753,19 @@ impl Session {
         let repeated = kind == TurnKind::Normal && self.seen_keys.contains(&key);
         if !repeated {
             self.seen_keys.push(key);
+            self.pending_search = None;
         }
         if repeated {
             self.repeats += 1;
+            // The search the last output's hint suggested begins the next
+            // turn, unless a turn was begun with it already.
+            self.pending_search = self
+                .suggested
+                .clone()
+                .filter(|q| !self.begun_searches.contains(q));
+            if let Some(q) = &self.pending_search {
+                self.begun_searches.push(q.clone());
+            }
             self.repeated_read = protocol::reads_first(&resp.content)
                 || resp.tool_calls.first().is_some_and(|c| c.name == "read");
             it.events.push(event(
@@ -912,6 +937,7 @@ impl Session {
                 if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
                     extra.push(hint);
                 }
+                self.suggested = self.host.handle.next_search(&self.question, &shown);
                 if self.host.handle.answer_in(&self.question, &shown) {
                     self.offer_answer();
                 }

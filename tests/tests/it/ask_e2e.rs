@@ -901,3 +901,66 @@ fn a_city_of_another_institute_does_not_answer_where_the_organiser_is() {
         case.stderr()
     );
 }
+
+#[test]
+fn a_small_root_that_repeats_is_begun_with_the_search_its_hint_suggested() {
+    // The root searches for the publisher, then repeats that search instead
+    // of the one the hint suggested ("Northlight Press founded"): the next
+    // turn is begun with the suggested search, whose output holds the
+    // founder's sentence, and the turn after as the answer.
+    let case = scripted_case(
+        |req: &Value, _| {
+            let begun = req["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .filter(|m| m["role"] == "assistant")
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_owned();
+            Reply::Text(if begun.contains("Northlight Press founded") {
+                "print(hits[:3])\n```".into()
+            } else if begun.ends_with("search(\"") {
+                "The Salt Atlas publisher\")\nprint(hits[:3])\n```".into()
+            } else if begun.ends_with("FINAL(\"") {
+                "Catherine Moray. It was founded in 1987 by Catherine Moray, a former \
+                 bookseller who wanted to publish careful books about the natural world.\")\n```"
+                    .into()
+            } else {
+                "hits = context.search(\"The Salt Atlas publisher\")\nprint(hits[:3])\n```".into()
+            })
+        },
+        &[
+            "--profile",
+            "small",
+            "--protocol",
+            "code",
+            "--server",
+            "llama-cpp",
+        ],
+        FOUNDED_PUBLISHER,
+    );
+    let answer = case.answer();
+    let begun: Vec<String> = root_requests(&case.server)
+        .iter()
+        .map(|r| {
+            r["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .filter(|m| m["role"] == "assistant")
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert!(
+        begun
+            .iter()
+            .any(|b| b.contains("context.search(\"Northlight Press founded\")")),
+        "{begun:#?}"
+    );
+    assert_eq!(answer["method"], "rlm", "{answer:#}");
+    assert_eq!(
+        answer["short_answer"]["text"], "Catherine Moray",
+        "{answer:#}"
+    );
+}
