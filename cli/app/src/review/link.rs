@@ -208,3 +208,41 @@ pub(super) fn link<'r>(
         .filter(|a| !cited.contains(a.id.as_str()) && a.id != best.read.id);
     Link::Linked(antecedent.into_iter().chain([best.read]).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::relations;
+
+    #[test]
+    fn the_relations_that_may_link_follow_the_questions_shape() {
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for (question, answer, next) in [
+            (
+                "Who founded the publisher of The Salt Atlas?",
+                Some("founded"),
+                owned(&["publisher"]),
+            ),
+            (
+                "In what year was the founder of the institute that organised the Skarvik Expedition born?",
+                Some("born"),
+                owned(&["founder"]),
+            ),
+            (
+                "In which city is the institute that the author of The Salt Atlas joined in 2019?",
+                None,
+                owned(&["author", "joined"]),
+            ),
+            (
+                "In which city was the research vessel used on the Skarvik Expedition built?",
+                Some("built"),
+                Vec::new(),
+            ),
+        ] {
+            assert_eq!(
+                relations(question),
+                (answer.map(str::to_owned), next),
+                "{question}"
+            );
+        }
+    }
+}
