@@ -217,6 +217,18 @@ pub fn turn(req: &Value) -> usize {
         .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count())
 }
 
+/// The reply the loop began for the model: the content of a request's last
+/// message when it is the assistant's (a forced prefix such as `FINAL("`), or `""`.
+pub fn begun(req: &Value) -> String {
+    req["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .filter(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// A model reply holding one REPL block.
 pub fn repl(code: &str) -> String {
     format!("Next step.\n```repl\n{code}\n```\n")

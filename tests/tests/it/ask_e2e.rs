@@ -9,8 +9,8 @@
 
 use rlm_core::testkit::Reply;
 use rlmkg_tests::{
-    Found, ask_heuristic, repl, rlmkg, root_requests, sample_store, scripted_case, stderr, stdout,
-    turn, without_models,
+    Found, ask_heuristic, begun, repl, rlmkg, root_requests, sample_store, scripted_case, stderr,
+    stdout, turn, without_models,
 };
 use serde_json::Value;
 
@@ -267,21 +267,8 @@ fn a_small_root_shown_its_answers_sentence_is_begun_as_its_answer() {
     );
     let answer = case.answer();
     let reqs = root_requests(&case.server);
-    let started = |r: &Value| {
-        r["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .filter(|m| m["role"] == "assistant")
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_owned()
-    };
-    assert!(
-        started(&reqs[0]).contains("context.search("),
-        "{:#}",
-        reqs[0]
-    );
-    assert!(started(&reqs[1]).contains("FINAL(\""), "{:#}", reqs[1]);
+    assert!(begun(&reqs[0]).contains("context.search("), "{:#}", reqs[0]);
+    assert!(begun(&reqs[1]).contains("FINAL(\""), "{:#}", reqs[1]);
     assert_eq!(answer["method"], "rlm", "{answer:#}");
     assert_eq!(answer["short_answer"]["text"], "1941", "{answer:#}");
 }
@@ -695,25 +682,11 @@ fn a_founder_of_another_organization_does_not_answer_whose_founder_is_asked() {
     // The root read that Northlight Press published the book, then answered
     // with the founder of the institute: a sentence that says "founded", but
     // of an organization no sentence saying "published" names.
-    let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&read_publisher_then(
-                    "Kestrel Institute founded",
-                    &["founded", "Lindqvist"],
-                )),
-                _ => repl("FINAL(f\"Ivar Lindqvist [{said}].\")"),
-            })
-        },
-        &["--max-iterations", "3"],
+    an_answer_that_does_not_stand(
         FOUNDED_PUBLISHER,
-    );
-    let answer = case.answer();
-    assert_ne!(answer["method"], "rlm", "{answer:#}");
-    assert!(
-        case.stderr().contains("shares no name"),
-        "{}",
-        case.stderr()
+        read_publisher_then("Kestrel Institute founded", &["founded", "Lindqvist"]),
+        "Ivar Lindqvist [{said}].",
+        "shares no name",
     );
 }
 
@@ -880,25 +853,14 @@ fn a_city_of_another_institute_does_not_answer_where_the_organiser_is() {
     // The root read that the Kestrel Institute organised the expedition,
     // then answered with Halden University's city: no name links the
     // sentence holding the answer to the sentence saying "organised".
-    let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&format!(
-                    "print(context.search(\"Skarvik Expedition organised\", k=2))\n{}",
-                    find_aldergate()
-                )),
-                _ => repl("FINAL(f\"Aldergate [{said}].\")"),
-            })
-        },
-        &["--max-iterations", "3"],
+    an_answer_that_does_not_stand(
         SKARVIK,
-    );
-    let answer = case.answer();
-    assert_ne!(answer["method"], "rlm", "{answer:#}");
-    assert!(
-        case.stderr().contains("shares no name"),
-        "{}",
-        case.stderr()
+        format!(
+            "print(context.search(\"Skarvik Expedition organised\", k=2))\n{}",
+            find_aldergate()
+        ),
+        "Aldergate [{said}].",
+        "shares no name",
     );
 }
 
@@ -910,13 +872,7 @@ fn a_small_root_that_repeats_is_begun_with_the_search_its_hint_suggested() {
     // founder's sentence, and the turn after as the answer.
     let case = scripted_case(
         |req: &Value, _| {
-            let begun = req["messages"]
-                .as_array()
-                .and_then(|m| m.last())
-                .filter(|m| m["role"] == "assistant")
-                .and_then(|m| m["content"].as_str())
-                .unwrap_or_default()
-                .to_owned();
+            let begun = begun(req);
             Reply::Text(if begun.contains("Northlight Press founded") {
                 "print(hits[:3])\n```".into()
             } else if begun.ends_with("search(\"") {
@@ -940,18 +896,7 @@ fn a_small_root_that_repeats_is_begun_with_the_search_its_hint_suggested() {
         FOUNDED_PUBLISHER,
     );
     let answer = case.answer();
-    let begun: Vec<String> = root_requests(&case.server)
-        .iter()
-        .map(|r| {
-            r["messages"]
-                .as_array()
-                .and_then(|m| m.last())
-                .filter(|m| m["role"] == "assistant")
-                .and_then(|m| m["content"].as_str())
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect();
+    let begun: Vec<String> = root_requests(&case.server).iter().map(begun).collect();
     assert!(
         begun
             .iter()

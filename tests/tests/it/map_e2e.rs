@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rlm_core::testkit::{ChatServer, Reply, last_user};
-use rlmkg_tests::{ask_scripted, is_root, rlmkg, root_requests, stderr, stdout};
+use rlmkg_tests::{ask_scripted, begun, is_root, rlmkg, root_requests, stderr, stdout, turn};
 use serde_json::Value;
 
 /// The text between `open` and the next `close` after it.
@@ -27,10 +27,7 @@ fn models(
     if !is_root(req) {
         return Reply::Text(sub(&last));
     }
-    let turns = req["messages"]
-        .as_array()
-        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
-    Reply::Text(format!("```repl\n{}\n```", root(turns, &last)))
+    Reply::Text(format!("```repl\n{}\n```", root(turn(req), &last)))
 }
 
 /// The scripted models: the root maps and tallies, then answers from the top
@@ -209,13 +206,7 @@ fn a_small_root_is_begun_as_the_map_and_after_the_tally_as_its_final() {
                 None => "NONE".into(),
             });
         }
-        let begun = req["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .filter(|m| m["role"] == "assistant")
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_owned();
+        let begun = begun(req);
         Reply::Text(if begun.ends_with("context.map(\"") {
             "the category\", over=\"docs\")\nprint(context.tally(records)[:3])\n".into()
         } else if begun.ends_with("FINAL(\"") {
