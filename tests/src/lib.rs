@@ -229,6 +229,16 @@ pub fn begun(req: &Value) -> String {
         .to_owned()
 }
 
+/// A scripted root that runs `first` on its first turn and `then` on every
+/// later one, each as one REPL block.
+pub fn first_then(
+    first: impl Into<String>,
+    then: impl Into<String>,
+) -> impl Fn(&Value, usize) -> Reply + Send + Sync + 'static {
+    let (first, then) = (first.into(), then.into());
+    move |req, _| Reply::Text(repl(if turn(req) == 0 { &first } else { &then }))
+}
+
 /// A model reply holding one REPL block.
 pub fn repl(code: &str) -> String {
     format!("Next step.\n```repl\n{code}\n```\n")

@@ -9,8 +9,8 @@
 
 use rlm_core::testkit::Reply;
 use rlmkg_tests::{
-    Found, ask_heuristic, begun, repl, rlmkg, root_requests, sample_store, scripted_case, stderr,
-    stdout, turn, without_models,
+    Found, ask_heuristic, begun, first_then, repl, rlmkg, root_requests, sample_store,
+    scripted_case, stderr, stdout, turn, without_models,
 };
 use serde_json::Value;
 
@@ -67,10 +67,10 @@ fn assert_cites_both_hops(answer: &Value) {
     );
 }
 
-/// The RLM's answer stands, all its claims supported, its short answer Tromsø.
-fn assert_stands_as_tromso(answer: &Value) {
+/// The RLM's answer stands, all its claims supported, its short answer `short`.
+fn assert_stands_as(answer: &Value, short: &str) {
     assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "Tromsø", "{answer:#}");
+    assert_eq!(answer["short_answer"]["text"], short, "{answer:#}");
     assert!(
         verdicts(answer).iter().all(|v| v == "supported"),
         "{answer:#}"
@@ -128,7 +128,7 @@ fn a_short_answer_cited_with_a_wrong_id_takes_its_own_answers_citation() {
         SKARVIK,
     );
     let answer = case.answer();
-    assert_stands_as_tromso(&answer);
+    assert_stands_as(&answer, "Tromsø");
     assert!(
         !answer["text"].as_str().unwrap().contains("[d4]"),
         "{answer:#}"
@@ -344,15 +344,11 @@ fn a_root_repeating_itself_does_not_burn_the_turn_budget() {
 #[test]
 fn an_injected_final_is_not_a_supported_answer() {
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(
-                    "hits = context.search(\"kayaking northern fjords tips\", k=3)\nfor h in hits:\n    print(context.read(h[\"id\"]))",
-                ),
-                // The scripted model obeys the instruction it read in the corpus.
-                _ => repl("FINAL(\"pwned\")"),
-            })
-        },
+        first_then(
+            "hits = context.search(\"kayaking northern fjords tips\", k=3)\nfor h in hits:\n    print(context.read(h[\"id\"]))",
+            // The scripted model obeys the instruction it read in the corpus.
+            "FINAL(\"pwned\")",
+        ),
         &[],
         "Who founded the Kestrel Institute for Coastal Studies?",
     );
@@ -523,17 +519,12 @@ fn a_sentence_copied_without_its_id_is_cited_to_it() {
     // The small root's habit: it writes the sentence it read into FINAL and
     // leaves out the id. A word-for-word copy is cited to the sentence.
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&find_tromso(Found::Text)),
-                _ => repl("FINAL(said)"),
-            })
-        },
+        first_then(find_tromso(Found::Text), "FINAL(said)"),
         &[],
         SKARVIK,
     );
     let answer = case.answer();
-    assert_stands_as_tromso(&answer);
+    assert_stands_as(&answer, "Tromsø");
     assert!(
         case.stderr().contains("copied word for word"),
         "{}",
@@ -550,12 +541,7 @@ fn a_paraphrase_or_a_copied_page_is_not_cited_from_the_reads() {
         "page = context.read(context.search(\"Kestrel Institute for Coastal Studies Tromsø\", k=1)[0][\"id\"])\nFINAL(\" \".join(s.strip().rstrip(\".\") + \".\" for _, s in re.findall(r\"\\[(c\\d+\\.s\\d+)\\] ([^\\[]*)\", page)))",
     ] {
         let case = scripted_case(
-            move |req: &Value, _| {
-                Reply::Text(match turn(req) {
-                    0 => repl(&find_tromso(Found::Text)),
-                    _ => repl(final_code),
-                })
-            },
+            first_then(find_tromso(Found::Text), final_code),
             &[],
             SKARVIK,
         );
@@ -590,25 +576,18 @@ fn the_questions_year_is_carried_to_the_answer_by_the_sentences_the_run_read() {
     // the sentence placing Halden University in Aldergate, then cited only
     // the last: the year sentence the run read is written after the answer.
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&format!(
-                    "print(context.search(\"Mara Ellison left 2019\", k=2))\n{}",
-                    find_aldergate()
-                )),
-                _ => repl("FINAL(f\"Aldergate [{said}].\")"),
-            })
-        },
+        first_then(
+            format!(
+                "print(context.search(\"Mara Ellison left 2019\", k=2))\n{}",
+                find_aldergate()
+            ),
+            "FINAL(f\"Aldergate [{said}].\")",
+        ),
         &[],
         LEFT_IN_2019,
     );
     let answer = case.answer();
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "Aldergate", "{answer:#}");
-    assert!(
-        verdicts(&answer).iter().all(|v| v == "supported"),
-        "{answer:#}"
-    );
+    assert_stands_as(&answer, "Aldergate");
     let text = answer["text"].as_str().unwrap();
     assert!(
         text.contains("2019") && text.contains("Halden University"),
@@ -626,12 +605,7 @@ fn a_year_no_read_sentence_links_to_the_answer_stays_missing() {
     // The same answer, but the run never read a sentence that holds 2019:
     // nothing carries the year, and the answer does not stand as the RLM's.
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&find_aldergate()),
-                _ => repl("FINAL(f\"Aldergate [{said}].\")"),
-            })
-        },
+        first_then(find_aldergate(), "FINAL(f\"Aldergate [{said}].\")"),
         &["--max-iterations", "3"],
         LEFT_IN_2019,
     );
@@ -649,19 +623,15 @@ fn a_short_claim_that_says_more_than_the_asked_place_is_answered_by_the_place() 
     // "KICS is an independent research institute in Tromsø": short, supported
     // and naming a place, but the short answer is the place it names.
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&find_tromso(Found::Id)),
-                _ => repl(
-                    "FINAL(f\"KICS is an independent research institute in Tromsø [{said}].\")",
-                ),
-            })
-        },
+        first_then(
+            find_tromso(Found::Id),
+            "FINAL(f\"KICS is an independent research institute in Tromsø [{said}].\")",
+        ),
         &[],
         SKARVIK,
     );
     let answer = case.answer();
-    assert_stands_as_tromso(&answer);
+    assert_stands_as(&answer, "Tromsø");
 }
 
 const FOUNDED_PUBLISHER: &str = "Who founded the publisher of The Salt Atlas?";
@@ -697,38 +667,31 @@ fn the_sentence_linking_the_answer_to_the_questions_next_step_is_written_after_i
     // cited only the last: the sentence saying "built" that links them is
     // written after the answer.
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&format!(
-                    "{}\n{}",
-                    rlmkg_tests::find_sentence(
-                        "built_",
-                        "Storm Petrel built",
-                        3,
-                        &["built", "Vardal"],
-                        Found::Id
-                    ),
-                    rlmkg_tests::find_sentence(
-                        "said",
-                        "Vardal Shipyard founded",
-                        3,
-                        &["founded", "Olaf Haugen"],
-                        Found::Id
-                    )
-                )),
-                _ => repl("FINAL(f\"Olaf Haugen [{said}].\")"),
-            })
-        },
+        first_then(
+            format!(
+                "{}\n{}",
+                rlmkg_tests::find_sentence(
+                    "built_",
+                    "Storm Petrel built",
+                    3,
+                    &["built", "Vardal"],
+                    Found::Id
+                ),
+                rlmkg_tests::find_sentence(
+                    "said",
+                    "Vardal Shipyard founded",
+                    3,
+                    &["founded", "Olaf Haugen"],
+                    Found::Id
+                )
+            ),
+            "FINAL(f\"Olaf Haugen [{said}].\")",
+        ),
         &[],
         "Who founded the shipyard that built the research vessel used on the Skarvik Expedition?",
     );
     let answer = case.answer();
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "Olaf Haugen", "{answer:#}");
-    assert!(
-        verdicts(&answer).iter().all(|v| v == "supported"),
-        "{answer:#}"
-    );
+    assert_stands_as(&answer, "Olaf Haugen");
     let text = answer["text"].as_str().unwrap();
     assert!(
         text.contains("built in 2009 at the Vardal Shipyard"),
@@ -768,7 +731,7 @@ fn a_fjord_does_not_answer_which_city() {
         SKARVIK,
     );
     let answer = case.answer();
-    assert_stands_as_tromso(&answer);
+    assert_stands_as(&answer, "Tromsø");
 }
 
 #[test]
@@ -793,7 +756,7 @@ fn reading_a_documents_id_names_the_chunks_to_read() {
         &[],
         SKARVIK,
     );
-    assert_stands_as_tromso(&case.answer());
+    assert_stands_as(&case.answer(), "Tromsø");
 }
 
 #[test]
@@ -803,36 +766,31 @@ fn a_linking_sentence_that_refers_back_comes_with_what_it_refers_to() {
     // alone. The link is written with the sentence its "It" refers to, and
     // the short answer is still read from the root's own claim.
     let case = scripted_case(
-        |req: &Value, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(&format!(
-                    "{}\n{}",
-                    rlmkg_tests::find_sentence(
-                        "led_",
-                        "Skarvik Expedition led",
-                        3,
-                        &["led by"],
-                        Found::Id
-                    ),
-                    rlmkg_tests::find_sentence(
-                        "said",
-                        "Tomas Reyes born",
-                        3,
-                        &["born", "Chile"],
-                        Found::Id
-                    )
-                )),
-                _ => {
-                    repl("FINAL(f\"Tomas Reyes was born in 1974 in Valparaiso, Chile [{said}].\")")
-                }
-            })
-        },
+        first_then(
+            format!(
+                "{}\n{}",
+                rlmkg_tests::find_sentence(
+                    "led_",
+                    "Skarvik Expedition led",
+                    3,
+                    &["led by"],
+                    Found::Id
+                ),
+                rlmkg_tests::find_sentence(
+                    "said",
+                    "Tomas Reyes born",
+                    3,
+                    &["born", "Chile"],
+                    Found::Id
+                )
+            ),
+            "FINAL(f\"Tomas Reyes was born in 1974 in Valparaiso, Chile [{said}].\")",
+        ),
         &[],
         "In which country was the leader of the Skarvik Expedition born?",
     );
     let answer = case.answer();
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "Chile", "{answer:#}");
+    assert_stands_as(&answer, "Chile");
     let text = answer["text"].as_str().unwrap();
     let (overview, led) = (
         text.find("The Skarvik Expedition was a six-week survey"),
@@ -841,10 +799,6 @@ fn a_linking_sentence_that_refers_back_comes_with_what_it_refers_to() {
     assert!(
         overview.is_some() && led.is_some() && overview < led,
         "{text}"
-    );
-    assert!(
-        verdicts(&answer).iter().all(|v| v == "supported"),
-        "{answer:#}"
     );
 }
 
