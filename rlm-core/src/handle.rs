@@ -154,10 +154,12 @@ pub trait ContextHandle: Send + Sync {
 
     /// What a small root model should look at next after a turn's `output`
     /// for `question` (e.g. the names the output shows that the question does
-    /// not: the bridges a multi-hop question goes through); `None` says
-    /// nothing. Shown to the `small` profile after each output.
-    fn next_step(&self, question: &str, output: &str) -> Option<String> {
-        let _ = (question, output);
+    /// not: the bridges a multi-hop question goes through); `read` holds the
+    /// ids the run's calls have shown so far, this turn's among them, first
+    /// seen first. `None` says nothing. Shown to the `small` profile after
+    /// each output.
+    fn next_step(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
+        let _ = (question, output, read);
         None
     }
 
@@ -165,18 +167,19 @@ pub trait ContextHandle: Send + Sync {
     /// `output` (its query), if it suggests one. A small root that repeats
     /// itself instead has its next turn begun with that search, once per
     /// query. `None` by default.
-    fn next_search(&self, question: &str, output: &str) -> Option<String> {
-        let _ = (question, output);
+    fn next_search(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
+        let _ = (question, output, read);
         None
     }
 
     /// Whether `output` shows a sentence that, by the handle's reading,
     /// answers `question` (it says the relation the question asks of its
-    /// answer, with a value of the asked kind). A small root's next turn is
-    /// then begun as its answer (`FINAL("`), once a run; the review still
-    /// judges what it writes. `false` by default.
-    fn answer_in(&self, question: &str, output: &str) -> bool {
-        let _ = (question, output);
+    /// answer with a value of the asked kind, or holds such a value and names
+    /// what a sentence of `read` links to the question). A small root's next
+    /// turn is then begun as its answer (`FINAL("`), once a run; the review
+    /// still judges what it writes. `false` by default.
+    fn answer_in(&self, question: &str, output: &str, read: &[String]) -> bool {
+        let _ = (question, output, read);
         false
     }
 

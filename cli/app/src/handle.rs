@@ -479,6 +479,39 @@ fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
     Some((id.to_owned(), text))
 }
 
+/// The sentence of an output a small root is shown as the likeliest answer.
+struct AnswerSentence {
+    /// Its id (`c12.s3`).
+    id: String,
+    /// Its text, at most 300 characters.
+    text: String,
+    /// The read sentence that links it to the question, when it was found by
+    /// the link ([`crate::review::linked_sentence`]), not by shared words.
+    linked_by: Option<String>,
+}
+
+impl AnswerSentence {
+    /// The hint that shows it, with the `FINAL` call to write: the sentence
+    /// written in, so that the model fills in only the answer (a copied
+    /// placeholder is rejected).
+    fn hint(&self) -> String {
+        let (id, sentence) = (&self.id, &self.text);
+        let quoted = sentence
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(['"', '\\'], "'");
+        let lead = match &self.linked_by {
+            Some(by) => format!("The sentence above about what [{by}] links to the question"),
+            None => "The sentence above that shares the most words with the question".to_owned(),
+        };
+        format!(
+            "{lead}: [{id}] {sentence} If it says the answer, end now: \
+             FINAL(\"<the answer>. {quoted} [{id}]\")."
+        )
+    }
+}
+
 /// The relation a question whose answer relation is `answer` ("born") still
 /// asks of a name the output shows: its first relation word, in the
 /// question's order, that the output does not express, other than the
@@ -631,6 +664,36 @@ impl StoreHandle {
     /// [`next_relation`], or the question's words the output lacks). `None`
     /// when it shows no such name, or when it shows a sentence that says the
     /// answer relation (`answered`: that sentence is the step to take).
+    /// The sentence of `output` that likeliest answers `question`: the one
+    /// sharing most of its words ([`best_sentence`]), else one linked to it
+    /// by a sentence the run read (`read`).
+    fn answer_sentence(
+        &self,
+        question: &str,
+        output: &str,
+        read: &[String],
+    ) -> Option<AnswerSentence> {
+        if let Some((id, text)) = best_sentence(question, output) {
+            return Some(AnswerSentence {
+                id,
+                text,
+                linked_by: None,
+            });
+        }
+        let shown: Vec<String> = chunk_ids_in(output)
+            .iter()
+            .take(MAX_NEXT_CHUNKS)
+            .map(ToString::to_string)
+            .collect();
+        let (id, text, by) =
+            crate::review::linked_sentence(&self.store, question, output, &shown, read)?;
+        Some(AnswerSentence {
+            id,
+            text: text.chars().take(300).collect(),
+            linked_by: Some(by),
+        })
+    }
+
     fn suggestion(
         &self,
         question: &str,
@@ -712,21 +775,10 @@ impl ContextHandle for StoreHandle {
         Some(EXAMPLE.to_owned())
     }
 
-    fn next_step(&self, question: &str, output: &str) -> Option<String> {
+    fn next_step(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
         let mut parts = Vec::new();
-        if let Some((id, sentence)) = best_sentence(question, output) {
-            // The sentence written into the call: the model fills in only
-            // the answer (a copied placeholder is rejected).
-            let quoted = sentence
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .replace(['"', '\\'], "'");
-            parts.push(format!(
-                "The sentence above that shares the most words with the question: [{id}] \
-                 {sentence} If it says the answer, end now: FINAL(\"<the answer>. {quoted} \
-                 [{id}]\")."
-            ));
+        if let Some(found) = self.answer_sentence(question, output, read) {
+            parts.push(found.hint());
         }
         let answered = !parts.is_empty();
         if let Some((names, example)) = self.suggestion(question, output, answered) {
@@ -741,17 +793,23 @@ impl ContextHandle for StoreHandle {
         (!parts.is_empty()).then(|| parts.join("\n"))
     }
 
-    fn next_search(&self, question: &str, output: &str) -> Option<String> {
-        let answered = best_sentence(question, output).is_some();
+    fn next_search(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
+        let answered = self.answer_sentence(question, output, read).is_some();
         self.suggestion(question, output, answered)
             .map(|(_, query)| query)
     }
 
-    fn answer_in(&self, question: &str, output: &str) -> bool {
-        // Only when the question names its answer relation: then the
-        // sentence found says it, with a value of the asked kind.
-        rlmkg_heuristic::answer_relation(question).is_some()
-            && best_sentence(question, output).is_some()
+    fn answer_in(&self, question: &str, output: &str, read: &[String]) -> bool {
+        // When the question names its answer relation, the sentence found
+        // says it with a value of the asked kind; otherwise it is linked to
+        // the question by a sentence the run read.
+        match self.answer_sentence(question, output, read) {
+            Some(AnswerSentence {
+                linked_by: Some(_), ..
+            }) => true,
+            Some(_) => rlmkg_heuristic::answer_relation(question).is_some(),
+            None => false,
+        }
     }
 
     fn metadata(&self) -> CorpusMetadata {

@@ -15,6 +15,8 @@ use crate::spans::StoreSpans;
 
 mod bridge;
 mod link;
+
+pub(crate) use link::linked_sentence;
 mod reads;
 mod verbatim;
 

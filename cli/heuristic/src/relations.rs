@@ -34,6 +34,7 @@ const FORMS: &[&[&str]] = &[
     &["made", "make", "maker"],
     &["sung", "sang", "sing", "singer", "vocalist", "vocals"],
     &["taught", "teach", "teacher"],
+    &["left", "leave", "leaves", "leaving", "departed"],
     &["bought", "buy", "buyer", "acquired"],
     &["sold", "sell", "seller"],
     &["grew", "grown", "grow"],
@@ -84,9 +85,14 @@ pub fn is_relation_form(word: &str) -> bool {
 /// (both lower-case): the same stem, or forms of one group of [`FORMS`].
 pub fn expresses(q: &str, s: &str) -> bool {
     // Past forms that are words of another sense ("she *found* it" is not
-    // "founded") express only themselves.
-    if q != s && (HOMOGRAPHS.contains(&s) || HOMOGRAPHS.contains(&q)) {
+    // "founded") express only themselves in a sentence; a question's such
+    // word is expressed by the forms listed with it ("left": "leaving"),
+    // whose sense is not in doubt.
+    if q != s && HOMOGRAPHS.contains(&s) {
         return false;
+    }
+    if q != s && HOMOGRAPHS.contains(&q) {
+        return FORMS.iter().any(|g| g.contains(&q) && g.contains(&s));
     }
     same_stem(q, s)
         || FORMS
@@ -105,6 +111,10 @@ mod tests {
         assert!(expresses("founder", "founded"));
         assert!(expresses("left", "left"));
         assert!(!expresses("left", "leftist"));
+        // A question's homograph meets its listed forms, not another stem.
+        assert!(expresses("left", "leaving"));
+        assert!(!expresses("leaving", "left"));
+        assert!(!expresses("found", "founded"));
     }
 
     #[test]

@@ -934,11 +934,13 @@ impl Session {
                 extra.push(prompts::SMALL_MAP_STEP.to_owned());
             } else if counted.is_empty() {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
-                if let Some(hint) = self.host.handle.next_step(&self.question, &shown) {
+                let read = self.host.state_read_ids();
+                let handle = &self.host.handle;
+                if let Some(hint) = handle.next_step(&self.question, &shown, &read) {
                     extra.push(hint);
                 }
-                self.suggested = self.host.handle.next_search(&self.question, &shown);
-                if self.host.handle.answer_in(&self.question, &shown) {
+                self.suggested = handle.next_search(&self.question, &shown, &read);
+                if handle.answer_in(&self.question, &shown, &read) {
                     self.offer_answer();
                 }
                 extra.push(prompts::SMALL_NEXT_STEP.to_owned());

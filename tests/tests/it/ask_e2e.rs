@@ -863,3 +863,131 @@ fn a_small_root_that_repeats_is_begun_with_the_search_its_hint_suggested() {
         "{answer:#}"
     );
 }
+
+/// The flags of a small root on the `code` protocol, each turn begun for it.
+const SMALL_CODE: &[&str] = &[
+    "--profile",
+    "small",
+    "--protocol",
+    "code",
+    "--server",
+    "llama-cpp",
+];
+
+/// A small root that searches `searches` in turn (completing each begun
+/// search, or writing the whole call) and, when a turn is begun as
+/// `FINAL("`, answers `answer` with the sentence the hint offered.
+fn searching_root(
+    searches: &'static [&'static str],
+    answer: &'static str,
+) -> impl Fn(&Value, usize) -> Reply + Send + Sync + 'static {
+    move |req, _| {
+        let begun = begun(req);
+        let n = root_turns(req).min(searches.len() - 1);
+        Reply::Text(if begun.ends_with("FINAL(\"") {
+            let hint = rlm_core::testkit::last_user(req);
+            let offered = hint
+                .split("links to the question: [")
+                .nth(1)
+                .and_then(|rest| rest.split_once(']'))
+                .map(|(id, rest)| {
+                    (
+                        id.to_owned(),
+                        rest.split(" If it says").next().unwrap_or(""),
+                    )
+                })
+                .map(|(id, text)| format!("{answer}. {} [{id}]", text.trim()))
+                .unwrap_or_else(|| answer.to_owned());
+            format!("{offered}\")\n```")
+        } else if begun.ends_with("search(\"") {
+            format!("{}\")\nprint(hits[:3])\n```", searches[n])
+        } else {
+            format!(
+                "{}hits = context.search(\"{}\")\nprint(hits[:3])\n```",
+                if begun.is_empty() { "```repl\n" } else { "" },
+                searches[n]
+            )
+        })
+    }
+}
+
+/// How many turns the root has written before this request (a begun reply
+/// is not one).
+fn root_turns(req: &Value) -> usize {
+    turn(req).saturating_sub(usize::from(!begun(req).is_empty()))
+}
+
+#[test]
+fn a_place_named_with_what_a_read_sentence_links_to_the_question_is_offered_as_the_answer() {
+    // "In which city is the institute that organised …" names no answer
+    // relation: the sentence placing the Kestrel Institute in Tromsø shares
+    // few of the question's words, but the sentence saying "organised" names
+    // the institute too. Once both are read, the next turn is begun as the
+    // answer and the hint shows that sentence.
+    let case = scripted_case(
+        searching_root(
+            &[
+                "Skarvik Expedition organised",
+                "Kestrel Institute for Coastal Studies",
+            ],
+            "Tromsø",
+        ),
+        SMALL_CODE,
+        SKARVIK,
+    );
+    let answer = case.answer();
+    let reqs = root_requests(&case.server);
+    let offered = reqs
+        .iter()
+        .position(|r| begun(r).ends_with("FINAL(\""))
+        .unwrap_or_else(|| panic!("no turn begun as the answer: {reqs:#?}"));
+    assert!(
+        rlm_core::testkit::last_user(&reqs[offered]).contains("links to the question"),
+        "{:#}",
+        reqs[offered]
+    );
+    assert_stands_as(&answer, "Tromsø");
+}
+
+#[test]
+fn a_place_of_an_institute_no_read_sentence_links_to_the_question_is_not_offered() {
+    // The control: the root read who organised the expedition and where
+    // Halden University is; no name links the two, so no turn is begun as
+    // the answer.
+    let case = scripted_case(
+        searching_root(
+            &[
+                "Skarvik Expedition organised",
+                "Halden University Aldergate",
+            ],
+            "Aldergate",
+        ),
+        &[SMALL_CODE, &["--max-iterations", "3"]].concat(),
+        SKARVIK,
+    );
+    // The last turn is begun as the answer whatever was read.
+    let reqs = root_requests(&case.server);
+    let before_last = &reqs[..reqs.len().saturating_sub(1)];
+    assert!(before_last.len() >= 2, "{reqs:#?}");
+    assert!(
+        before_last.iter().all(|r| !begun(r).ends_with("FINAL(\"")
+            && !rlm_core::testkit::last_user(r).contains("links to the question")),
+        "{reqs:#?}"
+    );
+}
+
+#[test]
+fn the_city_of_the_institute_she_joined_does_not_answer_where_the_one_she_left_is() {
+    // "Mara Ellison joined KICS in 2019 after leaving Halden University":
+    // the sentence saying "left" (as "leaving") names KICS too, but what it
+    // says was left is Halden University, so KICS's city does not stand.
+    an_answer_that_does_not_stand(
+        LEFT_IN_2019,
+        format!(
+            "print(context.search(\"Mara Ellison left 2019\", k=2))\n{}",
+            find_tromso(Found::Id)
+        ),
+        "Tromsø [{said}].",
+        "shares no name",
+    );
+}

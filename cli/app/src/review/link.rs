@@ -87,6 +87,65 @@ fn relations(question: &str) -> (Option<String>, Vec<String>) {
     (answer, next)
 }
 
+/// The names a sentence's relation word is about: for each word of `n` that
+/// expresses one of `relations`, the first name after it that `question`
+/// does not name ("organised by *the Kestrel Institute*", "after leaving
+/// *Halden University*"), or, when none follows, the nearest before it
+/// ("KICS, which organised the Skarvik Expedition"; a name the sentence
+/// refers back to stands before its first word). "Mara Ellison joined KICS
+/// in 2019 after leaving Halden University" links "left" to Halden
+/// University, not to KICS.
+fn governed<'n>(n: &'n Named, relations: &[String], question: &str) -> Vec<&'n String> {
+    let asked = word_key(question).0;
+    let key = n.read.key.as_str();
+    // Each name's span in the sentence (`None`: referred back to).
+    let spans: Vec<(&String, Option<(usize, usize)>)> = n
+        .names
+        .iter()
+        .map(|x| (x, key.find(x.as_str()).map(|at| (at, at + x.len()))))
+        .collect();
+    let mut out: Vec<&String> = Vec::new();
+    let mut at = 0;
+    for word in key.split(' ') {
+        let here = at;
+        at += word.len() + 1;
+        if word.is_empty()
+            || !relations
+                .iter()
+                .any(|r| rlmkg_heuristic::expresses_relation(r, word))
+        {
+            continue;
+        }
+        let after = spans
+            .iter()
+            .filter_map(|(x, span)| span.map(|sp| (*x, sp)))
+            .filter(|(x, (from, _))| *from > here && !asked.contains(x.as_str()))
+            .min_by_key(|(_, (from, _))| *from);
+        let chosen = match after {
+            Some((_, (from, to))) => Some((from, to)),
+            None => spans
+                .iter()
+                .filter_map(|(_, span)| *span)
+                .filter(|(from, _)| *from < here)
+                .max_by_key(|(from, _)| *from),
+        };
+        // The chosen name and those overlapping it ("the Kestrel Institute
+        // …" and "Kestrel Institute …"); with none held before the word,
+        // the names referred back to.
+        for (x, span) in &spans {
+            let take = match (chosen, span) {
+                (Some((from, to)), Some((a, b))) => *a < to && from < *b,
+                (None, None) => true,
+                _ => false,
+            };
+            if take && !out.contains(x) {
+                out.push(x);
+            }
+        }
+    }
+    out
+}
+
 /// Judge the link of `report`'s answer to `question`'s other relations over
 /// the sentences the run read.
 pub(super) fn link<'r>(
@@ -157,11 +216,12 @@ pub(super) fn link<'r>(
         return Link::NotJudged;
     }
     let links = |n: &Named| {
+        let about = governed(n, &next, question);
         answers.iter().any(|a| {
             a.read.id == n.read.id
                 || a.names
                     .iter()
-                    .any(|x| n.names.contains(x) && *x != answer_key)
+                    .any(|x| about.contains(&x) && *x != answer_key)
         })
     };
     let linking: Vec<&Named> = saying_next.into_iter().filter(|n| links(n)).collect();
@@ -209,9 +269,176 @@ pub(super) fn link<'r>(
     Link::Linked(antecedent.into_iter().chain([best.read]).collect())
 }
 
+/// A sentence a small root may answer from, for a question with no answer
+/// relation ("In which city is the institute that organised …"): a sentence
+/// of `output` (of the chunks `shown`, the ids it shows) that names a value
+/// of the asked kind (a city, a person: a name written with its capitals)
+/// and shares another name with a sentence of the run's reads (`read`, the
+/// ids its calls showed) that says one of the relations that may link the
+/// answer ("organised"); when the question names years, one of the two holds
+/// one. Its id and text, and the id of the linking sentence. This is the
+/// link [`link`] will judge, found before the answer is written, so the hint
+/// offers only sentences whose answer can stand.
+pub(crate) fn linked_sentence(
+    store: &Store,
+    question: &str,
+    output: &str,
+    shown: &[String],
+    read: &[String],
+) -> Option<(String, String, String)> {
+    if super::whole_collection(question) {
+        return None;
+    }
+    let (relation, next) = relations(question);
+    if relation.is_some() || next.is_empty() {
+        return None;
+    }
+    let kinds = rlmkg_heuristic::short::kinds_for(&rlmkg_heuristic::short::answer_type(question));
+    if kinds.is_empty() {
+        return None;
+    }
+    let asked = rlmkg_heuristic::short::asked_noun(question);
+    let years = super::years_in(question);
+    let lowered = question.to_lowercase();
+    let reads = Reads::new(store, read);
+    let sentences = named_sentences(store, &reads);
+    let output_reads = Reads::new(store, shown);
+    let candidates = named_sentences(store, &output_reads);
+    // The names of a sentence's chunk that could answer: typed as of an
+    // answering kind ("other", a capitalized word of unknown kind such as a
+    // heading's "Overview", is not), written in the sentence with their
+    // capitals, not named by the question, and not a place of another kind
+    // than the one asked ("Skarvik Fjord" for a city).
+    let values = |s: &Named| -> Vec<String> {
+        store
+            .entities_of_chunk(s.read.chunk)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e.kind != "other" && kinds.contains(&e.kind.as_str()))
+            .filter(|e| {
+                e.name.chars().next().is_some_and(char::is_uppercase)
+                    && s.read.text.contains(&e.name)
+                    && !lowered.contains(&e.name.to_lowercase())
+            })
+            .filter(|e| {
+                asked
+                    .as_deref()
+                    .is_none_or(|a| rlmkg_text::place_kind_clash(a, &e.name).is_none())
+            })
+            .map(|e| word_key(&e.name).0)
+            .filter(|k| k.trim().chars().count() > 2)
+            .collect()
+    };
+    let holds_year = |s: &ReadSentence| years.is_empty() || super::holds_any_year(&s.text, &years);
+    for s in &candidates {
+        if !output.contains(&format!("[{}]", s.read.id)) {
+            continue;
+        }
+        let values = values(s);
+        if values.is_empty() {
+            continue;
+        }
+        // A relation the sentence says itself is not what links it
+        // ("located" in "Halden University is located in Aldergate").
+        let linking_relations: Vec<String> = next
+            .iter()
+            .filter(|r| !rlmkg_heuristic::expresses_relation(r, &s.read.text))
+            .cloned()
+            .collect();
+        let linking = sentences.iter().find(|n| {
+            let about = governed(n, &linking_relations, question);
+            (holds_year(s.read) || holds_year(n.read))
+                && s.names
+                    .iter()
+                    .any(|x| !values.contains(x) && about.contains(&x))
+        });
+        if let Some(n) = linking {
+            return Some((s.read.id.clone(), s.read.text.clone(), n.read.id.clone()));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
-    use super::relations;
+    use super::super::bridge::Named;
+    use super::super::reads::{ReadSentence, word_key};
+    use super::{governed, relations};
+
+    /// The names `governed` finds for `relation` in `text`, which holds
+    /// `names` (and refers back to `back`).
+    fn about(
+        text: &str,
+        names: &[&str],
+        back: &[&str],
+        relation: &str,
+        question: &str,
+    ) -> Vec<String> {
+        let read = ReadSentence {
+            id: "c1.s1".into(),
+            chunk: "c1".parse().unwrap(),
+            text: text.into(),
+            key: word_key(text).0,
+        };
+        let n = Named {
+            read: &read,
+            names: names.iter().chain(back).map(|x| word_key(x).0).collect(),
+            antecedent: None,
+        };
+        governed(&n, &[relation.to_owned()], question)
+            .into_iter()
+            .map(|x| x.trim().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_relation_word_is_about_the_name_after_it_else_the_one_before() {
+        let q = "In which city is the university that Mara Ellison left in 2019?";
+        let joined = "Dr. Mara Ellison joined the Kestrel Institute in September 2019 after leaving Halden University.";
+        let names = ["Mara Ellison", "Kestrel Institute", "Halden University"];
+        assert_eq!(about(joined, &names, &[], "left", q), ["halden university"]);
+        assert_eq!(
+            about(joined, &names, &[], "joined", q),
+            ["kestrel institute"]
+        );
+        let q = "In which city is the institute that organised the Skarvik Expedition located?";
+        let names = [
+            "Kestrel Institute",
+            "the Kestrel Institute",
+            "Skarvik Expedition",
+        ];
+        assert_eq!(
+            about(
+                "It was organised by the Kestrel Institute.",
+                &names[..2],
+                &[],
+                "organised",
+                q
+            ),
+            ["kestrel institute", "the kestrel institute"]
+        );
+        assert_eq!(
+            about(
+                "The Kestrel Institute organised the Skarvik Expedition.",
+                &names,
+                &[],
+                "organised",
+                q
+            ),
+            ["kestrel institute", "the kestrel institute"]
+        );
+        // Nothing held before or after: what the sentence refers back to.
+        assert_eq!(
+            about(
+                "It was organised in 2021.",
+                &[],
+                &["Kestrel Institute"],
+                "organised",
+                q
+            ),
+            ["kestrel institute"]
+        );
+    }
 
     #[test]
     fn the_relations_that_may_link_follow_the_questions_shape() {

@@ -4,8 +4,7 @@
 //! the DevTools protocol), then opens a saved trajectory in the page's file
 //! input. The screenshots are kept in `test-artifacts/`.
 
-use rlm_core::testkit::Reply;
-use rlmkg_tests::{fixture, repl, sample_store, scripted_case, stderr, stdout, turn};
+use rlmkg_tests::{first_then, fixture, sample_store, scripted_case, stderr, stdout};
 use serde_json::Value;
 
 use super::support::{SKARVIK, Server, artifacts, chromium, python};
@@ -16,15 +15,13 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
         return;
     };
     // A real trajectory to open in the page: a scripted root model's run.
+    // It reads who organised the expedition, then where the organiser is.
     let case = scripted_case(
-        |req, _| {
-            Reply::Text(match turn(req) {
-                0 => repl(
-                    "hits = context.search(\"Kestrel Institute Tromsø\", k=2)\nprint(hits[0][\"id\"])",
-                ),
-                _ => repl("FINAL(\"The Kestrel Institute is in Tromsø [c5.s2].\")"),
-            })
-        },
+        first_then(
+            "print(context.search(\"Skarvik Expedition organised\", k=1)[0][\"id\"])\n\
+             hits = context.search(\"Kestrel Institute Tromsø\", k=2)\nprint(hits[0][\"id\"])",
+            "FINAL(\"The Kestrel Institute is in Tromsø [c5.s2].\")",
+        ),
         &[],
         SKARVIK,
     );
@@ -97,5 +94,11 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
             && trace["summary"].as_str().unwrap().contains("scripted"),
         "{trace}"
     );
-    assert_eq!(trace["claims"], serde_json::json!(["supported"]), "{trace}");
+    // The answer's claim, and those of the sentences linking it to the
+    // question written after it: all supported.
+    let claims = trace["claims"].as_array().unwrap();
+    assert!(
+        !claims.is_empty() && claims.iter().all(|c| c == "supported"),
+        "{trace}"
+    );
 }
