@@ -991,3 +991,33 @@ fn the_city_of_the_institute_she_joined_does_not_answer_where_the_one_she_left_i
         "shares no name",
     );
 }
+
+#[test]
+fn the_institute_the_medal_winner_joined_stands_linked_by_the_award() {
+    // The root read who won the 2018 Halvorsen Medal and that Mara Ellison
+    // joined KICS in 2019, and cited only the latter: the award sentence,
+    // whose "awarded" is about Mara Ellison, links the answer and is written
+    // after it.
+    let case = scripted_case(
+        first_then(
+            format!(
+                "print(context.search(\"2018 Halvorsen Medal awarded\", k=3))\n{}",
+                rlmkg_tests::find_sentence(
+                    "said",
+                    "Mara Ellison joined 2019",
+                    3,
+                    &["joined", "2019"],
+                    Found::Id
+                )
+            ),
+            "FINAL(f\"Kestrel Institute for Coastal Studies. Dr. Mara Ellison joined the Kestrel \
+             Institute for Coastal Studies (KICS) in September 2019 [{said}].\")",
+        ),
+        &[],
+        "Which institute did the winner of the 2018 Halvorsen Medal join in 2019?",
+    );
+    let answer = case.answer();
+    assert_stands_as(&answer, "Kestrel Institute for Coastal Studies");
+    let text = answer["text"].as_str().unwrap();
+    assert!(text.contains("awarded to Dr. Mara Ellison"), "{text}");
+}

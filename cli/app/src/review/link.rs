@@ -87,6 +87,14 @@ fn relations(question: &str) -> (Option<String>, Vec<String>) {
     (answer, next)
 }
 
+/// Whether two names (as [`word_key`]s) name one thing: the same words, or
+/// one holding the other's words in a run, so that a name extracted with
+/// words after it ("Mara Ellison for The Salt Atlas") still meets the name
+/// ("Mara Ellison").
+fn same_name(a: &str, b: &str) -> bool {
+    a.contains(b) || b.contains(a)
+}
+
 /// The names a sentence's relation word is about: for each word of `n` that
 /// expresses one of `relations`, the first name after it that `question`
 /// does not name ("organised by *the Kestrel Institute*", "after leaving
@@ -221,7 +229,7 @@ pub(super) fn link<'r>(
             a.read.id == n.read.id
                 || a.names
                     .iter()
-                    .any(|x| about.contains(&x) && *x != answer_key)
+                    .any(|x| *x != answer_key && about.iter().any(|g| same_name(g, x)))
         })
     };
     let linking: Vec<&Named> = saying_next.into_iter().filter(|n| links(n)).collect();
@@ -350,7 +358,7 @@ pub(crate) fn linked_sentence(
             (holds_year(s.read) || holds_year(n.read))
                 && s.names
                     .iter()
-                    .any(|x| !values.contains(x) && about.contains(&x))
+                    .any(|x| !values.contains(x) && about.iter().any(|g| same_name(g, x)))
         });
         if let Some(n) = linking {
             return Some((s.read.id.clone(), s.read.text.clone(), n.read.id.clone()));
