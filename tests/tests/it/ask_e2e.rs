@@ -9,8 +9,8 @@
 
 use rlm_core::testkit::Reply;
 use rlmkg_tests::{
-    Found, ask_heuristic, begun, first_then, repl, rlmkg, root_requests, sample_store,
-    scripted_case, stderr, stdout, turn, without_models,
+    Found, ScriptedCase, ask_heuristic, begun, first_then, repl, rlmkg, root_requests,
+    sample_store, scripted_case, stderr, stdout, turn, without_models,
 };
 use serde_json::Value;
 
@@ -75,6 +75,17 @@ fn assert_stands_as(answer: &Value, short: &str) {
         verdicts(answer).iter().all(|v| v == "supported"),
         "{answer:#}"
     );
+}
+
+/// The RLM's answer stands as `short` (see [`assert_stands_as`]), its text
+/// holds each of `holds` (what the review wrote after it), and the run said
+/// it mended the answer with a note holding `mend`.
+fn assert_stands_mended(case: &ScriptedCase, short: &str, holds: &[&str], mend: &str) {
+    let answer = case.answer();
+    assert_stands_as(&answer, short);
+    let text = answer["text"].as_str().unwrap();
+    assert!(holds.iter().all(|h| text.contains(h)), "{text}");
+    assert!(case.stderr().contains(mend), "{}", case.stderr());
 }
 
 fn verdicts(answer: &Value) -> Vec<String> {
@@ -586,17 +597,11 @@ fn the_questions_year_is_carried_to_the_answer_by_the_sentences_the_run_read() {
         &[],
         LEFT_IN_2019,
     );
-    let answer = case.answer();
-    assert_stands_as(&answer, "Aldergate");
-    let text = answer["text"].as_str().unwrap();
-    assert!(
-        text.contains("2019") && text.contains("Halden University"),
-        "{text}"
-    );
-    assert!(
-        case.stderr().contains("year carried to the answer"),
-        "{}",
-        case.stderr()
+    assert_stands_mended(
+        &case,
+        "Aldergate",
+        &["2019", "Halden University"],
+        "year carried to the answer",
     );
 }
 
@@ -690,17 +695,11 @@ fn the_sentence_linking_the_answer_to_the_questions_next_step_is_written_after_i
         &[],
         "Who founded the shipyard that built the research vessel used on the Skarvik Expedition?",
     );
-    let answer = case.answer();
-    assert_stands_as(&answer, "Olaf Haugen");
-    let text = answer["text"].as_str().unwrap();
-    assert!(
-        text.contains("built in 2009 at the Vardal Shipyard"),
-        "{text}"
-    );
-    assert!(
-        case.stderr().contains("linked to the question's next step"),
-        "{}",
-        case.stderr()
+    assert_stands_mended(
+        &case,
+        "Olaf Haugen",
+        &["built in 2009 at the Vardal Shipyard"],
+        "linked to the question's next step",
     );
 }
 
@@ -1016,8 +1015,10 @@ fn the_institute_the_medal_winner_joined_stands_linked_by_the_award() {
         &[],
         "Which institute did the winner of the 2018 Halvorsen Medal join in 2019?",
     );
-    let answer = case.answer();
-    assert_stands_as(&answer, "Kestrel Institute for Coastal Studies");
-    let text = answer["text"].as_str().unwrap();
-    assert!(text.contains("awarded to Dr. Mara Ellison"), "{text}");
+    assert_stands_mended(
+        &case,
+        "Kestrel Institute for Coastal Studies",
+        &["awarded to Dr. Mara Ellison"],
+        "linked to the question's next step",
+    );
 }
