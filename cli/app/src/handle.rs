@@ -664,33 +664,37 @@ impl StoreHandle {
     /// [`next_relation`], or the question's words the output lacks). `None`
     /// when it shows no such name, or when it shows a sentence that says the
     /// answer relation (`answered`: that sentence is the step to take).
-    /// The sentence of `output` that likeliest answers `question`: the one
-    /// sharing most of its words ([`best_sentence`]), else one linked to it
-    /// by a sentence the run read (`read`).
+    /// The sentence of `output` that likeliest answers `question`: with no
+    /// answer relation in the question, one linked to it by a sentence the
+    /// run read (`read`), else the one sharing most of its words
+    /// ([`best_sentence`]), which is all a question naming its answer
+    /// relation is offered.
     fn answer_sentence(
         &self,
         question: &str,
         output: &str,
         read: &[String],
     ) -> Option<AnswerSentence> {
-        if let Some((id, text)) = best_sentence(question, output) {
-            return Some(AnswerSentence {
-                id,
-                text,
-                linked_by: None,
-            });
+        if rlmkg_heuristic::answer_relation(question).is_none() {
+            let shown: Vec<String> = chunk_ids_in(output)
+                .iter()
+                .take(MAX_NEXT_CHUNKS)
+                .map(ToString::to_string)
+                .collect();
+            if let Some((id, text, by)) =
+                crate::review::linked_sentence(&self.store, question, output, &shown, read)
+            {
+                return Some(AnswerSentence {
+                    id,
+                    text: text.chars().take(300).collect(),
+                    linked_by: Some(by),
+                });
+            }
         }
-        let shown: Vec<String> = chunk_ids_in(output)
-            .iter()
-            .take(MAX_NEXT_CHUNKS)
-            .map(ToString::to_string)
-            .collect();
-        let (id, text, by) =
-            crate::review::linked_sentence(&self.store, question, output, &shown, read)?;
-        Some(AnswerSentence {
+        best_sentence(question, output).map(|(id, text)| AnswerSentence {
             id,
-            text: text.chars().take(300).collect(),
-            linked_by: Some(by),
+            text,
+            linked_by: None,
         })
     }
 

@@ -1022,3 +1022,28 @@ fn the_institute_the_medal_winner_joined_stands_linked_by_the_award() {
         "linked to the question's next step",
     );
 }
+
+#[test]
+fn the_city_of_the_university_a_read_sentence_says_she_left_is_offered_as_the_answer() {
+    // "… joined KICS in September 2019 after leaving Halden University", then
+    // "Halden University is a public university in the city of Aldergate":
+    // "left" is about Halden University, so its city is offered.
+    let case = scripted_case(
+        searching_root(
+            &[
+                "university Mara Ellison left 2019",
+                "Halden University left",
+            ],
+            "Aldergate",
+        ),
+        SMALL_CODE,
+        LEFT_IN_2019,
+    );
+    let reqs = root_requests(&case.server);
+    assert!(
+        reqs.iter().any(|r| begun(r).ends_with("FINAL(\"")
+            && rlm_core::testkit::last_user(r).contains("links to the question")),
+        "{reqs:#?}"
+    );
+    assert_stands_as(&case.answer(), "Aldergate");
+}
