@@ -266,14 +266,7 @@ fn a_small_root_shown_its_answers_sentence_is_begun_as_its_answer() {
                 _ => "1941. He was born in 1941 in Kiruna, Sweden [c26.s3].\")\n```".into(),
             })
         },
-        &[
-            "--profile",
-            "small",
-            "--protocol",
-            "code",
-            "--server",
-            "llama-cpp",
-        ],
+        SMALL_CODE,
         "In what year was the founder of the Kestrel Institute for Coastal Studies born?",
     );
     let answer = case.answer();
@@ -838,14 +831,7 @@ fn a_small_root_that_repeats_is_begun_with_the_search_its_hint_suggested() {
                 "hits = context.search(\"The Salt Atlas publisher\")\nprint(hits[:3])\n```".into()
             })
         },
-        &[
-            "--profile",
-            "small",
-            "--protocol",
-            "code",
-            "--server",
-            "llama-cpp",
-        ],
+        SMALL_CODE,
         FOUNDED_PUBLISHER,
     );
     let answer = case.answer();
