@@ -99,6 +99,24 @@ pub enum HandleError {
     Failed(String),
 }
 
+/// What a small root is shown and begun with after a turn's output
+/// ([`ContextHandle::next_step`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NextStep {
+    /// The hint shown after the output; `None` says nothing.
+    pub hint: Option<String>,
+    /// The search the hint suggests (its query). A small root that repeats
+    /// itself instead has its next turn begun with it, once per query.
+    pub search: Option<String>,
+    /// Whether the output shows a sentence that, by the handle's reading,
+    /// answers the question (it says the relation the question asks of its
+    /// answer with a value of the asked kind, or holds such a value and
+    /// names what a read sentence links to the question). The next turn is
+    /// then begun as its answer (`FINAL("`), once a run; the review still
+    /// judges what it writes.
+    pub answer_here: bool,
+}
+
 /// The corpus as the REPL sees it.
 pub trait ContextHandle: Send + Sync {
     /// The functions offered as `context.<name>(...)`.
@@ -152,35 +170,15 @@ pub trait ContextHandle: Send + Sync {
         false
     }
 
-    /// What a small root model should look at next after a turn's `output`
-    /// for `question` (e.g. the names the output shows that the question does
-    /// not: the bridges a multi-hop question goes through); `read` holds the
-    /// ids the run's calls have shown so far, this turn's among them, first
-    /// seen first. `None` says nothing. Shown to the `small` profile after
-    /// each output.
-    fn next_step(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
+    /// What a small root model should look at and be begun with after a
+    /// turn's `output` for `question` (e.g. the names the output shows that
+    /// the question does not: the bridges a multi-hop question goes
+    /// through); `read` holds the ids the run's calls have shown so far, this
+    /// turn's among them, first seen first. Asked once per turn of the
+    /// `small` profile; nothing by default.
+    fn next_step(&self, question: &str, output: &str, read: &[String]) -> NextStep {
         let _ = (question, output, read);
-        None
-    }
-
-    /// The search [`next_step`](Self::next_step)'s hint suggests after
-    /// `output` (its query), if it suggests one. A small root that repeats
-    /// itself instead has its next turn begun with that search, once per
-    /// query. `None` by default.
-    fn next_search(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
-        let _ = (question, output, read);
-        None
-    }
-
-    /// Whether `output` shows a sentence that, by the handle's reading,
-    /// answers `question` (it says the relation the question asks of its
-    /// answer with a value of the asked kind, or holds such a value and names
-    /// what a sentence of `read` links to the question). A small root's next
-    /// turn is then begun as its answer (`FINAL("`), once a run; the review
-    /// still judges what it writes. `false` by default.
-    fn answer_in(&self, question: &str, output: &str, read: &[String]) -> bool {
-        let _ = (question, output, read);
-        false
+        NextStep::default()
     }
 
     /// Judge an answer before the run accepts it: `Err` says, for the model,

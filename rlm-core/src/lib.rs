@@ -52,7 +52,7 @@ pub use fanout::{
     Concurrency, ConcurrencySource, Fanout, MAX_CONCURRENCY, choose as choose_concurrency,
 };
 pub use handle::{
-    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, Segment,
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, NextStep, Segment,
 };
 pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, ReplyStart, Role,

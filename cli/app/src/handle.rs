@@ -9,7 +9,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rlm_core::{ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, Segment};
+use rlm_core::{
+    ContextHandle, CorpusMetadata, HandleError, HandleFunction, HandleReply, NextStep, Segment,
+};
 use rlmkg_citation::CheckOptions;
 use rlmkg_ids::ChunkId;
 use rlmkg_ingest::{Store, StoreError};
@@ -658,12 +660,6 @@ impl StoreHandle {
         ))
     }
 
-    /// The names `output` shows that `question` does not, and the search
-    /// [`ContextHandle::next_step`] suggests for the first of them: the name
-    /// with what the question still asks of it (the hop ahead of it, see
-    /// [`next_relation`], or the question's words the output lacks). `None`
-    /// when it shows no such name, or when it shows a sentence that says the
-    /// answer relation (`answered`: that sentence is the step to take).
     /// The sentence of `output` that likeliest answers `question`: with no
     /// answer relation in the question, one linked to it by a sentence the
     /// run read (`read`), else the one sharing most of its words
@@ -698,6 +694,12 @@ impl StoreHandle {
         })
     }
 
+    /// The names `output` shows that `question` does not, and the search
+    /// [`ContextHandle::next_step`] suggests for the first of them: the name
+    /// with what the question still asks of it (the hop ahead of it, see
+    /// [`next_relation`], or the question's words the output lacks). `None`
+    /// when it shows no such name, or when it shows a sentence that says the
+    /// answer relation (`answered`: that sentence is the step to take).
     fn suggestion(
         &self,
         question: &str,
@@ -779,13 +781,21 @@ impl ContextHandle for StoreHandle {
         Some(EXAMPLE.to_owned())
     }
 
-    fn next_step(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
-        let mut parts = Vec::new();
-        if let Some(found) = self.answer_sentence(question, output, read) {
-            parts.push(found.hint());
-        }
-        let answered = !parts.is_empty();
-        if let Some((names, example)) = self.suggestion(question, output, answered) {
+    fn next_step(&self, question: &str, output: &str, read: &[String]) -> NextStep {
+        let found = self.answer_sentence(question, output, read);
+        let suggestion = self.suggestion(question, output, found.is_some());
+        // When the question names its answer relation, the sentence found
+        // says it with a value of the asked kind; otherwise it answers only
+        // when a sentence the run read links it to the question.
+        let answer_here = match &found {
+            Some(AnswerSentence {
+                linked_by: Some(_), ..
+            }) => true,
+            Some(_) => rlmkg_heuristic::answer_relation(question).is_some(),
+            None => false,
+        };
+        let mut parts: Vec<String> = found.iter().map(AnswerSentence::hint).collect();
+        if let Some((names, example)) = &suggestion {
             parts.push(format!(
                 "Names this output shows that the question does not: {}. If the question goes \
                  through one of them (the author, founder, organiser, leader … it asks about), \
@@ -794,25 +804,10 @@ impl ContextHandle for StoreHandle {
                 names.join("; ")
             ));
         }
-        (!parts.is_empty()).then(|| parts.join("\n"))
-    }
-
-    fn next_search(&self, question: &str, output: &str, read: &[String]) -> Option<String> {
-        let answered = self.answer_sentence(question, output, read).is_some();
-        self.suggestion(question, output, answered)
-            .map(|(_, query)| query)
-    }
-
-    fn answer_in(&self, question: &str, output: &str, read: &[String]) -> bool {
-        // When the question names its answer relation, the sentence found
-        // says it with a value of the asked kind; otherwise it is linked to
-        // the question by a sentence the run read.
-        match self.answer_sentence(question, output, read) {
-            Some(AnswerSentence {
-                linked_by: Some(_), ..
-            }) => true,
-            Some(_) => rlmkg_heuristic::answer_relation(question).is_some(),
-            None => false,
+        NextStep {
+            hint: (!parts.is_empty()).then(|| parts.join("\n")),
+            search: suggestion.map(|(_, query)| query),
+            answer_here,
         }
     }
 

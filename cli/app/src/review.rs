@@ -15,10 +15,10 @@ use crate::spans::StoreSpans;
 
 mod bridge;
 mod link;
-
-pub(crate) use link::linked_sentence;
 mod reads;
 mod verbatim;
+
+pub(crate) use link::linked_sentence;
 
 /// Share of the documents a question about the whole collection must have
 /// been read from (the `min_coverage` guard of the background documents).

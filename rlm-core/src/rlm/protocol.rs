@@ -101,7 +101,7 @@ pub fn search_start() -> ReplyStart {
 }
 
 /// The reply start that has the model make the search the last output's
-/// hint suggested ([`ContextHandle::next_search`](crate::ContextHandle::next_search)),
+/// hint suggested ([`NextStep::search`](crate::NextStep::search)),
 /// after it repeated itself instead: the search line written for it, the
 /// rest of the block (printing the hits) left to it.
 pub fn suggested_search_start(query: &str) -> ReplyStart {

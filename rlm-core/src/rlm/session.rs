@@ -63,12 +63,12 @@ pub struct Session {
     /// Answers the handle's review rejected.
     pub(super) reviews: u32,
     /// The next turn is begun as the answer: the last output showed a
-    /// sentence that answers the question ([`ContextHandle::answer_in`]).
+    /// sentence that answers the question ([`NextStep::answer_here`](crate::NextStep::answer_here)).
     pub(super) answer_next: bool,
     /// Whether a turn was begun so already (once a run).
     pub(super) answer_offered: bool,
     /// The search the last output's hint suggested
-    /// ([`ContextHandle::next_search`]).
+    /// ([`NextStep::search`](crate::NextStep::search)).
     pub(super) suggested: Option<String>,
     /// The suggested search the turn after a repeat is begun with.
     pub(super) pending_search: Option<String>,
@@ -935,12 +935,10 @@ impl Session {
             } else if counted.is_empty() {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
                 let read = self.host.state_read_ids();
-                let handle = &self.host.handle;
-                if let Some(hint) = handle.next_step(&self.question, &shown, &read) {
-                    extra.push(hint);
-                }
-                self.suggested = handle.next_search(&self.question, &shown, &read);
-                if handle.answer_in(&self.question, &shown, &read) {
+                let step = self.host.handle.next_step(&self.question, &shown, &read);
+                extra.extend(step.hint);
+                self.suggested = step.search;
+                if step.answer_here {
                     self.offer_answer();
                 }
                 extra.push(prompts::SMALL_NEXT_STEP.to_owned());
