@@ -34,9 +34,10 @@
 //! sentence saying one is not judged: the step may be said without the word
 //! ("a book … *by* Dr. Mara Ellison" for "author").
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rlmkg_citation::{Report, Verdict};
+use rlmkg_ids::ChunkId;
 use rlmkg_ingest::Store;
 
 use super::bridge::{Named, named_sentences};
@@ -312,55 +313,75 @@ pub(crate) fn linked_sentence(
     let sentences = named_sentences(store, &reads);
     let output_reads = Reads::new(store, shown);
     let candidates = named_sentences(store, &output_reads);
-    // The names of a sentence's chunk that could answer: typed as of an
+    // What each read sentence's word for each relation is about, found once
+    // for all candidates.
+    let about: Vec<Vec<Vec<&String>>> = sentences
+        .iter()
+        .map(|n| {
+            next.iter()
+                .map(|r| governed(n, std::slice::from_ref(r), question))
+                .collect()
+        })
+        .collect();
+    // The names of each shown chunk that could answer: typed as of an
     // answering kind ("other", a capitalized word of unknown kind such as a
-    // heading's "Overview", is not), written in the sentence with their
-    // capitals, not named by the question, and not a place of another kind
-    // than the one asked ("Skarvik Fjord" for a city).
-    let values = |s: &Named| -> Vec<String> {
-        store
-            .entities_of_chunk(s.read.chunk)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|e| e.kind != "other" && kinds.contains(&e.kind.as_str()))
-            .filter(|e| {
-                e.name.chars().next().is_some_and(char::is_uppercase)
-                    && s.read.text.contains(&e.name)
-                    && !lowered.contains(&e.name.to_lowercase())
-            })
-            .filter(|e| {
-                asked
-                    .as_deref()
-                    .is_none_or(|a| rlmkg_text::place_kind_clash(a, &e.name).is_none())
-            })
-            .map(|e| word_key(&e.name).0)
-            .filter(|k| k.trim().chars().count() > 2)
-            .collect()
-    };
+    // heading's "Overview", is not), not named by the question, and not a
+    // place of another kind than the one asked ("Skarvik Fjord" for a city);
+    // a sentence's values are those it writes with their capitals.
+    let mut answering: HashMap<ChunkId, Vec<String>> = HashMap::new();
+    for s in &candidates {
+        answering.entry(s.read.chunk).or_insert_with(|| {
+            store
+                .entities_of_chunk(s.read.chunk)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|e| e.kind != "other" && kinds.contains(&e.kind.as_str()))
+                .map(|e| e.name)
+                .filter(|name| {
+                    name.chars().next().is_some_and(char::is_uppercase)
+                        && !lowered.contains(&name.to_lowercase())
+                        && word_key(name).0.trim().chars().count() > 2
+                        && asked
+                            .as_deref()
+                            .is_none_or(|a| rlmkg_text::place_kind_clash(a, name).is_none())
+                })
+                .collect()
+        });
+    }
     let holds_year = |s: &ReadSentence| years.is_empty() || super::holds_any_year(&s.text, &years);
     for s in &candidates {
         if !output.contains(&format!("[{}]", s.read.id)) {
             continue;
         }
-        let values = values(s);
+        let values: Vec<String> = answering
+            .get(&s.read.chunk)
+            .into_iter()
+            .flatten()
+            .filter(|name| s.read.text.contains(name.as_str()))
+            .map(|name| word_key(name).0)
+            .collect();
         if values.is_empty() {
             continue;
         }
         // A relation the sentence says itself is not what links it
         // ("located" in "Halden University is located in Aldergate").
-        let linking_relations: Vec<String> = next
+        let linking: Vec<bool> = next
             .iter()
-            .filter(|r| !rlmkg_heuristic::expresses_relation(r, &s.read.text))
-            .cloned()
+            .map(|r| !rlmkg_heuristic::expresses_relation(r, &s.read.text))
             .collect();
-        let linking = sentences.iter().find(|n| {
-            let about = governed(n, &linking_relations, question);
+        let linked = sentences.iter().zip(&about).find(|(n, about)| {
             (holds_year(s.read) || holds_year(n.read))
-                && s.names
-                    .iter()
-                    .any(|x| !values.contains(x) && about.iter().any(|g| same_name(g, x)))
+                && s.names.iter().any(|x| {
+                    !values.contains(x)
+                        && about
+                            .iter()
+                            .zip(&linking)
+                            .filter(|(_, links)| **links)
+                            .flat_map(|(names, _)| names)
+                            .any(|g| same_name(g, x))
+                })
         });
-        if let Some(n) = linking {
+        if let Some((n, _)) = linked {
             return Some((s.read.id.clone(), s.read.text.clone(), n.read.id.clone()));
         }
     }
