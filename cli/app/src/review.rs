@@ -302,9 +302,10 @@ const MAX_COUNTED: usize = 500;
 /// "power outage"; not "incident" or "report", which every document holds).
 /// Then the claim is supported by counting: its verdict set so, its evidence
 /// the cited chunks' sentences that say the counted words, and a note of
-/// what was counted returned. Otherwise a claim the lexical check took as
-/// supported (its number found in some cited text) is unsupported, with the
-/// reason, and the note says why; nothing changes for any other.
+/// what was counted returned. Counting is also complete: no more documents
+/// say the counted words than N. Otherwise the claim is unsupported (whatever
+/// the lexical check made of its number), with the reason, and the note
+/// says why.
 fn count_cited(
     store: &Store,
     question: &str,
@@ -333,8 +334,10 @@ fn count_cited(
                 words.join(" ")
             ))
         }
-        Err(why) if claim.verdict == Verdict::Supported => {
-            claim.verdict = Verdict::Unsupported;
+        Err(why) => {
+            if claim.verdict == Verdict::Supported {
+                claim.verdict = Verdict::Unsupported;
+            }
             claim.reasons.push(rlmkg_citation::Reason {
                 kind: ReasonKind::Number,
                 detail: format!("a count over the collection is checked by counting: {why}"),
@@ -342,7 +345,6 @@ fn count_cited(
             report.recompute_totals();
             Some(format!("count not checked: {why}"))
         }
-        Err(_) => None,
     }
 }
 
@@ -414,7 +416,32 @@ fn counted_by(
             seen_docs.len()
         ));
     }
+    if docs_saying(store, &counted)? > n {
+        return Err(format!(
+            "more documents say {} than the {n} it counts; read every document for it (map \
+             over the documents) and count each one that says it",
+            counted.join(" ")
+        ));
+    }
     Ok((n, counted, evidence))
+}
+
+/// How many documents have a chunk that says every one of `counted` (of
+/// the first [`MAX_COUNTED`] chunks the index ranks for them): the least a
+/// count of the documents saying them can be.
+fn docs_saying(store: &Store, counted: &[String]) -> Result<usize, String> {
+    let hits = store
+        .search(&counted.join(" "), MAX_COUNTED)
+        .map_err(|e| e.to_string())?;
+    let docs: HashSet<_> = hits
+        .iter()
+        .filter(|h| {
+            let text = h.text.to_lowercase();
+            counted.iter().all(|w| text.contains(w.as_str()))
+        })
+        .map(|h| h.doc)
+        .collect();
+    Ok(docs.len())
 }
 
 /// The first count `text` states ("7", "1,200", "seven"), as a whole number:
@@ -470,9 +497,6 @@ pub(crate) enum Unfit {
     /// The question is bounded by a year ("… join in 2019") and no sentence
     /// the answer's verified claims cite holds any of its years.
     MissingYear(String),
-    /// The question asks for a kind of place (`asked`: "city") and the
-    /// short answer is a place of another kind (`found`: "Skarvik Fjord",
-    /// a fjord; [`rlmkg_text::place_kind_clash`]).
     /// The answer cites a sentence for the question's answer relation
     /// ("founded"), or holding its answer, that shares no name with any
     /// sentence the run read saying another relation of the question
@@ -483,6 +507,17 @@ pub(crate) enum Unfit {
         /// The relations that could have linked it.
         next: Vec<String>,
     },
+    /// The question asks for a thing that is no time ("Which *category* …")
+    /// and the short answer is a date alone ("January 20, 2024").
+    DateForThing {
+        /// The noun the question asks for ("category").
+        asked: String,
+        /// The short answer.
+        date: String,
+    },
+    /// The question asks for a kind of place (`asked`: "city") and the
+    /// short answer is a place of another kind (`found`: "Skarvik Fjord",
+    /// a fjord; [`rlmkg_text::place_kind_clash`]).
     OtherPlace {
         /// The noun the question asks for ("city").
         asked: String,
@@ -523,6 +558,10 @@ impl std::fmt::Display for Unfit {
                 f,
                 "the question asks for a {asked}, and its answer {name} is a {found}, not a {asked}"
             ),
+            Self::DateForThing { asked, date } => write!(
+                f,
+                "the question asks for a {asked}, and its answer \"{date}\" is a date, not a {asked}"
+            ),
         }
     }
 }
@@ -553,6 +592,16 @@ pub(crate) fn standing(
             asked,
             name: name.text.clone(),
             found,
+        });
+    }
+    if let Some(name) = &short
+        && kind == AnswerType::Name
+        && short::is_date_only(&name.text)
+        && let Some(asked) = short::which_noun(question)
+    {
+        return Err(Unfit::DateForThing {
+            asked,
+            date: name.text.clone(),
         });
     }
     if short.is_some()
@@ -669,6 +718,20 @@ pub(crate) fn review(
                 "the question asks for a {asked}, and {name} is a {found}, not a {asked}. \
                  Search for the sentence that names the {asked}{search}, read it, and answer \
                  from it"
+            ));
+        }
+        Err(Unfit::DateForThing { asked, date }) => {
+            let how = if whole_collection(question) {
+                format!(
+                    "Read the {asked} from every document (records = context.map(\"the \
+                     {asked}\", over=\"docs\"), then print(context.tally(records)[:5])) and \
+                     answer from the tally"
+                )
+            } else {
+                format!("Find the sentence that names the {asked}, read it, and answer from it")
+            };
+            return Err(format!(
+                "the question asks for a {asked}, and \"{date}\" is a date, not a {asked}. {how}"
             ));
         }
         Err(Unfit::NotOfType(kind)) => {
@@ -813,9 +876,12 @@ fn typed_answer(
 
 /// The first name (or alias; the longest starting there, one written with
 /// the entity's own capitals first) of an entity of a kind fitting `kind`
-/// that `claim` says, that its cited chunks hold and that the question does not
-/// (the question's own names are not its answer), as the entity spells it:
-/// the answer a claim of a person, place or organization names.
+/// that `claim` says, that its cited chunks hold, that a sentence it cites
+/// writes (a name only the chunk's heading or another sentence writes is
+/// what the cited sentence is about, such as the question's own bridge,
+/// not what it says) and that the question does not (the question's own
+/// names are not its answer), as the entity spells it: the answer a claim
+/// of a person, place or organization names.
 fn typed_name(
     store: &Store,
     question: &str,
@@ -825,6 +891,7 @@ fn typed_name(
     let kinds = short::kinds_for(kind);
     let text = claim.text.to_lowercase();
     let asked = question.to_lowercase();
+    let cited = cited_text(claim);
     claim
         .citations
         .iter()
@@ -838,7 +905,8 @@ fn typed_name(
             let lower = n.to_lowercase();
             let at = text.find(&lower)?;
             let written = claim.text.contains(n.as_str());
-            (lower.chars().count() > 1 && !asked.contains(&lower)).then_some((!written, at, n))
+            (lower.chars().count() > 1 && !asked.contains(&lower) && cited.contains(&lower))
+                .then_some((!written, at, n))
         })
         // A name the claim writes as the entity spells it ("Tromsø", not the
         // "research" of a heading taken for a name), the first it says; of
@@ -957,6 +1025,27 @@ fn cited_output(report: &rlmkg_citation::Report) -> String {
 }
 
 /// The chunk part of a citation id (`c12.s3` → `c12`).
+/// The lowercased text of the sentences `claim` cites, as its evidence
+/// holds them: each cited sentence, and every sentence of a chunk cited whole.
+fn cited_text(claim: &rlmkg_citation::ClaimReport) -> String {
+    let ids: Vec<&str> = claim
+        .citations
+        .iter()
+        .filter_map(|c| c.id.as_deref())
+        .collect();
+    let mut text = String::new();
+    for e in &claim.evidence {
+        if ids
+            .iter()
+            .any(|id| *id == e.id || (*id == chunk_of(&e.id) && !id.contains('.')))
+        {
+            text.push_str(&e.text.to_lowercase());
+            text.push('\n');
+        }
+    }
+    text
+}
+
 fn chunk_of(id: &str) -> &str {
     let id = id.trim();
     id.split_once('.').map_or(id, |(c, _)| c)

@@ -256,6 +256,37 @@ pub fn asked_noun(question: &str) -> Option<String> {
     type_noun(&words(question)).map(|(n, _)| n.to_owned())
 }
 
+/// The noun a question asks for after "which"/"what"/"whose", whatever it
+/// is ("Which *category* of incident …", "In which *city* …"), in lower
+/// case: the first word after it that is no auxiliary or article.
+pub fn which_noun(question: &str) -> Option<String> {
+    let w = words(question);
+    let i = w
+        .iter()
+        .position(|t| matches!(t.as_str(), "which" | "what" | "whose"))?;
+    w.into_iter()
+        .skip(i + 1)
+        .find(|t| !is_auxiliary(t) && !matches!(t.as_str(), "the" | "a" | "an"))
+}
+
+/// Whether `text` says a date and nothing more ("January 20, 2024", "on 3
+/// June 2021", "2019"): the value of a time, not a thing's name.
+pub fn is_date_only(text: &str) -> bool {
+    let mut dated = false;
+    let all = tokens(text).iter().all(|w| {
+        let lower = w.2.trim_end_matches(',').to_lowercase();
+        let day = lower.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let month = rlmkg_text::month_number(&lower).is_some();
+        let year = is_year(&lower);
+        dated |= month || year;
+        month
+            || year
+            || (!day.is_empty() && day.len() <= 2 && day.chars().all(|c| c.is_ascii_digit()))
+            || matches!(lower.as_str(), "on" | "in" | "the" | "of")
+    });
+    all && dated
+}
+
 /// The type noun after "which"/"what"/"whose" in the question's words and
 /// the answer type it asks for: the first of the next two words (skipping
 /// auxiliaries and articles; adjectives are beyond us) that is a type noun.
@@ -1293,6 +1324,26 @@ mod tests {
         // Nothing of the asked type: not found.
         let q = "How many spans does the Pellan Bridge have?";
         assert_eq!(pick(q, &answer_type(q), &evidence), None);
+    }
+
+    #[test]
+    fn a_date_alone_is_told_from_a_name_with_a_date() {
+        for date in ["January 20, 2024", "on 3 June 2021", "2019", "20 April"] {
+            assert!(is_date_only(date), "{date}");
+        }
+        for not in [
+            "fire",
+            "chemical spill",
+            "the 2018 Halvorsen Medal",
+            "Bergen in 2009",
+        ] {
+            assert!(!is_date_only(not), "{not}");
+        }
+        assert_eq!(
+            which_noun("Which category of incident is reported least often?").as_deref(),
+            Some("category")
+        );
+        assert_eq!(which_noun("Who founded it?"), None);
     }
 
     #[test]

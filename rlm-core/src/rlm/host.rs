@@ -262,6 +262,16 @@ impl LoopHost {
                  thing to read from each document, in one to three words",
             ));
         }
+        if map::is_code(t) {
+            return Err(HostError::new(
+                HostErrorKind::Value,
+                format!(
+                    "map: the instruction {t:?} is code; write in words the one thing to read \
+                     from each document, in one to three words (like \"the city\" or \"the \
+                     category\"): the tally then counts each value"
+                ),
+            ));
+        }
         let handle = self.handle.clone();
         let max_chars = max_chars.clamp(200, 50_000);
         let segments = tokio::task::spawn_blocking(move || handle.segments(&over, max_chars))

@@ -65,6 +65,30 @@ impl Format {
     }
 }
 
+/// Whether a `map` instruction is code rather than words: a comparison
+/// (`==`, `!=`, `<=`, `>=`) or a dotted name (`incident.city`). A sub-model
+/// asked `incident.city == 'Ålesund'` of each document replies with what
+/// it makes of the expression (a bare "1" for a few), and the tally counts
+/// that, not what the question counts.
+pub(super) fn is_code(instruction: &str) -> bool {
+    if ["==", "!=", "<=", ">="]
+        .iter()
+        .any(|op| instruction.contains(op))
+    {
+        return true;
+    }
+    // A dotted name's parts are names of two characters or more ("e.g." is
+    // not one).
+    let name =
+        |p: &str| p.chars().count() > 1 && p.chars().all(|c| c.is_alphanumeric() || c == '_');
+    instruction.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        w.split_once('.').is_some_and(|(a, b)| {
+            a.starts_with(|c: char| c.is_alphabetic() || c == '_') && name(a) && name(b)
+        })
+    })
+}
+
 /// The functions the loop adds to a handle that can map: listed in the prompt
 /// and offered as tools like the handle's own.
 pub(super) fn functions() -> Vec<HandleFunction> {
@@ -463,6 +487,28 @@ mod tests {
             ids: vec![id.into()],
             label: format!("doc {id}"),
             text: "t".into(),
+        }
+    }
+
+    #[test]
+    fn code_is_told_from_words() {
+        for code in [
+            "incident.city == 'Ålesund'",
+            "category != 'fire'",
+            "doc.category",
+            "count >= 2",
+        ] {
+            assert!(is_code(code), "{code}");
+        }
+        for words in [
+            "the city",
+            "category",
+            "the town of the depot, e.g. Bergen",
+            "year (e.g. 2019)",
+            "a price over 12.50",
+            "Is it in Ålesund? yes or no.",
+        ] {
+            assert!(!is_code(words), "{words}");
         }
     }
 

@@ -795,6 +795,40 @@ fn a_linking_sentence_that_refers_back_comes_with_what_it_refers_to() {
 }
 
 #[test]
+fn a_name_its_cited_sentence_does_not_write_is_not_the_short_answer() {
+    // A small root led with the vessel ("RV Storm Petrel [c3.s3]") and cited
+    // the sentence that says where she was built ("She was built … in
+    // Bergen"). The vessel is the question's own bridge, named in the chunk's
+    // heading but not in the sentence cited: the short answer is the city
+    // that sentence writes.
+    let case = scripted_case(
+        first_then(
+            format!(
+                "{}\n{}",
+                rlmkg_tests::find_sentence(
+                    "used",
+                    "Skarvik Expedition research vessel",
+                    3,
+                    &["aboard the research vessel"],
+                    Found::Id
+                ),
+                rlmkg_tests::find_sentence(
+                    "said",
+                    "Storm Petrel built",
+                    3,
+                    &["built in"],
+                    Found::Id
+                )
+            ),
+            "FINAL(f\"RV Storm Petrel [{said}]. She was built in 2009 at the Vardal Shipyard in Bergen and was delivered in the spring of 2010. [{said}]\")",
+        ),
+        &[],
+        "In which city was the research vessel used on the Skarvik Expedition built?",
+    );
+    assert_stands_as(&case.answer(), "Bergen");
+}
+
+#[test]
 fn a_city_of_another_institute_does_not_answer_where_the_organiser_is() {
     // The root read that the Kestrel Institute organised the expedition,
     // then answered with Halden University's city: no name links the

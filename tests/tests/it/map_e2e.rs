@@ -296,3 +296,102 @@ fn a_map_over_the_recipes_placeholder_is_refused_with_what_to_write() {
     let subs = server.requests().len() - root_requests(&server).len();
     assert_eq!(subs % 24, 0, "{subs} sub-calls");
 }
+
+/// Whether some root request's last message holds `told`.
+fn root_told(server: &ChatServer, told: &str) -> bool {
+    root_requests(server)
+        .iter()
+        .any(|r| last_user(r).contains(told))
+}
+
+#[test]
+fn a_map_written_as_code_is_refused_with_what_to_write() {
+    // A small root wrote its map's instruction as a Python comparison: the
+    // sub-models answered "1" for a few reports and the tally counted those.
+    let (dir, store, questions) = incident_set();
+    let q = stavanger_question(&questions);
+    let root = |req: &Value, _: usize| {
+        models(
+            req,
+            |_| "1".into(),
+            |_, _| "records = context.map(\"incident.city == 'Stavanger'\", over=\"docs\")".into(),
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let _ = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    assert!(
+        root_told(&server, "is code"),
+        "{:?}",
+        root_requests(&server).last()
+    );
+    // Refused before any segment was sent.
+    let segments = server
+        .requests()
+        .iter()
+        .filter(|r| last_user(r).contains("Do not answer that question here"))
+        .count();
+    assert_eq!(segments, 0);
+}
+
+#[test]
+fn a_count_of_some_of_the_documents_that_say_it_does_not_stand() {
+    // The root counts two of the reports that say the town, citing each: what
+    // it cites checks, but more reports say the town than it counted.
+    let (dir, store, questions) = incident_set();
+    let q = stavanger_question(&questions);
+    let gold: usize = q["answer"].as_str().unwrap().parse().unwrap();
+    assert!(gold > 2, "the set must hold more than two: {q}");
+    let root = |req: &Value, _: usize| {
+        models(
+            req,
+            |_| "NONE".into(),
+            |turns, _| {
+                if turns == 0 {
+                    "records = context.map('the town', over='docs')\nids = [h['id'] for h in context.search('depot in Stavanger', k=8) if 'Stavanger' in h['text']][:2]\nprint(ids)".into()
+                } else {
+                    "FINAL('2 ' + ' '.join('[' + i + ']' for i in ids))".into()
+                }
+            },
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_ne!(answer["method"], "rlm", "{why}");
+    assert!(root_told(&server, "more documents say"), "{why}");
+}
+
+#[test]
+fn a_date_for_a_category_does_not_stand_and_the_root_is_told_to_map() {
+    // The root mapped the reports' dates and answered "which category" with
+    // one: told that a date is no category, it maps the category and its
+    // answer stands.
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    let root = |req: &Value, _: usize| {
+        let told = req.to_string().contains("is a date, not a category");
+        models(
+            req,
+            |last| match between(last, "safety desk: ", ".") {
+                Some(cat) => format!("category\t{cat}"),
+                None => "NONE".into(),
+            },
+            |turns, last| {
+                match turns {
+                0 => "records = context.map('the date', over='docs')\nimport re\nh = context.search('incident report', k=1)[0]\nd = re.search(r'On (\\d+ [A-Z][a-z]+ \\d{4})', context.read(h['id'])).group(1)\nprint(d, h['id'])".into(),
+                _ if !told => "FINAL(d + ' [' + h['id'] + ']')".into(),
+                _ => root_by_category(if last.contains("map: ") { 1 } else { 0 }, last),
+            }
+            },
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert!(root_told(&server, "context.map(\"the category\""), "{why}");
+    assert_eq!(answer["method"], "rlm", "{why}");
+    let text = answer["text"].as_str().unwrap().to_lowercase();
+    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
+}
