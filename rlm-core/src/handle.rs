@@ -170,6 +170,15 @@ pub trait ContextHandle: Send + Sync {
         false
     }
 
+    /// What to read from every document for `question`, a question about
+    /// the whole collection, as a `map` instruction ("the category"), when
+    /// the handle can tell from the question; the `small` profile's map step
+    /// names it. `None` by default.
+    fn map_key(&self, question: &str) -> Option<String> {
+        let _ = question;
+        None
+    }
+
     /// What a small root model should look at and be begun with after a
     /// turn's `output` for `question` (e.g. the names the output shows that
     /// the question does not: the bridges a multi-hop question goes

@@ -76,6 +76,10 @@ pub struct PromptFacts {
     /// The question asks about the whole collection and `map` is offered
     /// (the `small` profile then shows its step).
     pub whole_collection: bool,
+    /// What to read from every document for that question, when the handle
+    /// can tell ([`crate::ContextHandle::map_key`]: "the category"): the
+    /// `small` profile's map step then names it instead of a placeholder.
+    pub map_key: Option<String>,
     /// The handle's worked run ([`crate::ContextHandle::example`]), shown at the
     /// end of the `kg` and `dict` prompts, and of the `small` one for a
     /// question about one fact.
@@ -132,7 +136,7 @@ pub fn system_prompt(profile: Profile, protocol: Protocol, facts: &PromptFacts) 
     let working = working(protocol);
     match profile {
         Profile::Small => {
-            let prompt = small_prompt(protocol, facts.max_iterations, facts.whole_collection);
+            let prompt = small_prompt(protocol, facts);
             // The worked run shows the steps as real calls (its ids are ones
             // the run never reads, so copying it cannot pass the review).
             match facts.example.as_deref() {
@@ -192,13 +196,24 @@ pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, en
 
 /// What a small root is told after each output of a question about the whole
 /// collection until it has a tally: the map recipe's next lines (the
-/// multi-hop recipe's searches cannot count).
-pub const SMALL_MAP_STEP: &str = "Next: this question is about the whole collection, so count in code: records = context.map(\"<the one thing to read from each document, in one to three words: the thing the question counts, like the author, the year or the city>\") then print(context.tally(records)[:5]). Write words, not code, inside the quotes: the map counts. The tally shows the FINAL call that answers from its rows.";
+/// multi-hop recipe's searches cannot count), with the thing to read when
+/// the handle named it ([`PromptFacts::map_key`]).
+pub fn small_map_step(key: Option<&str>) -> String {
+    format!(
+        "Next: this question is about the whole collection, so count in code: records = context.map(\"{}\", over=\"docs\") then print(context.tally(records)[:5]). Write words, not code, inside the quotes: the map counts. The tally shows the FINAL call that answers from its rows.",
+        key.unwrap_or(MAP_PLACEHOLDER)
+    )
+}
+
+/// The map instruction the recipe shows when the handle names none.
+const MAP_PLACEHOLDER: &str = "<the one thing to read from each document, in one to three words: the thing the question counts, like the author, the year or the city>";
 
 /// The `small` profile: the task, then the steps of a multi-hop lookup as
 /// calls to copy, with placeholders (`<the answer>`) that the answer guard
 /// rejects if copied as they are.
-fn small_prompt(protocol: Protocol, max_turns: u32, whole_collection: bool) -> String {
+fn small_prompt(protocol: Protocol, facts: &PromptFacts) -> String {
+    let max_turns = facts.max_iterations;
+    let key = facts.map_key.as_deref();
     let steps = if protocol == Protocol::Tools {
         "1. search with words from the question; each hit has an id, a title and text.\n\
          2. read the best hit's id; each sentence of it starts with its own id, like [c4.s2].\n\
@@ -210,18 +225,29 @@ fn small_prompt(protocol: Protocol, max_turns: u32, whole_collection: bool) -> S
          3. If the question goes through a name you have just found (the author of a book, the city of an institute), search for that name and read again.\n\
          4. FINAL(\"<the answer>. <the sentence that says it> [<its id>]\") ends the run."
     };
-    let steps = if whole_collection {
-        if protocol == Protocol::Tools {
-            "This question is about the whole collection, so no single passage answers it. The steps:\n\
-             1. map with the one thing to read from each document, in one to three words (like the author, the year or the city); it reads every document.\n\
-             2. tally the records it returned by value; the first row is the most frequent, each row has a count and the chunks it came from.\n\
-             3. final_answer(\"<the answer>, found in <count> documents [<a chunk id of that row>]\")"
+    let mapped;
+    let steps = if facts.whole_collection {
+        let first = match (protocol, key) {
+            (Protocol::Tools, Some(k)) => format!("map with the instruction \"{k}\"; it reads every document."),
+            (Protocol::Tools, None) => "map with the one thing to read from each document, in one to three words (like the author, the year or the city); it reads every document.".to_owned(),
+            (_, Some(k)) => format!("records = context.map(\"{k}\", over=\"docs\") reads {k} of every document."),
+            (_, None) => "records = context.map(\"<the one thing to read from each document, in one to three words, like the author, the year or the city>\", over=\"docs\") reads every document; write words, not code, inside the quotes.".to_owned(),
+        };
+        let (second, third) = if protocol == Protocol::Tools {
+            (
+                "tally the records it returned by value; the first row is the most frequent, each row has a count and the chunks it came from.",
+                "final_answer(\"<the answer>, found in <count> documents [<a chunk id of that row>]\")",
+            )
         } else {
-            "This question is about the whole collection, so no single passage answers it. The steps:\n\
-             1. records = context.map(\"<the one thing to read from each document, in one to three words, like the author, the year or the city>\", over=\"docs\") reads every document; write words, not code, inside the quotes.\n\
-             2. print(context.tally(records)[:5]) shows the most frequent values first, each with its count and the chunks it came from.\n\
-             3. FINAL(\"<the answer>, found in <count> documents [<a chunk id of that row>]\") ends the run."
-        }
+            (
+                "print(context.tally(records)[:5]) shows the most frequent values first, each with its count and the chunks it came from.",
+                "FINAL(\"<the answer>, found in <count> documents [<a chunk id of that row>]\") ends the run.",
+            )
+        };
+        mapped = format!(
+            "This question is about the whole collection, so no single passage answers it. The steps:\n1. {first}\n2. {second}\n3. {third}"
+        );
+        mapped.as_str()
     } else {
         steps
     };
@@ -309,6 +335,7 @@ mod tests {
             max_answer_chars: 4000,
             example: None,
             whole_collection: false,
+            map_key: None,
         };
         for p in [Profile::Kg, Profile::Paper, Profile::Dict] {
             let s = system_prompt(p, Protocol::Free, &f);
@@ -340,6 +367,15 @@ mod tests {
             whole_collection: true,
             ..f.clone()
         };
-        assert!(system_prompt(Profile::Small, Protocol::Code, &agg).contains("context.map"));
+        assert!(system_prompt(Profile::Small, Protocol::Code, &agg).contains("context.map(\"<"));
+        // With the thing to read named, the recipe names it, not a placeholder.
+        let keyed = PromptFacts {
+            map_key: Some("the town".into()),
+            ..agg.clone()
+        };
+        let small = system_prompt(Profile::Small, Protocol::Code, &keyed);
+        assert!(small.contains("context.map(\"the town\""), "{small}");
+        assert!(!small.contains("context.map(\"<"), "{small}");
+        assert!(small_map_step(Some("the town")).contains("context.map(\"the town\""));
     }
 }

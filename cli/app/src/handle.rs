@@ -671,21 +671,19 @@ impl StoreHandle {
         output: &str,
         read: &[String],
     ) -> Option<AnswerSentence> {
-        if rlmkg_heuristic::answer_relation(question).is_none() {
-            let shown: Vec<String> = chunk_ids_in(output)
-                .iter()
-                .take(MAX_NEXT_CHUNKS)
-                .map(ToString::to_string)
-                .collect();
-            if let Some((id, text, by)) =
-                crate::review::linked_sentence(&self.store, question, output, &shown, read)
-            {
-                return Some(AnswerSentence {
-                    id,
-                    text: text.chars().take(300).collect(),
-                    linked_by: Some(by),
-                });
-            }
+        let shown: Vec<String> = chunk_ids_in(output)
+            .iter()
+            .take(MAX_NEXT_CHUNKS)
+            .map(ToString::to_string)
+            .collect();
+        if let Some((id, text, by)) =
+            crate::review::linked_sentence(&self.store, question, output, &shown, read)
+        {
+            return Some(AnswerSentence {
+                id,
+                text: text.chars().take(300).collect(),
+                linked_by: Some(by),
+            });
         }
         best_sentence(question, output).map(|(id, text)| AnswerSentence {
             id,
@@ -784,14 +782,20 @@ impl ContextHandle for StoreHandle {
     fn next_step(&self, question: &str, output: &str, read: &[String]) -> NextStep {
         let found = self.answer_sentence(question, output, read);
         let suggestion = self.suggestion(question, output, found.is_some());
-        // When the question names its answer relation, the sentence found
-        // says it with a value of the asked kind; otherwise it answers only
-        // when a sentence the run read links it to the question.
+        // A sentence a sentence the run read links to the question answers
+        // it; so does one that says the answer relation with a value of the
+        // asked kind, unless the run read a sentence saying the question's
+        // next step (who published the book) and none links this one to it
+        // (the founder of another organization): the review would turn
+        // that down.
         let answer_here = match &found {
             Some(AnswerSentence {
                 linked_by: Some(_), ..
             }) => true,
-            Some(_) => rlmkg_heuristic::answer_relation(question).is_some(),
+            Some(_) => {
+                rlmkg_heuristic::answer_relation(question).is_some()
+                    && !crate::review::read_next_step(&self.store, question, read)
+            }
             None => false,
         };
         let mut parts: Vec<String> = found.iter().map(AnswerSentence::hint).collect();
@@ -860,6 +864,10 @@ impl ContextHandle for StoreHandle {
 
     fn about_whole_collection(&self, question: &str) -> bool {
         crate::review::whole_collection(question)
+    }
+
+    fn map_key(&self, question: &str) -> Option<String> {
+        crate::review::map_key(&self.store, question)
     }
 
     fn segments(&self, over: &Value, max_chars: usize) -> Result<Vec<Segment>, HandleError> {

@@ -254,7 +254,15 @@ impl LoopHost {
                 "map: the instruction is empty",
             ));
         }
+        // A small root marks its word as the recipe marks a placeholder
+        // ("<town>"): a word or three in brackets is that word; the recipe's
+        // own placeholder, longer, is refused.
         let t = instruction.trim();
+        let t = match t.strip_prefix('<').and_then(|i| i.strip_suffix('>')) {
+            Some(inner) if (1..=3).contains(&inner.split_whitespace().count()) => inner.trim(),
+            _ => t,
+        };
+        let instruction = t.to_owned();
         if t.starts_with('<') && t.ends_with('>') {
             return Err(HostError::new(
                 HostErrorKind::Value,

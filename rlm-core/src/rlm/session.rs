@@ -77,6 +77,9 @@ pub struct Session {
     /// The question is about the whole collection and `map` is offered: a
     /// small root is led through map and tally instead of searches.
     pub(super) mapping: bool,
+    /// What the map recipe names to read from every document
+    /// ([`ContextHandle::map_key`]), when the handle could tell.
+    pub(super) map_key: Option<String>,
 }
 
 /// Replies in a row that repeat the one before after which the run ends.
@@ -174,8 +177,12 @@ impl Session {
         let protocol = cfg.protocol.resolve(profile, cfg.system_prompt.is_some());
         let whole_collection = handle.about_whole_collection(question);
         let with_map = handle.can_map() && (profile != Profile::Small || whole_collection);
+        let map_key = (with_map && whole_collection)
+            .then(|| handle.map_key(question))
+            .flatten();
         let facts = PromptFacts {
             whole_collection: with_map && whole_collection,
+            map_key: map_key.clone(),
             max_iterations: cfg.budgets.max_iterations,
             max_depth: cfg.budgets.max_depth,
             sub_window: shared.sub.model().context_window(),
@@ -276,6 +283,7 @@ impl Session {
             begun_searches: Vec::new(),
             repeated_read: false,
             mapping: with_map && whole_collection,
+            map_key,
         }
     }
 
@@ -931,7 +939,7 @@ impl Session {
                 .filter_map(|t| map::tally_hint(t, &self.question))
                 .collect();
             if counted.is_empty() && self.mapping {
-                extra.push(prompts::SMALL_MAP_STEP.to_owned());
+                extra.push(prompts::small_map_step(self.map_key.as_deref()));
             } else if counted.is_empty() {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
                 let read = self.host.state_read_ids();

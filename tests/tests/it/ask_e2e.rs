@@ -969,6 +969,51 @@ fn a_place_named_with_what_a_read_sentence_links_to_the_question_is_offered_as_t
 }
 
 #[test]
+fn a_founder_of_the_publisher_a_read_sentence_names_is_offered_as_the_answer() {
+    // "Who founded the publisher of …" names its answer relation and goes
+    // through "publisher": once the sentence saying who published the book
+    // is read, the sentence saying who founded that press is offered.
+    let case = scripted_case(
+        searching_root(
+            &["The Salt Atlas published", "Northlight Press founded"],
+            "Catherine Moray",
+        ),
+        SMALL_CODE,
+        FOUNDED_PUBLISHER,
+    );
+    let reqs = root_requests(&case.server);
+    assert!(
+        reqs.iter().any(|r| begun(r).ends_with("FINAL(\"")
+            && rlm_core::testkit::last_user(r).contains("links to the question")),
+        "{reqs:#?}"
+    );
+    assert_stands_as(&case.answer(), "Catherine Moray");
+}
+
+#[test]
+fn a_founder_of_another_organization_is_not_offered_for_the_publishers() {
+    // The control: the root read who published the book, then who founded
+    // the Kestrel Institute; the founding sentence says the asked relation
+    // with a person, but no sentence read links it to the publisher, so no
+    // turn is begun as the answer.
+    let case = scripted_case(
+        searching_root(
+            &["The Salt Atlas published", "Kestrel Institute founded"],
+            "Ivar Lindqvist",
+        ),
+        &[SMALL_CODE, &["--max-iterations", "3"]].concat(),
+        FOUNDED_PUBLISHER,
+    );
+    let reqs = root_requests(&case.server);
+    let before_last = &reqs[..reqs.len().saturating_sub(1)];
+    assert!(before_last.len() >= 2, "{reqs:#?}");
+    assert!(
+        before_last.iter().all(|r| !begun(r).ends_with("FINAL(\"")),
+        "{reqs:#?}"
+    );
+}
+
+#[test]
 fn a_place_of_an_institute_no_read_sentence_links_to_the_question_is_not_offered() {
     // The control: the root read who organised the expedition and where
     // Halden University is; no name links the two, so no turn is begun as

