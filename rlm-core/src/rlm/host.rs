@@ -30,6 +30,9 @@ pub(super) struct HostState {
     pub(super) read_ids: Vec<String>,
     /// The rows of each `tally` the current turn made, for the next-step hint.
     pub(super) tallies: Vec<Value>,
+    /// The run's last `map`: how many segments it sent, how many gave a
+    /// record, and its instruction.
+    pub(super) last_map: Option<map::Coverage>,
 }
 
 pub(super) struct LoopHost {
@@ -282,6 +285,9 @@ impl LoopHost {
         }
         let handle = self.handle.clone();
         let max_chars = max_chars.clamp(200, 50_000);
+        // Only a map over every document or chunk is expected to find a
+        // value in each (one over a search's hits or listed ids is not).
+        let whole = matches!(over.as_str().map(str::trim), Some("docs" | "chunks"));
         let segments = tokio::task::spawn_blocking(move || handle.segments(&over, max_chars))
             .await
             .map_err(|e| HostError::new(HostErrorKind::Runtime, format!("map failed: {e}")))?
@@ -304,12 +310,20 @@ impl LoopHost {
         let replies = futures::future::join_all(calls).await;
         let mut parsed = map::Parsed::default();
         let mut failed = 0usize;
+        let mut gave = 0usize;
         for (seg, reply) in segments.iter().zip(replies) {
+            let before = parsed.records.len();
             match reply {
                 Ok(text) => map::parse_reply(&text, format, seg, &mut parsed),
                 Err(_) => failed += 1,
             }
+            gave += usize::from(parsed.records.len() > before);
         }
+        lock(&self.state).last_map = whole.then(|| map::Coverage {
+            segments: segments.len(),
+            gave,
+            instruction: instruction.clone(),
+        });
         self.note_ids(segments.iter().flat_map(|s| s.ids.clone()).collect());
         Ok(serde_json::json!({
             "records": parsed.records,

@@ -173,7 +173,8 @@ pub(super) fn segment_prompt(
 pub(super) struct Parsed {
     /// The records, in segment order.
     pub(super) records: Vec<Value>,
-    /// Reply lines that were neither a record nor `NONE`.
+    /// Reply lines that were neither a record nor `NONE`, and values (of
+    /// [`Format::Value`]) their segment's text does not hold.
     pub(super) unparsed: usize,
 }
 
@@ -199,7 +200,11 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
         if is_none(v) {
             return;
         }
-        if v.is_empty() || v.split_whitespace().count() > BARE_WORDS {
+        // The value is asked for in the text's own words: one the text does
+        // not hold is the sub-model's, not the text's (a small sub-model
+        // answers with the question's own value, "power outage", for a
+        // report of a fire), and is not counted.
+        if v.is_empty() || v.split_whitespace().count() > BARE_WORDS || !in_text(v, &segment.text) {
             into.unparsed += 1;
             return;
         }
@@ -250,6 +255,17 @@ pub(super) fn parse_reply(reply: &str, format: Format, segment: &Segment, into: 
             None => into.unparsed += 1,
         }
     }
+}
+
+/// Whether `text` holds `value`, up to case, accents and spacing.
+fn in_text(value: &str, text: &str) -> bool {
+    let norm = |s: &str| {
+        rlmkg_text::fold_key(s)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    norm(text).contains(&norm(value))
 }
 
 /// The record of a reply that is a value alone.
@@ -401,6 +417,46 @@ pub(super) fn tally(records: &[Value], field: &str) -> Value {
     )
 }
 
+/// Least share of a `map`'s segments that must give a record for its tally
+/// to answer a question about the whole collection (the review's
+/// coverage share of documents read, applied to documents answered).
+const MIN_GIVEN: f64 = 0.8;
+
+/// How much of the collection a `map` call's replies covered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Coverage {
+    /// Segments sent.
+    pub(super) segments: usize,
+    /// Segments whose reply gave at least one record.
+    pub(super) gave: usize,
+    /// The call's instruction.
+    pub(super) instruction: String,
+}
+
+impl Coverage {
+    /// Why a tally of this map cannot answer a question about the whole
+    /// collection (fewer than [`MIN_GIVEN`] of its segments gave a value),
+    /// with the map to make instead: the same thing in other words; `None`
+    /// when it covered enough.
+    pub(super) fn partial(&self) -> Option<String> {
+        if self.segments == 0 || self.gave as f64 >= MIN_GIVEN * self.segments as f64 {
+            return None;
+        }
+        let instruction = self.instruction.trim();
+        let other = match instruction.strip_prefix("the ") {
+            Some(bare) => bare.to_owned(),
+            None => format!("the {instruction}"),
+        };
+        Some(format!(
+            "Only {} of {} documents gave a value for \"{instruction}\", so the tally is \
+             partial and cannot answer a question about every document. Map again with other \
+             words for the same thing: records = context.map(\"{other}\", over=\"docs\") then \
+             print(context.tally(records)[:5]).",
+            self.gave, self.segments
+        ))
+    }
+}
+
 /// Most chunk ids a tally hint writes for one row.
 const HINT_IDS: usize = 24;
 
@@ -488,6 +544,30 @@ mod tests {
             label: format!("doc {id}"),
             text: "t".into(),
         }
+    }
+
+    #[test]
+    fn a_map_most_documents_gave_no_value_for_is_partial() {
+        let cov = |gave, instruction: &str| Coverage {
+            segments: 20,
+            gave,
+            instruction: instruction.into(),
+        };
+        assert_eq!(cov(16, "the category").partial(), None);
+        let half = cov(10, "the category").partial().unwrap();
+        assert!(half.contains("Only 10 of 20"), "{half}");
+        assert!(half.contains("context.map(\"category\""), "{half}");
+        let bare = cov(3, "category").partial().unwrap();
+        assert!(bare.contains("context.map(\"the category\""), "{bare}");
+        assert_eq!(
+            Coverage {
+                segments: 0,
+                gave: 0,
+                instruction: "x".into()
+            }
+            .partial(),
+            None
+        );
     }
 
     #[test]
@@ -684,9 +764,13 @@ mod tests {
 
     #[test]
     fn a_one_value_reply_is_its_first_line_or_its_lines_value() {
+        let report = Segment {
+            text: "A FIRE broke out at the depot in\nBergen. Category: power   outage.".into(),
+            ..seg("c1")
+        };
         let values = |reply: &str| {
             let mut p = Parsed::default();
-            parse_reply(reply, Format::Value, &seg("c1"), &mut p);
+            parse_reply(reply, Format::Value, &report, &mut p);
             let v: Vec<String> = p
                 .records
                 .iter()
@@ -708,6 +792,9 @@ mod tests {
         assert_eq!(values(""), (vec![], 0));
         let prose = "The text describes a fire at the depot in Tromsø that week.";
         assert_eq!(values(prose), (vec![], 1));
+        // A value the text does not hold is the sub-model's own.
+        assert_eq!(values("flood"), (vec![], 1));
+        assert_eq!(values("Ålesund"), (vec![], 1));
     }
 
     #[test]

@@ -934,11 +934,16 @@ impl Session {
             // After a tally, the call that answers from its rows; before it,
             // on a question about the whole collection, the map recipe;
             // otherwise the multi-hop recipe's next step.
+            let partial = self.partial_map().filter(|_| !tallies.is_empty());
             let counted: Vec<String> = tallies
                 .iter()
                 .filter_map(|t| map::tally_hint(t, &self.question))
                 .collect();
-            if counted.is_empty() && self.mapping {
+            if let Some(why) = partial {
+                // A tally of a map most documents gave nothing for is no
+                // count of the collection: map again, not FINAL.
+                extra.push(why);
+            } else if counted.is_empty() && self.mapping {
                 extra.push(prompts::small_map_step(self.map_key.as_deref()));
             } else if counted.is_empty() {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
@@ -1014,12 +1019,26 @@ impl Session {
         }
     }
 
+    /// Why the run's last `map` cannot answer its question about the whole
+    /// collection ([`map::Coverage::partial`]); `None` when the question is
+    /// about one fact, no map ran, or the map covered enough.
+    fn partial_map(&self) -> Option<String> {
+        if !self.mapping {
+            return None;
+        }
+        lock(&self.host.state).last_map.as_ref()?.partial()
+    }
+
     /// The handle's review of an answer ([`ContextHandle::review`]); after
     /// [`MAX_REVIEWS`] rejections the answer is let through, for the caller's
     /// own verification to judge.
     async fn review(&mut self, text: &str) -> Result<(), String> {
         if self.reviews >= MAX_REVIEWS {
             return Ok(());
+        }
+        if let Some(why) = self.partial_map() {
+            self.reviews += 1;
+            return Err(why);
         }
         let handle = self.host.handle.clone();
         let question = self.question.clone();

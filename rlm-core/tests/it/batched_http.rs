@@ -121,12 +121,15 @@ async fn fan_out(
     (block.elapsed_ms, peak.load(Ordering::SeqCst))
 }
 
-/// The issue-15 target: 64 sub-calls of 200 ms at the default settings finish
-/// within 1 s against a local server that takes the fan-out (the old default of
-/// 8 made it 1.6 s or more).
+/// The issue-15 target is 64 sub-calls of 200 ms within 1 s at the default
+/// settings (the old default of 8 made it 1.6 s or more): the default
+/// fan-out must run at least 13 at once against a local server that takes
+/// them (five rounds of 200 ms), and no more than the cap. The wall time
+/// itself is `rlmkg bench batched`'s figure: a timing bound in a test fails
+/// under load.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn default_fan_out_runs_64_calls_of_200ms_within_a_second() {
-    let (ms, peak) = fan_out(
+async fn default_fan_out_runs_enough_of_64_calls_at_once_for_a_second() {
+    let (_, peak) = fan_out(
         64,
         Duration::from_millis(200),
         None,
@@ -134,7 +137,7 @@ async fn default_fan_out_runs_64_calls_of_200ms_within_a_second() {
         |_| None,
     )
     .await;
-    assert!(ms <= 1000, "64 x 200 ms at defaults took {ms} ms");
+    assert!(peak >= 13, "the default fan-out ran at most {peak} at once");
     assert!(peak <= rlm_core::MAX_CONCURRENCY);
 }
 

@@ -1057,6 +1057,28 @@ fn the_city_of_the_institute_she_joined_does_not_answer_where_the_one_she_left_i
 }
 
 #[test]
+fn the_society_that_gives_the_medal_is_not_what_its_winner_joined() {
+    // "The medal is given each year by the Society of Coastal Geographers
+    // for a work that joins careful measurement with clear writing": the
+    // sentence says "joins" and names an organization, and "The medal"
+    // refers back to the sentence naming the medal and its winner; but it
+    // means the medal, not the winner, so nothing links the society to
+    // what the winner joined.
+    an_answer_that_does_not_stand(
+        "Which institute did the winner of the 2018 Halvorsen Medal join in 2019?",
+        rlmkg_tests::find_sentence(
+            "said",
+            "2018 Halvorsen Medal awarded",
+            3,
+            &["given each year"],
+            Found::Id,
+        ),
+        "Society of Coastal Geographers [{said}].",
+        "shares no name",
+    );
+}
+
+#[test]
 fn the_institute_the_medal_winner_joined_stands_linked_by_the_award() {
     // The root read who won the 2018 Halvorsen Medal and that Mara Ellison
     // joined KICS in 2019, and cited only the latter: the award sentence,

@@ -246,7 +246,11 @@ fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
     let root = |req: &Value, _: usize| {
         models(
             req,
-            |_| "NONE".into(),
+            |last| {
+                between(last, "at the depot in ", ",")
+                    .unwrap_or("NONE")
+                    .to_owned()
+            },
             |turns, _| {
                 if turns == 0 {
                     "records = context.map('the town', over='docs')\nids = [h['id'] for h in context.search('Incident report 012', k=12)]\nprint(ids)".into()
@@ -276,7 +280,11 @@ fn a_map_over_the_recipes_placeholder_is_refused_with_what_to_write() {
     let root = |req: &Value, _: usize| {
         models(
             req,
-            |_| "fire".into(),
+            |last| {
+                between(last, "safety desk: ", ".")
+                    .unwrap_or("NONE")
+                    .to_owned()
+            },
             |turns, last| {
                 if turns == 0 {
                     "records = context.map(\"<the one thing to read from each document>\")".into()
@@ -344,7 +352,11 @@ fn a_count_of_some_of_the_documents_that_say_it_does_not_stand() {
     let root = |req: &Value, _: usize| {
         models(
             req,
-            |_| "NONE".into(),
+            |last| {
+                between(last, "at the depot in ", ",")
+                    .unwrap_or("NONE")
+                    .to_owned()
+            },
             |turns, _| {
                 if turns == 0 {
                     "records = context.map('the town', over='docs')\nids = [h['id'] for h in context.search('depot in Stavanger', k=8) if 'Stavanger' in h['text']][:2]\nprint(ids)".into()
@@ -467,6 +479,47 @@ fn a_word_in_placeholder_brackets_is_read_as_the_word() {
     let why = format!("{answer:#}\n{}", stderr(&out));
     assert_eq!(answer["method"], "rlm", "{why}");
     assert_eq!(answer["usage"]["sub_calls"], 24, "{why}");
+    let text = answer["text"].as_str().unwrap().to_lowercase();
+    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
+}
+
+#[test]
+fn a_tally_of_a_map_most_reports_gave_nothing_for_is_mapped_again() {
+    // The sub-model reads "the category" in only some reports (it replies
+    // NONE to the rest, as small sub-models do): the tally of that map is
+    // partial, so the root is told to map again in other words, not to
+    // answer; the second map reads every report and its answer stands.
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    let root = |req: &Value, _: usize| {
+        models(
+            req,
+            |last| match between(last, "safety desk: ", ".") {
+                Some(cat) if !last.contains("give only: the category") => cat.to_owned(),
+                Some(cat) if cat == "fire" => cat.to_owned(),
+                _ => "NONE".into(),
+            },
+            |turns, last| {
+                if last.contains("Map again") {
+                    "records = context.map(\"category\", over=\"docs\")\nprint(context.tally(records)[:3])".into()
+                } else if turns == 0 {
+                    "records = context.map(\"the category\", over=\"docs\")\nprint(context.tally(records)[:3])".into()
+                } else {
+                    root_by_category(1, last)
+                }
+            },
+        )
+    };
+    let server = ChatServer::start(root).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert!(
+        root_told(&server, "documents gave a value for \"the category\""),
+        "{why}"
+    );
+    assert_eq!(answer["method"], "rlm", "{why}");
+    assert_eq!(answer["usage"]["sub_calls"], 48, "{why}");
     let text = answer["text"].as_str().unwrap().to_lowercase();
     assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
 }

@@ -103,14 +103,38 @@ fn refers_back(text: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty());
     let first = words.next().unwrap_or_default().to_lowercase();
-    if rlmkg_text::refers_back(&first) {
-        return true;
+    rlmkg_text::refers_back(&first) || (first == "the" && referring_noun(text).is_some())
+}
+
+/// The noun a sentence opening "the" and a lower-case noun refers back
+/// with ("medal" in "The medal is given each year by …"), lower-cased.
+fn referring_noun(text: &str) -> Option<String> {
+    let mut words = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let first = words.next()?;
+    let noun = words.next()?;
+    (first.eq_ignore_ascii_case("the") && noun.chars().next().is_some_and(char::is_lowercase))
+        .then(|| noun.to_owned())
+}
+
+/// Of the `names` of the sentence referred back to, those a sentence
+/// opening with `text` refers to: with "The medal …", the names holding the
+/// word "medal" ("halvorsen medal", not the person it was awarded to) when
+/// any does; otherwise, and with a pronoun, all of them.
+fn referred<'n>(text: &str, names: &'n [String]) -> Vec<&'n String> {
+    let fitting: Vec<&String> = match referring_noun(text) {
+        Some(noun) => {
+            let word = format!(" {noun} ");
+            names.iter().filter(|n| n.contains(&word)).collect()
+        }
+        None => Vec::new(),
+    };
+    if fitting.is_empty() {
+        names.iter().collect()
+    } else {
+        fitting
     }
-    first == "the"
-        && words
-            .next()
-            .and_then(|w| w.chars().next())
-            .is_some_and(char::is_lowercase)
 }
 
 /// The first [`MAX_SENTENCES`] sentences of `reads`, each with the names it
@@ -129,7 +153,7 @@ pub(super) fn named_sentences<'r>(store: &Store, reads: &'r Reads) -> Vec<Named<
             if refers_back(&read.text)
                 && let Some((id, before)) = chunk.before(&read.id)
             {
-                for n in before {
+                for n in referred(&read.text, before) {
                     if !names.contains(n) {
                         names.push(n.clone());
                     }
@@ -232,7 +256,31 @@ pub(super) fn cited_sentence(sentence: &str, id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{cited_sentence, refers_back};
+    use super::{cited_sentence, referred, refers_back};
+    use crate::review::reads::word_key;
+
+    #[test]
+    fn the_noun_a_sentence_refers_back_with_picks_the_names_it_means() {
+        let names: Vec<String> = ["Halvorsen Medal", "Mara Ellison"]
+            .iter()
+            .map(|n| word_key(n).0)
+            .collect();
+        let picked = |text: &str| -> Vec<String> {
+            referred(text, &names)
+                .into_iter()
+                .map(|n| n.trim().to_owned())
+                .collect()
+        };
+        assert_eq!(picked("The medal is given each year."), ["halvorsen medal"]);
+        assert_eq!(
+            picked("She joined in 2019."),
+            ["halvorsen medal", "mara ellison"]
+        );
+        assert_eq!(
+            picked("The jury praised it."),
+            ["halvorsen medal", "mara ellison"]
+        );
+    }
 
     #[test]
     fn sentences_that_refer_back_are_told() {
