@@ -58,7 +58,7 @@ pub use model::{
     ChatRequest, ChatResponse, FinishReason, LanguageModel, Message, ModelError, ReplyStart, Role,
     Sampling, ServerFailure, ToolCall, ToolChoice, ToolSpec, Usage,
 };
-pub use prompts::{Profile, PromptFacts, metadata_message, system_prompt};
+pub use prompts::{Profile, PromptFacts, map_and_tally, metadata_message, system_prompt};
 pub use repl::{
     BlockResult, HostError, HostErrorKind, LimitHit, NoHost, Repl, ReplHost, ReplLimits,
     truncate_middle,

@@ -200,8 +200,17 @@ pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, en
 /// the handle named it ([`PromptFacts::map_key`]).
 pub fn small_map_step(key: Option<&str>) -> String {
     format!(
-        "Next: this question is about the whole collection, so count in code: records = context.map(\"{}\", over=\"docs\") then print(context.tally(records)[:5]). Write words, not code, inside the quotes: the map counts. The tally shows the FINAL call that answers from its rows.",
-        key.unwrap_or(MAP_PLACEHOLDER)
+        "Next: this question is about the whole collection, so count in code: {}. Write words, not code, inside the quotes: the map counts. The tally shows the FINAL call that answers from its rows.",
+        map_and_tally(key.unwrap_or(MAP_PLACEHOLDER))
+    )
+}
+
+/// The code that reads `instruction` from every document and prints the
+/// tally's first rows, as every hint and correction that asks for a map
+/// writes it.
+pub fn map_and_tally(instruction: &str) -> String {
+    format!(
+        "records = context.map(\"{instruction}\", over=\"docs\") then print(context.tally(records)[:5])"
     )
 }
 

@@ -660,16 +660,15 @@ impl StoreHandle {
         ))
     }
 
-    /// The sentence of `output` that likeliest answers `question`: with no
-    /// answer relation in the question, one linked to it by a sentence the
-    /// run read (`read`), else the one sharing most of its words
-    /// ([`best_sentence`]), which is all a question naming its answer
-    /// relation is offered.
+    /// The sentence of `output` that likeliest answers `question`: for a
+    /// question through a chain, one linked to it by a sentence of the run's
+    /// `reads` ([`crate::review::linked_sentence`]), else the one sharing
+    /// most of its words ([`best_sentence`]).
     fn answer_sentence(
         &self,
         question: &str,
         output: &str,
-        read: &[String],
+        reads: &crate::review::Reads,
     ) -> Option<AnswerSentence> {
         let shown: Vec<String> = chunk_ids_in(output)
             .iter()
@@ -677,7 +676,7 @@ impl StoreHandle {
             .map(ToString::to_string)
             .collect();
         if let Some((id, text, by)) =
-            crate::review::linked_sentence(&self.store, question, output, &shown, read)
+            crate::review::linked_sentence(&self.store, question, output, &shown, reads)
         {
             return Some(AnswerSentence {
                 id,
@@ -780,7 +779,9 @@ impl ContextHandle for StoreHandle {
     }
 
     fn next_step(&self, question: &str, output: &str, read: &[String]) -> NextStep {
-        let found = self.answer_sentence(question, output, read);
+        // The run's reads, read from the store once for both uses below.
+        let reads = crate::review::Reads::new(&self.store, read);
+        let found = self.answer_sentence(question, output, &reads);
         let suggestion = self.suggestion(question, output, found.is_some());
         // A sentence a sentence the run read links to the question answers
         // it; so does one that says the answer relation with a value of the
@@ -794,7 +795,7 @@ impl ContextHandle for StoreHandle {
             }) => true,
             Some(_) => {
                 rlmkg_heuristic::answer_relation(question).is_some()
-                    && !crate::review::read_next_step(&self.store, question, read)
+                    && !crate::review::read_next_step(question, &reads)
             }
             None => false,
         };

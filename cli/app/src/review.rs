@@ -22,6 +22,7 @@ mod verbatim;
 pub(crate) use count::map_key;
 
 pub(crate) use link::{linked_sentence, read_next_step};
+pub(crate) use reads::Reads;
 
 /// Share of the documents a question about the whole collection must have
 /// been read from (the `min_coverage` guard of the background documents).
@@ -536,9 +537,8 @@ pub(crate) fn review(
         Err(Unfit::DateForThing { asked, date }) => {
             let how = if whole_collection(question) {
                 format!(
-                    "Read the {asked} from every document (records = context.map(\"the \
-                     {asked}\", over=\"docs\"), then print(context.tally(records)[:5])) and \
-                     answer from the tally"
+                    "Read the {asked} from every document ({}) and answer from the tally",
+                    rlm_core::map_and_tally(&format!("the {asked}"))
                 )
             } else {
                 format!("Find the sentence that names the {asked}, read it, and answer from it")

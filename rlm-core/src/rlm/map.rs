@@ -450,9 +450,10 @@ impl Coverage {
         Some(format!(
             "Only {} of {} documents gave a value for \"{instruction}\", so the tally is \
              partial and cannot answer a question about every document. Map again with other \
-             words for the same thing: records = context.map(\"{other}\", over=\"docs\") then \
-             print(context.tally(records)[:5]).",
-            self.gave, self.segments
+             words for the same thing: {}.",
+            self.gave,
+            self.segments,
+            crate::prompts::map_and_tally(&other)
         ))
     }
 }

@@ -930,6 +930,20 @@ fn searching_root(
     }
 }
 
+/// A small root that searches `searches` for `question` ([`searching_root`])
+/// has a turn begun as its answer with the hint showing a sentence that a
+/// read one links to the question, and its answer stands as `short`.
+fn assert_offered_linked(searches: &'static [&'static str], short: &'static str, question: &str) {
+    let case = scripted_case(searching_root(searches, short), SMALL_CODE, question);
+    let reqs = root_requests(&case.server);
+    assert!(
+        reqs.iter().any(|r| begun(r).ends_with("FINAL(\"")
+            && rlm_core::testkit::last_user(r).contains("links to the question")),
+        "{reqs:#?}"
+    );
+    assert_stands_as(&case.answer(), short);
+}
+
 /// How many turns the root has written before this request (a begun reply
 /// is not one).
 fn root_turns(req: &Value) -> usize {
@@ -973,21 +987,11 @@ fn a_founder_of_the_publisher_a_read_sentence_names_is_offered_as_the_answer() {
     // "Who founded the publisher of …" names its answer relation and goes
     // through "publisher": once the sentence saying who published the book
     // is read, the sentence saying who founded that press is offered.
-    let case = scripted_case(
-        searching_root(
-            &["The Salt Atlas published", "Northlight Press founded"],
-            "Catherine Moray",
-        ),
-        SMALL_CODE,
+    assert_offered_linked(
+        &["The Salt Atlas published", "Northlight Press founded"],
+        "Catherine Moray",
         FOUNDED_PUBLISHER,
     );
-    let reqs = root_requests(&case.server);
-    assert!(
-        reqs.iter().any(|r| begun(r).ends_with("FINAL(\"")
-            && rlm_core::testkit::last_user(r).contains("links to the question")),
-        "{reqs:#?}"
-    );
-    assert_stands_as(&case.answer(), "Catherine Moray");
 }
 
 #[test]
@@ -1115,22 +1119,12 @@ fn the_city_of_the_university_a_read_sentence_says_she_left_is_offered_as_the_an
     // "… joined KICS in September 2019 after leaving Halden University", then
     // "Halden University is a public university in the city of Aldergate":
     // "left" is about Halden University, so its city is offered.
-    let case = scripted_case(
-        searching_root(
-            &[
-                "university Mara Ellison left 2019",
-                "Halden University left",
-            ],
-            "Aldergate",
-        ),
-        SMALL_CODE,
+    assert_offered_linked(
+        &[
+            "university Mara Ellison left 2019",
+            "Halden University left",
+        ],
+        "Aldergate",
         LEFT_IN_2019,
     );
-    let reqs = root_requests(&case.server);
-    assert!(
-        reqs.iter().any(|r| begun(r).ends_with("FINAL(\"")
-            && rlm_core::testkit::last_user(r).contains("links to the question")),
-        "{reqs:#?}"
-    );
-    assert_stands_as(&case.answer(), "Aldergate");
 }

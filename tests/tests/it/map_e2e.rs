@@ -235,15 +235,20 @@ fn a_small_root_is_begun_as_the_map_and_after_the_tally_as_its_final() {
     assert_eq!(root_requests(&server).len(), 2, "{why}");
 }
 
-#[test]
-fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
-    // "12" citing twelve reports, one of them "Incident report 012": the
-    // lexical check finds 12 in a cited text, but a count over the collection
-    // is decided by counting, and these twelve are not the reports asked of.
-    let (dir, store, questions) = incident_set();
-    let q = stavanger_question(&questions);
-    assert_ne!(q["answer"], "12", "the planted count must be wrong");
-    let root = |req: &Value, _: usize| {
+/// Ask the set's question `q` with a root that maps every report's town
+/// (read by a scripted sub-model), keeps `ids` (Python naming a list of
+/// chunk ids) and answers `count` citing them: the answer, what to show when
+/// an assertion on it fails, and the server (to see what the root was told).
+fn answer_count_citing(
+    dir: &std::path::Path,
+    store: &std::path::Path,
+    q: &Value,
+    ids: &str,
+    count: usize,
+) -> (Value, String, ChatServer) {
+    let first = format!("records = context.map('the town', over='docs')\nids = {ids}\nprint(ids)");
+    let answer = format!("FINAL('{count} ' + ' '.join('[' + i + ']' for i in ids))");
+    let root = move |req: &Value, _: usize| {
         models(
             req,
             |last| {
@@ -253,17 +258,35 @@ fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
             },
             |turns, _| {
                 if turns == 0 {
-                    "records = context.map('the town', over='docs')\nids = [h['id'] for h in context.search('Incident report 012', k=12)]\nprint(ids)".into()
+                    first.clone()
                 } else {
-                    "FINAL('12 ' + ' '.join('[' + i + ']' for i in ids))".into()
+                    answer.clone()
                 }
             },
         )
     };
     let server = ChatServer::start(root).unwrap();
-    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let out = ask_scripted(dir, store, &server.base_url(), &[], question_of(q));
     let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let why = format!("{answer:#}\n{}", stderr(&out));
+    (answer, why, server)
+}
+
+#[test]
+fn a_count_whose_number_some_cited_text_holds_is_still_counted() {
+    // "12" citing twelve reports, one of them "Incident report 012": the
+    // lexical check finds 12 in a cited text, but a count over the collection
+    // is decided by counting, and these twelve are not the reports asked of.
+    let (dir, store, questions) = incident_set();
+    let q = stavanger_question(&questions);
+    assert_ne!(q["answer"], "12", "the planted count must be wrong");
+    let (answer, why, server) = answer_count_citing(
+        dir.path(),
+        &store,
+        &q,
+        "[h['id'] for h in context.search('Incident report 012', k=12)]",
+        12,
+    );
     assert_ne!(answer["method"], "rlm", "{why}");
     // The root was told why: the count was counted, not read.
     let told = server
@@ -349,27 +372,13 @@ fn a_count_of_some_of_the_documents_that_say_it_does_not_stand() {
     let q = stavanger_question(&questions);
     let gold: usize = q["answer"].as_str().unwrap().parse().unwrap();
     assert!(gold > 2, "the set must hold more than two: {q}");
-    let root = |req: &Value, _: usize| {
-        models(
-            req,
-            |last| {
-                between(last, "at the depot in ", ",")
-                    .unwrap_or("NONE")
-                    .to_owned()
-            },
-            |turns, _| {
-                if turns == 0 {
-                    "records = context.map('the town', over='docs')\nids = [h['id'] for h in context.search('depot in Stavanger', k=8) if 'Stavanger' in h['text']][:2]\nprint(ids)".into()
-                } else {
-                    "FINAL('2 ' + ' '.join('[' + i + ']' for i in ids))".into()
-                }
-            },
-        )
-    };
-    let server = ChatServer::start(root).unwrap();
-    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let why = format!("{answer:#}\n{}", stderr(&out));
+    let (answer, why, server) = answer_count_citing(
+        dir.path(),
+        &store,
+        &q,
+        "[h['id'] for h in context.search('depot in Stavanger', k=8) if 'Stavanger' in h['text']][:2]",
+        2,
+    );
     assert_ne!(answer["method"], "rlm", "{why}");
     assert!(root_told(&server, "more documents say"), "{why}");
 }

@@ -137,7 +137,8 @@ fn counted_by(
             seen_docs.len()
         ));
     }
-    if docs_saying(store, &counted)? > n {
+    let words: Vec<&str> = counted.iter().map(String::as_str).collect();
+    if docs_saying(store, &words, MAX_COUNTED)? > n {
         return Err(format!(
             "more documents say {} than the {n} it counts; read every document for it (map \
              over the documents) and count each one that says it",
@@ -147,18 +148,18 @@ fn counted_by(
     Ok((n, counted, evidence))
 }
 
-/// How many documents have a chunk that says every one of `counted` (of
-/// the first [`MAX_COUNTED`] chunks the index ranks for them): the least a
+/// How many documents have a chunk that says every one of `words` (lower
+/// case), of the first `k` chunks the index ranks for them: the least a
 /// count of the documents saying them can be.
-fn docs_saying(store: &Store, counted: &[String]) -> Result<usize, String> {
+fn docs_saying(store: &Store, words: &[&str], k: usize) -> Result<usize, String> {
     let hits = store
-        .search(&counted.join(" "), MAX_COUNTED)
+        .search(&words.join(" "), k)
         .map_err(|e| e.to_string())?;
     let docs: HashSet<_> = hits
         .iter()
         .filter(|h| {
             let text = h.text.to_lowercase();
-            counted.iter().all(|w| text.contains(w.as_str()))
+            words.iter().all(|w| text.contains(w))
         })
         .map(|h| h.doc)
         .collect();
@@ -194,17 +195,11 @@ fn counted_words(store: &Store, question: &str, docs: usize) -> Vec<String> {
         .collect()
 }
 
-/// How many documents (of the first [`MAX_COUNTED`] chunks the index ranks
-/// for it) hold the lower-case word `w`.
+/// How many of the store's `docs` documents hold the lower-case word `w`
+/// ([`docs_saying`] it, of as many chunks as there are documents, at most
+/// [`MAX_COUNTED`]); none when the index cannot be searched.
 fn holding(store: &Store, w: &str, docs: usize) -> usize {
-    let Ok(hits) = store.search(w, docs.clamp(1, MAX_COUNTED)) else {
-        return 0;
-    };
-    hits.iter()
-        .filter(|h| h.text.to_lowercase().contains(w))
-        .map(|h| h.doc)
-        .collect::<HashSet<_>>()
-        .len()
+    docs_saying(store, &[w], docs.clamp(1, MAX_COUNTED)).unwrap_or(0)
 }
 
 /// What to read from every document to answer a question about the whole

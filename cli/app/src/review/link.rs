@@ -88,14 +88,14 @@ fn relations(question: &str) -> (Option<String>, Vec<String>) {
     (answer, next)
 }
 
-/// Whether the run's reads (`read`, the ids its calls showed) hold a
-/// sentence saying a relation that may link `question`'s answer: then
-/// [`link`] judges an answer, and one no read sentence links does not
-/// stand. False for a question through no chain.
-pub(crate) fn read_next_step(store: &Store, question: &str, read: &[String]) -> bool {
+/// Whether the run's reads (the ids its calls showed) hold a sentence
+/// saying a relation that may link `question`'s answer: then [`link`]
+/// judges an answer, and one no read sentence links does not stand. False
+/// for a question through no chain.
+pub(crate) fn read_next_step(question: &str, reads: &Reads) -> bool {
     let (_, next) = relations(question);
     !next.is_empty()
-        && Reads::new(store, read).sentences().iter().any(|s| {
+        && reads.sentences().iter().any(|s| {
             next.iter()
                 .any(|r| rlmkg_heuristic::expresses_relation(r, &s.text))
         })
@@ -297,8 +297,8 @@ pub(super) fn link<'r>(
 /// (of the chunks `shown`, the ids it shows) that names a value of the
 /// asked kind (a city, a person: a name written with its capitals), says
 /// the question's answer relation if it names one ("founded"), and shares
-/// another name with a sentence of the run's reads (`read`, the ids its
-/// calls showed) that says one of the relations that may link the answer
+/// another name with a sentence of the run's `reads` (the ids its calls
+/// showed) that says one of the relations that may link the answer
 /// ("organised", "publisher"); when the question names years, one of the
 /// two holds one. Its id and text, and the id of the linking sentence. This is the
 /// link [`link`] will judge, found before the answer is written, so the hint
@@ -308,7 +308,7 @@ pub(crate) fn linked_sentence(
     question: &str,
     output: &str,
     shown: &[String],
-    read: &[String],
+    reads: &Reads,
 ) -> Option<(String, String, String)> {
     if super::whole_collection(question) {
         return None;
@@ -328,8 +328,7 @@ pub(crate) fn linked_sentence(
     let asked = rlmkg_heuristic::short::asked_noun(question);
     let years = super::years_in(question);
     let lowered = question.to_lowercase();
-    let reads = Reads::new(store, read);
-    let sentences = named_sentences(store, &reads);
+    let sentences = named_sentences(store, reads);
     let output_reads = Reads::new(store, shown);
     let candidates = named_sentences(store, &output_reads);
     // What each read sentence's word for each relation is about, found once

@@ -25,7 +25,7 @@ pub(super) struct ReadSentence {
 }
 
 /// The sentences of the ids a run's calls showed, read on first use.
-pub(super) struct Reads<'a> {
+pub(crate) struct Reads<'a> {
     store: &'a Store,
     ids: &'a [String],
     sentences: OnceCell<Vec<ReadSentence>>,
@@ -33,7 +33,7 @@ pub(super) struct Reads<'a> {
 
 impl<'a> Reads<'a> {
     /// The reads of `ids` (what the run's handle calls showed), not read yet.
-    pub(super) fn new(store: &'a Store, ids: &'a [String]) -> Self {
+    pub(crate) fn new(store: &'a Store, ids: &'a [String]) -> Self {
         Self {
             store,
             ids,
