@@ -42,11 +42,13 @@ pub(crate) struct Ingest<'a> {
     docs: u64,
     /// Chunks added.
     chunks: u64,
-    /// Entities declared in the added documents.
+    /// Entities in the store after the ingest (as `stats` counts them).
     entities: u64,
-    /// Relations found in the added documents.
+    /// Relations in the store after the ingest: facts and co-occurrences.
     relations: u64,
-    /// Mentions found.
+    /// Of the relations, the facts.
+    facts: u64,
+    /// Mentions in the store after the ingest.
     mentions: u64,
     /// Warnings.
     warnings: u64,
@@ -96,6 +98,7 @@ impl<'a> Ingest<'a> {
             chunks: s.chunks,
             entities: s.entities,
             relations: s.relations,
+            facts: s.facts,
             mentions: s.mentions,
             warnings: s.warnings,
             bytes: s.bytes,
@@ -181,11 +184,15 @@ pub(crate) struct EntityInfo<'a> {
 pub(crate) struct Neighbor<'a> {
     /// Chunk ids of the evidence.
     evidence: Vec<String>,
+    /// Whether the relation is a fact (not co-occurrence).
+    fact: bool,
     /// Entity id.
     id: &'a str,
     /// Name.
     name: &'a str,
-    /// Relation label (`<-` prefix when the neighbor is the subject).
+    /// Relation label as read from the entity: a predicate ("born in"), its
+    /// inverse when the entity is the object ("founded by"), `other: <verb
+    /// phrase>` (`<-` before it when the entity is the object) or `co-occurs`.
     relation: &'a str,
     /// Type guess.
     #[serde(rename = "type")]
@@ -214,6 +221,7 @@ impl<'a> Entity<'a> {
                 .iter()
                 .map(|n| Neighbor {
                     evidence: n.evidence.iter().map(ToString::to_string).collect(),
+                    fact: rlmkg_ingest::is_fact(&n.relation),
                     id: &n.id,
                     name: &n.name,
                     relation: &n.relation,
@@ -297,13 +305,15 @@ pub(crate) struct StoreStats<'a> {
     entities: u64,
     /// Entities per type guess.
     entity_types: &'a BTreeMap<String, u64>,
+    /// Of the relations, the facts.
+    facts: u64,
     /// Files.
     files: u64,
     /// Mentions.
     mentions: u64,
     /// RDF quads.
     quads: u64,
-    /// Aggregated relations.
+    /// Aggregated relations: facts and co-occurrences.
     relations: u64,
 }
 
@@ -376,6 +386,7 @@ impl<'a> Stats<'a> {
                 docs: stats.docs,
                 entities: stats.entities,
                 entity_types: &stats.entity_types,
+                facts: stats.facts,
                 files: stats.files,
                 mentions: stats.mentions,
                 quads: stats.quads,

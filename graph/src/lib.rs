@@ -19,6 +19,7 @@
 
 mod error;
 mod model;
+mod predicate;
 mod rdf;
 mod records;
 mod store;
@@ -28,6 +29,10 @@ pub mod vocab;
 pub use error::GraphError;
 pub use model::{ChunkSpan, DocGraph, EntityDecl, EvidenceSpan, MentionDecl, RelationDecl};
 pub use oxigraph::model::Quad;
+pub use predicate::{
+    CO_OCCURS, LabelKind, OTHER_PREFIX, OTHER_RDF, Predicate, is_fact, label_from, label_kind,
+    stored_label, wants_side,
+};
 pub use rdf::{
     ExportFormat, RdfGraph, SpanCheck, SpanReport, SparqlOutput, SparqlRemote, check_read_only,
     quad_count, quads_of,

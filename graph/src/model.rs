@@ -51,14 +51,17 @@ pub struct EvidenceSpan {
     pub end: u64,
 }
 
-/// A labelled relation between two entities with its evidence.
+/// A labelled relation between two entities with its evidence: a fact
+/// (`subject` did `label` to `object`: a predicate's label or an `other`
+/// phrase, see [`crate::Predicate`]) or a co-occurrence (`co-occurs`, weak
+/// evidence for ranking, never shown as a fact).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RelationDecl {
     /// Subject entity key.
     pub subject: String,
     /// Object entity key.
     pub object: String,
-    /// Label: `co-occurs` or a verb phrase.
+    /// Label: `co-occurs`, a predicate's label or `other: <verb phrase>`.
     pub label: String,
     /// Weight (number of supporting sentences).
     pub weight: f64,

@@ -97,6 +97,25 @@ fn shape<'a>(doc: &'a DocGraph, out: &mut impl Sink<'a>) {
     let mut evidence_seen: FxHashSet<(u64, u64)> = FxHashSet::default();
     for (i, r) in doc.relations.iter().enumerate() {
         let rn = Relation(i + 1);
+        // A fact is also a plain triple: `<subject> rk:bornIn <object>`, an
+        // `other` fact `rk:other` with its phrase on the relation node.
+        match crate::predicate::label_kind(&r.label) {
+            crate::predicate::LabelKind::CoOccurs => {}
+            crate::predicate::LabelKind::Fact(p) => {
+                out.fact(
+                    Entity(&r.subject),
+                    t(p.rdf_name()),
+                    Obj::Node(Entity(&r.object)),
+                );
+            }
+            crate::predicate::LabelKind::Other(_) => {
+                out.fact(
+                    Entity(&r.subject),
+                    t(crate::predicate::OTHER_RDF),
+                    Obj::Node(Entity(&r.object)),
+                );
+            }
+        }
         out.fact(rn, t(term::SUBJECT), Obj::Node(Entity(&r.subject)));
         out.fact(rn, t(term::OBJECT), Obj::Node(Entity(&r.object)));
         out.fact(rn, t(term::LABEL), Obj::Str(&r.label));
@@ -432,7 +451,7 @@ impl RdfGraph {
     /// Run a read-only SPARQL query with a time limit.
     pub fn sparql(&self, query: &str, timeout: Duration) -> Result<SparqlOutput, GraphError> {
         let token = CancellationToken::new();
-        let prepared = match SparqlEvaluator::new()
+        let mut prepared = match SparqlEvaluator::new()
             .with_cancellation_token(token.clone())
             .parse_query(query)
         {
@@ -444,6 +463,11 @@ impl RdfGraph {
                 return Err(GraphError::Syntax(e.to_string()));
             }
         };
+        // The default graph is the union of the documents' named graphs (a
+        // query naming its own dataset with FROM keeps it).
+        if prepared.dataset().is_default_dataset() {
+            prepared.dataset_mut().set_default_graph_as_union();
+        }
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
         let timer_token = token.clone();
         let timer = std::thread::spawn(move || {

@@ -141,12 +141,12 @@ impl Side {
 
     /// Expand one level; the length of the shortest paths when this side
     /// meets `other`.
-    fn expand(&mut self, view: &GraphView, other: &Side) -> Option<usize> {
+    fn expand(&mut self, view: &GraphView, other: &Side, walk: Walk) -> Option<usize> {
         self.level += 1;
         let mut next = Vec::new();
         let mut met: Option<usize> = None;
         for &u in &self.frontier {
-            for (v, _) in view.relation_neighbors(u) {
+            for (v, _) in view.path_steps(u, walk) {
                 if self.dist.contains_key(&v) {
                     continue;
                 }
@@ -164,6 +164,14 @@ impl Side {
 }
 
 type PathSoFar<'a> = Vec<(usize, usize, &'a Edge)>;
+
+/// Which steps a path may take: facts only or any relation, never into a
+/// date other than the path's ends (`ends`).
+#[derive(Debug, Clone, Copy)]
+struct Walk {
+    facts_only: bool,
+    ends: (usize, usize),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Node {
@@ -538,6 +546,14 @@ fn strongest<T>(
     cand
 }
 
+/// The one order of neighbors, shared by the view and the entity cards:
+/// facts before co-occurrence, then by weight, then by id.
+fn neighbor_order(a: (bool, f64, &str), b: (bool, f64, &str)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0)
+        .then_with(|| b.1.total_cmp(&a.1))
+        .then_with(|| a.2.cmp(b.2))
+}
+
 /// Count one more `s` in `counts`, allocating only for a new one.
 fn bump(counts: &mut FxHashMap<String, u32>, s: &str) {
     match counts.get_mut(s) {
@@ -683,6 +699,18 @@ impl GraphView {
         self.relation_edges.len()
     }
 
+    /// Number of aggregated relation edges that are facts.
+    pub fn fact_count(&self) -> usize {
+        self.relation_edges
+            .iter()
+            .filter(|&&e| {
+                self.graph
+                    .edge_weight(e)
+                    .is_some_and(|w| self.is_fact_edge(w))
+            })
+            .count()
+    }
+
     /// Total mentions.
     pub fn mention_count(&self) -> u64 {
         self.entities.iter().map(|e| e.mentions).sum()
@@ -779,19 +807,34 @@ impl GraphView {
     fn label_of(&self, edge: &Edge, from: usize) -> String {
         match edge {
             Edge::Relation { label, subject, .. } => {
-                let l = self
-                    .labels
-                    .get(*label as usize)
-                    .cloned()
-                    .unwrap_or_default();
-                if *subject as usize == from || l == "co-occurs" {
-                    l
-                } else {
-                    format!("<-{l}")
-                }
+                let l = self.labels.get(*label as usize).map_or("", String::as_str);
+                crate::predicate::label_from(l, *subject as usize == from)
             }
             Edge::Mention(_) => "mentions".into(),
         }
+    }
+
+    /// Whether an edge is a fact (not co-occurrence).
+    fn is_fact_edge(&self, edge: &Edge) -> bool {
+        match edge {
+            Edge::Relation { label, .. } => self
+                .labels
+                .get(*label as usize)
+                .is_some_and(|l| crate::predicate::is_fact(l)),
+            Edge::Mention(_) => false,
+        }
+    }
+
+    /// The relation steps from `u` a path may take.
+    fn path_steps(&self, u: usize, walk: Walk) -> Vec<(usize, &Edge)> {
+        let mut steps = self.relation_neighbors(u);
+        steps.retain(|(v, edge)| {
+            (!walk.facts_only || self.is_fact_edge(edge))
+                && (*v == walk.ends.0
+                    || *v == walk.ends.1
+                    || self.entities.get(*v).is_none_or(|e| e.kind != "date"))
+        });
+        steps
     }
 
     fn evidence_of(&self, edge: &Edge) -> Vec<ChunkId> {
@@ -811,9 +854,9 @@ impl GraphView {
         };
         // Filter on label ids and rank before building any strings: a hub has
         // thousands of edges and only `k` of them are returned.
-        let want = match relation {
-            Some(r) => match self.label_idx.get(r.trim_start_matches("<-")) {
-                Some(&l) => Some(l),
+        let want = match relation.map(crate::predicate::stored_label) {
+            Some((l, inverse)) => match self.label_idx.get(&l) {
+                Some(&id) => Some((id, crate::predicate::wants_side(&l, inverse))),
                 None => return Vec::new(),
             },
             None => None,
@@ -822,14 +865,18 @@ impl GraphView {
             .relation_neighbors(ei)
             .into_iter()
             .filter(|(_, edge)| match (want, edge) {
-                (Some(w), Edge::Relation { label, .. }) => *label == w,
+                (Some((w, side)), Edge::Relation { label, subject, .. }) => {
+                    *label == w
+                        && side.is_none_or(|as_subject| (*subject as usize == ei) == as_subject)
+                }
                 _ => true,
             })
             .collect();
         let order = |a: &(usize, &Edge), b: &(usize, &Edge)| {
-            b.1.weight()
-                .total_cmp(&a.1.weight())
-                .then_with(|| self.entities[a.0].id.cmp(&self.entities[b.0].id))
+            neighbor_order(
+                (self.is_fact_edge(a.1), a.1.weight(), &self.entities[a.0].id),
+                (self.is_fact_edge(b.1), b.1.weight(), &self.entities[b.0].id),
+            )
         };
         strongest(cand, k, order)
             .into_iter()
@@ -887,6 +934,29 @@ impl GraphView {
                 steps: Vec::new(),
             }];
         }
+        // Facts first; co-occurrence only where no chain of facts connects.
+        for facts_only in [true, false] {
+            let walk = Walk {
+                facts_only,
+                ends: (s, t),
+            };
+            let found = self.paths_by(s, t, max_hops, limit, walk);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    /// [`GraphView::paths`] taking the steps `walk` allows.
+    fn paths_by(
+        &self,
+        s: usize,
+        t: usize,
+        max_hops: usize,
+        limit: usize,
+        walk: Walk,
+    ) -> Vec<GraphPath> {
         // Breadth-first from both ends, a whole level of the smaller frontier
         // at a time, until they meet: the length of the shortest paths.
         let mut from_s = Side::new(s);
@@ -898,9 +968,9 @@ impl GraphView {
             && !from_t.frontier.is_empty()
         {
             len = if from_s.frontier.len() <= from_t.frontier.len() {
-                from_s.expand(self, &from_t)
+                from_s.expand(self, &from_t, walk)
             } else {
-                from_t.expand(self, &from_s)
+                from_t.expand(self, &from_s, walk)
             };
         }
         let Some(len) = len else {
@@ -922,7 +992,7 @@ impl GraphView {
         for p in (1..=len).rev() {
             let mut next = Vec::new();
             for &v in &layer {
-                for (u, edge) in self.relation_neighbors(v) {
+                for (u, edge) in self.path_steps(v, walk) {
                     if at(u, p - 1) {
                         preds.entry(v).or_default().push((u, edge));
                         if seen.insert(u) {

@@ -12,8 +12,15 @@
 //!   exact span of every mention is in the document's record, which the
 //!   in-memory view is built from);
 //! - each relation `urn:rlmkg:relation:<d>:<n>`: `rk:subject`, `rk:object`,
-//!   `rk:label` (`co-occurs` or a verb phrase), `rk:weight` (supporting
+//!   `rk:label` (`co-occurs` or a predicate's label), `rk:weight` (supporting
 //!   sentences), `rk:evidence` (one or more);
+//! - each fact (a relation whose label is not `co-occurs`) also as a plain
+//!   triple `<subject> rk:<predicate> <object>`, the predicate's local name
+//!   from [`crate::Predicate::rdf_name`] (`rk:bornIn`, `rk:founded`, …) or
+//!   `rk:other` for a verb phrase outside the vocabulary (its phrase is the
+//!   relation node's `rk:label`); the relation node is the fact reified, with
+//!   its evidence;
+//! - SPARQL's default graph is the union of the named graphs;
 //! - each evidence span `urn:rlmkg:evidence:<d>:<start>-<end>` (one node per
 //!   sentence, shared by the relations it supports): `rk:inChunk`, `rk:start`,
 //!   `rk:end`.

@@ -1,13 +1,14 @@
 //! Rule-based entities and relations (no LLM): candidate mentions from
 //! capitalized spans, acronyms, quoted terms, dates and the document title;
-//! normalization and alias merging; a type guess; sentence co-occurrence and
-//! simple verb-phrase pattern relations, each with its evidence span.
+//! normalization and alias merging; a type guess (corrected by definitions
+//! and facts); sentence co-occurrence; and facts with resolved subjects
+//! (`crate::facts`), each with its evidence span.
 
 use std::collections::{BTreeMap, HashMap};
 
 use rlmkg_graph::{EntityDecl, entity_key};
 use rlmkg_text::{NAME_JOINERS, PLACE_WORDS, date_at, month_name};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One sentence to extract from, with its byte span in the document.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +52,7 @@ pub struct LocalRelation {
     pub subject: String,
     /// Object entity key.
     pub object: String,
-    /// Label: `co-occurs` or a verb phrase.
+    /// Label: `co-occurs`, a predicate's label or `other: <verb phrase>`.
     pub label: String,
     /// Weight (number of supporting sentences).
     pub weight: f64,
@@ -330,70 +331,6 @@ const PERSON_TITLES: &[&str] = &[
     "dean",
 ];
 
-const VERB_HINTS: &[&str] = &[
-    "is",
-    "was",
-    "are",
-    "were",
-    "has",
-    "had",
-    "born",
-    "married",
-    "founded",
-    "joined",
-    "led",
-    "leads",
-    "won",
-    "wrote",
-    "directed",
-    "produced",
-    "became",
-    "created",
-    "built",
-    "owns",
-    "owned",
-    "acquired",
-    "succeeded",
-    "replaced",
-    "met",
-    "studied",
-    "taught",
-    "works",
-    "worked",
-    "lives",
-    "lived",
-    "died",
-    "moved",
-    "visited",
-    "signed",
-    "played",
-    "plays",
-    "released",
-    "published",
-    "received",
-    "awarded",
-    "funded",
-    "hosted",
-    "chairs",
-    "chaired",
-    "manages",
-    "managed",
-    "heads",
-    "headed",
-    "employs",
-    "employed",
-    "discovered",
-    "designed",
-    "invented",
-    "composed",
-    "painted",
-    "starred",
-    "represents",
-    "represented",
-    "attended",
-    "graduated",
-];
-
 /// A candidate mention; offsets relative to its sentence until `extract`
 /// moves them to document offsets. `name` is always the text of the span.
 #[derive(Debug, Clone)]
@@ -506,6 +443,7 @@ impl<'w> WordSet<'w> {
     }
 
     /// Whether `w` itself (case-sensitive) is in the set.
+    #[cfg(test)]
     fn has(&self, w: &str) -> bool {
         self.words.contains(w.as_bytes())
     }
@@ -521,7 +459,6 @@ struct Lexicon {
     place_words: WordSet<'static>,
     person_titles: WordSet<'static>,
     place_prepositions: WordSet<'static>,
-    verb_hints: WordSet<'static>,
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -533,7 +470,6 @@ fn lexicon() -> &'static Lexicon {
         place_words: WordSet::new(PLACE_WORDS),
         person_titles: WordSet::new(PERSON_TITLES),
         place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
-        verb_hints: WordSet::new(VERB_HINTS),
     })
 }
 
@@ -697,13 +633,20 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             if is_cap(nw) {
                 j += 1;
                 last_cap = j;
-            } else if words.get(j + 2).is_some() && lex.connectors.has_lower(nw) {
+            } else if words.get(j + 2).is_some()
+                && lex.connectors.has_lower(nw)
+                && (!nw.eq_ignore_ascii_case("for") || lex.org_words.has_lower(pw))
+            {
                 j += 1;
             } else {
                 break;
             }
         }
         let j = last_cap;
+        let next_lower_or_end = match words.get(j + 1) {
+            Some((_, nw)) => !opens_candidate(nw),
+            None => true,
+        };
         let Some(run) = words.buf.get(i..=j) else {
             break;
         };
@@ -734,6 +677,19 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         let last = run[run.len() - 1];
         let end = last.0 + last.1.len();
         if run.len() == 1 && run[0].1.chars().count() < 2 {
+            i = j + 1;
+            continue;
+        }
+        // Adjectives of nationality ("an American actress", "Italian
+        // American") and a sentence's opening participle or adverb ("Based
+        // in …") are not names.
+        let at_start = s.get(..start).is_some_and(|b| b.trim().is_empty());
+        if next_lower_or_end
+            && run
+                .iter()
+                .all(|(_, w)| crate::facts::listed(crate::facts::DEMONYMS, w))
+            || (at_start && run.len() == 1 && is_opening_word(run[0].1))
+        {
             i = j + 1;
             continue;
         }
@@ -789,6 +745,13 @@ const PLACE_PREPOSITIONS: &[&str] = &[
     "in", "at", "near", "from", "to", "across", "outside", "inside",
 ];
 
+/// A capitalised word opening a sentence that is no name: a participle or
+/// an adverb ("Based", "Located", "Founded", "Originally").
+fn is_opening_word(w: &str) -> bool {
+    let n = w.chars().count();
+    n > 4 && (w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly"))
+}
+
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     let lex = lexicon();
     if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
@@ -812,7 +775,9 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
         return "place";
     }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
-    if (2..=4).contains(&caps) && caps == run.len() {
+    // "The Salt Atlas" is a title, not a person.
+    let the = run.first().is_some_and(|(_, w)| *w == "The");
+    if (2..=4).contains(&caps) && caps == run.len() && !the {
         return "person";
     }
     "other"
@@ -868,7 +833,6 @@ fn is_subject_title(title: &str) -> bool {
 /// Names, aliases and keys are borrowed while the rules run and copied into
 /// the result once per entity, mention and relation.
 pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extraction {
-    let lex = lexicon();
     // 1. Candidates per sentence, in document offsets.
     let mut found: Vec<(usize, Cand)> = Vec::new(); // (sentence index, cand)
     let full_title = title.trim();
@@ -895,12 +859,17 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
                 .iter()
                 .any(|c| c.start < p && c.end == p + title.len() && c.kind == "person")
         {
+            // The kind the rules gave the same span, if any.
+            let kind = cands
+                .iter()
+                .find(|c| c.start == p && c.end == p + title.len())
+                .map_or("other", |c| c.kind);
             cands.retain(|c| c.end <= p || c.start >= p + title.len());
             cands.push(Cand {
                 start: p,
                 end: p + title.len(),
                 name: &s[p..p + title.len()],
-                kind: "other",
+                kind,
             });
             cands.sort_by_key(|c| c.start);
         }
@@ -1009,12 +978,10 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         });
         linked.push((*si, key, c.start, c.end));
     }
-    // 5. Relations.
-    // Keyed by borrowed keys and a label that allocates only when it is a
-    // verb phrase (the same order as owned strings).
-    type RelKey<'a> = (&'a str, &'a str, std::borrow::Cow<'static, str>);
-    let mut rels: BTreeMap<RelKey<'_>, (f64, Vec<LocalEvidence>)> = BTreeMap::new();
-    let (mut distinct, mut gap_words): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    // 5. Relations: co-occurrence (weak evidence for ranking), then facts.
+    // Keyed by borrowed keys (the same order as owned strings).
+    let mut rels: BTreeMap<(&str, &str), (f64, Vec<LocalEvidence>)> = BTreeMap::new();
+    let mut distinct: Vec<&str> = Vec::new();
     for ms in linked.chunk_by(|x, y| x.0 == y.0) {
         let sr = sentences[ms[0].0];
         let ev = LocalEvidence {
@@ -1028,13 +995,6 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
                 distinct.push(k);
             }
         }
-        let mut add = |a, b, label: std::borrow::Cow<'static, str>| {
-            let entry = rels.entry((a, b, label)).or_insert((0.0, Vec::new()));
-            entry.0 += 1.0;
-            if entry.1.len() < 3 && !entry.1.contains(&ev) {
-                entry.1.push(ev.clone());
-            }
-        };
         for i in 0..distinct.len() {
             for j in i + 1..distinct.len().min(i + 4) {
                 let (a, b) = if distinct[i] < distinct[j] {
@@ -1042,46 +1002,50 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
                 } else {
                     (distinct[j], distinct[i])
                 };
-                add(a, b, std::borrow::Cow::Borrowed("co-occurs"));
-            }
-        }
-        for w in ms.windows(2) {
-            let (_, a, _, ae) = w[0];
-            let (_, b, bs, _) = w[1];
-            if a == b || bs < ae {
-                continue;
-            }
-            let gap = doc_text.get(ae..bs).unwrap_or("").trim();
-            gap_words.clear();
-            gap_words.extend(gap.split_whitespace());
-            if gap_words.is_empty() || gap_words.len() > 5 {
-                continue;
-            }
-            if gap.contains([',', ';', ':', '(', ')', '.', '"'])
-                || gap_words.iter().any(|w| is_cap(w))
-            {
-                continue;
-            }
-            if gap_words.iter().any(|w| lex.verb_hints.has(w))
-                || gap_words.iter().any(|w| w.ends_with("ed") && w.len() > 3)
-            {
-                add(
-                    a,
-                    b,
-                    std::borrow::Cow::Owned(gap_words.join(" ").to_lowercase()),
-                );
+                let entry = rels.entry((a, b)).or_insert((0.0, Vec::new()));
+                entry.0 += 1.0;
+                if entry.1.len() < 3 && !entry.1.contains(&ev) {
+                    entry.1.push(ev.clone());
+                }
             }
         }
     }
-    for ((s, o, label), (weight, evidence)) in rels {
+    let kinds: FxHashMap<&str, &str> = ents.iter().map(|(k, e)| (*k, e.kind)).collect();
+    let fact_mentions: Vec<(usize, crate::facts::Mention)> = linked
+        .iter()
+        .map(|&(si, key, start, end)| (si, crate::facts::Mention { key, start, end }))
+        .collect();
+    let found = crate::facts::facts(
+        doc_text,
+        sentences,
+        &fact_mentions,
+        &kinds,
+        ex.about.as_deref(),
+    );
+    // Type evidence: a definition decides, a fact's frame fills an unknown kind.
+    for strong in [false, true] {
+        for (key, kind, s) in &found.kinds {
+            if *s != strong {
+                continue;
+            }
+            if let Some(e) = ents.get_mut(key.as_str())
+                && e.kind != "date"
+                && (strong || e.kind == "other")
+            {
+                e.kind = kind;
+            }
+        }
+    }
+    for ((s, o), (weight, evidence)) in rels {
         ex.relations.push(LocalRelation {
             subject: s.to_string(),
             object: o.to_string(),
-            label: label.into_owned(),
+            label: rlmkg_graph::CO_OCCURS.to_string(),
             weight,
             evidence,
         });
     }
+    ex.relations.extend(found.facts);
     for (key, e) in ents {
         ex.entities.push(EntityDecl {
             key: key.to_string(),
@@ -1270,7 +1234,6 @@ mod tests {
             PLACE_WORDS,
             PERSON_TITLES,
             PLACE_PREPOSITIONS,
-            VERB_HINTS,
         ] {
             for w in list {
                 assert_eq!(*w, lower(w), "{w}");
@@ -1330,7 +1293,9 @@ mod tests {
             .unwrap();
         assert_eq!(kri.kind, "organization");
         assert!(
-            ex.relations.iter().any(|r| r.label == "joined the"),
+            ex.relations.iter().any(|r| r.label == "member of"
+                && r.subject == "ada_lovelace"
+                && r.object == "kestrel_research_institute"),
             "{:?}",
             ex.relations
         );

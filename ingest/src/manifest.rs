@@ -19,8 +19,9 @@ use crate::error::StoreError;
 /// derived in memory and readers open a snapshot of the view; 6 keeps chunk
 /// text only in the text blobs: the index indexes it without storing it; 7
 /// writes the graph records and the view snapshot in postcard, ids as numbers;
-/// 8 keeps texts and records in packs, one per written part, not per file).
-pub const FORMAT_VERSION: u32 = 8;
+/// 8 keeps texts and records in packs, one per written part, not per file;
+/// 9 labels relations by fact predicates with resolved subjects, issue 43).
+pub const FORMAT_VERSION: u32 = 9;
 
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).

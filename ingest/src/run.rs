@@ -163,6 +163,12 @@ impl Store {
             summary.stages.graph = pool.install(|| self.finish())?;
             summary.stages.view = t.elapsed().as_secs_f64();
         }
+        // What the store holds now, counted as `stats` counts it.
+        let held = self.stats()?;
+        summary.entities = held.entities;
+        summary.relations = held.relations;
+        summary.facts = held.facts;
+        summary.mentions = held.mentions;
         summary.seconds = t0.elapsed().as_secs_f64();
         summary.mb_per_s = if summary.seconds > 0.0 {
             summary.bytes as f64 / 1e6 / summary.seconds

@@ -22,8 +22,10 @@ pub struct StoreStats {
     pub chunks: u64,
     /// Entities.
     pub entities: u64,
-    /// Aggregated relations.
+    /// Aggregated relations: facts and co-occurrences.
     pub relations: u64,
+    /// Of the relations, the facts (not co-occurrence).
+    pub facts: u64,
     /// Mentions.
     pub mentions: u64,
     /// Characters (bytes) of normalized text.
@@ -51,11 +53,15 @@ pub struct IngestSummary {
     pub docs: u64,
     /// Chunks added.
     pub chunks: u64,
-    /// Entities declared in the added documents.
+    /// Entities in the store after the ingest (as `stats` counts them).
     pub entities: u64,
-    /// Relations found in the added documents.
+    /// Aggregated relations in the store after the ingest: facts and
+    /// co-occurrences (as `stats` counts them).
     pub relations: u64,
-    /// Mentions found.
+    /// Of the relations, the facts.
+    #[serde(default)]
+    pub facts: u64,
+    /// Mentions in the store after the ingest (as `stats` counts them).
     pub mentions: u64,
     /// Warnings (one per problem).
     pub warnings: u64,

@@ -56,15 +56,26 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         "chunks: {}",
         crate::out::id_list(chunks.iter().take(20))
     )?;
-    for n in neighbors {
-        writeln!(
-            stdout,
-            "  {:<24} {:<32} w={:<4} evidence: {}",
-            n.relation,
-            format!("{} [{}]", n.name, n.kind),
-            n.weight,
-            crate::out::id_list(&n.evidence)
-        )?;
+    // Facts first, grouped by predicate; co-occurrence after, as weak evidence.
+    let (mut facts, cooccurs): (Vec<_>, Vec<_>) = neighbors
+        .iter()
+        .partition(|n| rlmkg_ingest::is_fact(&n.relation));
+    facts.sort_by(|a, b| a.relation.cmp(&b.relation));
+    for (title, list) in [("facts", facts), ("co-occurs (weak evidence)", cooccurs)] {
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(stdout, "{title}:")?;
+        for n in list {
+            writeln!(
+                stdout,
+                "  {:<24} {:<32} w={:<4} evidence: {}",
+                n.relation,
+                format!("{} [{}]", n.name, n.kind),
+                n.weight,
+                crate::out::id_list(&n.evidence)
+            )?;
+        }
     }
     Ok(0)
 }

@@ -101,8 +101,8 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     } else if !global.quiet {
         writeln!(
             stdout,
-            "{} files: {} ingested, {} unchanged, {} skipped, {} removed; {} documents, {} chunks, {} entities, \
-             {} relations, {} mentions; {:.2} s, {:.1} MB/s",
+            "{} files: {} ingested, {} unchanged, {} skipped, {} removed; {} documents, {} chunks written; \
+             the store holds {} entities, {} facts, {} co-occurrences, {} mentions; {:.2} s, {:.1} MB/s",
             s.files,
             s.ingested,
             s.unchanged,
@@ -111,7 +111,8 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             s.docs,
             s.chunks,
             s.entities,
-            s.relations,
+            s.facts,
+            s.relations.saturating_sub(s.facts),
             s.mentions,
             s.seconds,
             s.mb_per_s

@@ -36,7 +36,12 @@ pub fn run(args: StatsArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         writeln!(stdout, "documents  {}", stats.docs)?;
         writeln!(stdout, "chunks     {}", stats.chunks)?;
         writeln!(stdout, "entities   {}", stats.entities)?;
-        writeln!(stdout, "relations  {}", stats.relations)?;
+        writeln!(stdout, "facts      {}", stats.facts)?;
+        writeln!(
+            stdout,
+            "co-occurs  {}",
+            stats.relations.saturating_sub(stats.facts)
+        )?;
         writeln!(stdout, "mentions   {}", stats.mentions)?;
         writeln!(stdout, "bytes      {}", stats.chars)?;
         writeln!(stdout, "quads      {}", stats.quads)?;

@@ -404,26 +404,33 @@ impl EntityCards {
             return Ok(Vec::new());
         };
         let labels = &self.index.labels;
-        let want = match relation {
-            Some(r) => {
-                let r = r.trim_start_matches("<-");
-                match labels.iter().position(|l| l == r) {
-                    Some(l) => Some(l as u32),
-                    None => return Ok(Vec::new()),
-                }
-            }
+        let want = match relation.map(crate::predicate::stored_label) {
+            Some((r, inverse)) => match labels.iter().position(|l| *l == r) {
+                Some(l) => Some((l as u32, crate::predicate::wants_side(&r, inverse))),
+                None => return Ok(Vec::new()),
+            },
             None => None,
         };
         let a: Adjacency = self.item(&self.index.adjacency, i)?;
         let cand: Vec<CardEdge> = a
             .edges
             .into_iter()
-            .filter(|e| want.is_none_or(|w| e.label == w))
+            .filter(|e| {
+                want.is_none_or(|(w, side)| {
+                    e.label == w && side.is_none_or(|as_subject| e.subject == as_subject)
+                })
+            })
             .collect();
-        // Positions are in id order (checked when written).
+        let fact = |e: &CardEdge| {
+            labels
+                .get(e.label as usize)
+                .is_some_and(|l| crate::predicate::is_fact(l))
+        };
+        // Positions are in id order (checked when written), as ids are.
         let top = strongest(cand, k, |a, b| {
-            b.weight
-                .total_cmp(&a.weight)
+            fact(b)
+                .cmp(&fact(a))
+                .then_with(|| b.weight.total_cmp(&a.weight))
                 .then_with(|| a.other.cmp(&b.other))
         });
         top.into_iter()
@@ -432,11 +439,7 @@ impl EntityCards {
                 let l = labels
                     .get(e.label as usize)
                     .ok_or_else(|| self.damaged("a label past the end"))?;
-                let relation = if e.subject || l == "co-occurs" {
-                    l.clone()
-                } else {
-                    format!("<-{l}")
-                };
+                let relation = crate::predicate::label_from(l, e.subject);
                 Ok(Neighbor {
                     id: other.id,
                     name: other.name,

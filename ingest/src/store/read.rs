@@ -358,6 +358,7 @@ impl Store {
             chunks: m.files.values().map(|f| f.chunk_count).sum(),
             entities: view.entity_count() as u64,
             relations: view.relation_count() as u64,
+            facts: view.fact_count() as u64,
             mentions: view.mention_count(),
             chars: m.files.values().map(|f| f.text_bytes).sum(),
             entity_types: view.type_counts(),

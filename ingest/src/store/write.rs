@@ -166,9 +166,6 @@ impl Store {
         for d in &group {
             summary.docs += 1;
             summary.chunks += d.chunks.len() as u64;
-            summary.entities += d.entities.len() as u64;
-            summary.relations += d.relations.len() as u64;
-            summary.mentions += d.mentions.len() as u64;
         }
         if self.fresh.is_none() {
             self.fresh = Some(FreshView::start(first_doc)?);

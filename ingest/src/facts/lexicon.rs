@@ -1,0 +1,752 @@
+//! The word tables the fact rules read: verb cues with their frames, role
+//! nouns, the nouns that type a thing ("a 1987 *film*"), and demonyms.
+//! Every table is lower case; a unit test checks it.
+
+use rlmkg_graph::Predicate;
+
+/// What kind of entity an argument slot takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A date.
+    Date,
+    /// Anything but a date (a place, person, organisation, work).
+    Thing,
+}
+
+/// Which way a frame's fact runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dir {
+    /// The clause's subject is the fact's subject.
+    Forward,
+    /// The argument is the fact's subject, the clause's subject its object.
+    Backward,
+}
+
+/// One argument a verb takes: the preposition before it (`""`: the direct
+/// object), what it must be, and the fact it makes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame {
+    pub prep: &'static str,
+    pub slot: Slot,
+    pub pred: Predicate,
+    pub dir: Dir,
+}
+
+/// A verb cue: its forms (lower case), its frames in the active voice and in
+/// the passive ("was founded by"), and whether a date argument of an active
+/// clause belongs to the direct object ("X founded Y in 1923": Y's date).
+pub(crate) struct Cue {
+    pub forms: &'static [&'static str],
+    pub active: &'static [Frame],
+    pub passive: &'static [Frame],
+    pub date_of_object: bool,
+}
+
+const fn f(prep: &'static str, slot: Slot, pred: Predicate, dir: Dir) -> Frame {
+    Frame {
+        prep,
+        slot,
+        pred,
+        dir,
+    }
+}
+
+use Dir::{Backward as B, Forward as F};
+use Predicate as P;
+use Slot::{Date as D, Thing as T};
+
+/// The verb cues. A form listed here is read as that verb wherever it stands
+/// in a clause after its subject.
+pub(crate) const CUES: &[Cue] = &[
+    Cue {
+        forms: &["born"],
+        active: &[
+            f("in", T, P::BornIn, F),
+            f("at", T, P::BornIn, F),
+            f("in", D, P::DateOfBirth, F),
+            f("on", D, P::DateOfBirth, F),
+            f("", D, P::DateOfBirth, F),
+        ],
+        passive: &[],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["died", "dies", "die"],
+        active: &[
+            f("in", T, P::DiedIn, F),
+            f("at", T, P::DiedIn, F),
+            f("in", D, P::DateOfDeath, F),
+            f("on", D, P::DateOfDeath, F),
+            f("", D, P::DateOfDeath, F),
+        ],
+        passive: &[],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &[
+            "founded",
+            "founds",
+            "co-founded",
+            "cofounded",
+            "established",
+            "establishes",
+        ],
+        active: &[f("", T, P::Founded, F), f("in", D, P::DateOfFounding, F)],
+        passive: &[
+            f("by", T, P::Founded, B),
+            f("in", D, P::DateOfFounding, F),
+            f("", D, P::DateOfFounding, F),
+            f("in", T, P::LocatedIn, F),
+        ],
+        date_of_object: true,
+    },
+    Cue {
+        forms: &["located", "based", "headquartered", "situated"],
+        active: &[
+            f("in", T, P::LocatedIn, F),
+            f("at", T, P::LocatedIn, F),
+            f("on", T, P::LocatedIn, F),
+            f("near", T, P::LocatedIn, F),
+        ],
+        passive: &[
+            f("in", T, P::LocatedIn, F),
+            f("at", T, P::LocatedIn, F),
+            f("on", T, P::LocatedIn, F),
+            f("near", T, P::LocatedIn, F),
+        ],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["joined", "joins", "join"],
+        active: &[f("", T, P::MemberOf, F)],
+        passive: &[],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["worked", "works", "work", "taught", "teaches", "lectured"],
+        active: &[
+            f("at", T, P::EmployedBy, F),
+            f("for", T, P::EmployedBy, F),
+            f("", T, P::EmployedBy, F),
+        ],
+        passive: &[f("by", T, P::EmployedBy, F), f("at", T, P::EmployedBy, F)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &[
+            "led", "leads", "lead", "headed", "heads", "directed", "directs", "chaired", "chairs",
+            "managed", "manages",
+        ],
+        active: &[f("", T, P::Led, F)],
+        passive: &[f("by", T, P::Led, B)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["wrote", "writes", "written", "authored", "penned"],
+        active: &[f("", T, P::AuthorOf, F)],
+        passive: &[f("by", T, P::AuthorOf, B)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["published", "publishes", "issued"],
+        active: &[f("", T, P::PublishedBy, B)],
+        passive: &[f("by", T, P::PublishedBy, F)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["built", "builds", "constructed"],
+        active: &[f("", T, P::BuiltBy, B)],
+        passive: &[f("by", T, P::BuiltBy, F), f("at", T, P::BuiltBy, F)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["employed", "employs"],
+        active: &[f("", T, P::EmployedBy, B)],
+        passive: &[f("by", T, P::EmployedBy, F), f("at", T, P::EmployedBy, F)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["won", "wins", "received", "receives"],
+        active: &[f("", T, P::Won, F)],
+        passive: &[],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["awarded", "given", "presented"],
+        active: &[f("to", T, P::Won, B)],
+        passive: &[f("", T, P::Won, F), f("to", T, P::Won, B)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["married", "marries", "wed"],
+        active: &[f("", T, P::SpouseOf, F), f("to", T, P::SpouseOf, F)],
+        passive: &[f("to", T, P::SpouseOf, F)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["succeeded", "succeeds", "replaced", "replaces"],
+        active: &[f("", T, P::Succeeded, F), f("as", T, P::Succeeded, F)],
+        passive: &[f("by", T, P::Succeeded, B), f("as", T, P::Succeeded, F)],
+        date_of_object: false,
+    },
+    Cue {
+        forms: &["preceded"],
+        active: &[f("", T, P::Succeeded, B)],
+        passive: &[f("by", T, P::Succeeded, F)],
+        date_of_object: false,
+    },
+];
+
+/// The forms of "to be" that make a clause passive before a participle, or
+/// a copula ("X is a film").
+pub(crate) const BE: &[&str] = &["is", "was", "are", "were", "be", "been", "being"];
+
+/// Words that may stand between "be" and a participle ("was later founded").
+pub(crate) const BETWEEN: &[&str] = &[
+    "also",
+    "later",
+    "first",
+    "then",
+    "originally",
+    "formally",
+    "officially",
+    "once",
+    "not",
+    "jointly",
+    "briefly",
+    "eventually",
+    "finally",
+    "initially",
+    "soon",
+];
+
+/// Prepositions that govern an argument.
+pub(crate) const PREPOSITIONS: &[&str] = &[
+    "in", "at", "on", "by", "of", "to", "from", "for", "with", "into", "near", "as",
+];
+
+/// A role noun: the relation between the role's holder and its possessor.
+/// `holder_subject`: the holder is the fact's subject ("founder": the holder
+/// founded the possessor), else the possessor is ("son": the possessor is
+/// the holder's parent).
+pub(crate) struct Role {
+    pub nouns: &'static [&'static str],
+    pub pred: Predicate,
+    pub holder_subject: bool,
+}
+
+/// Role nouns: "his cousin Per Haugen", "Its founder, X", "X is the son of Y".
+pub(crate) const ROLES: &[Role] = &[
+    Role {
+        nouns: &["founder", "co-founder", "cofounder"],
+        pred: P::Founded,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &[
+            "director",
+            "head",
+            "leader",
+            "chairman",
+            "chairwoman",
+            "chair",
+            "president",
+            "rector",
+            "principal",
+            "captain",
+            "manager",
+        ],
+        pred: P::Led,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["author", "writer"],
+        pred: P::AuthorOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["publisher"],
+        pred: P::PublishedBy,
+        holder_subject: false,
+    },
+    Role {
+        nouns: &["builder"],
+        pred: P::BuiltBy,
+        holder_subject: false,
+    },
+    Role {
+        nouns: &["wife", "husband", "spouse", "widow", "widower"],
+        pred: P::SpouseOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["son", "daughter", "child"],
+        pred: P::ParentOf,
+        holder_subject: false,
+    },
+    Role {
+        nouns: &["father", "mother", "parent"],
+        pred: P::ParentOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["brother", "sister", "sibling", "twin"],
+        pred: P::SiblingOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &[
+            "cousin",
+            "nephew",
+            "niece",
+            "uncle",
+            "aunt",
+            "grandson",
+            "granddaughter",
+            "grandfather",
+            "grandmother",
+            "grandchild",
+            "relative",
+        ],
+        pred: P::RelativeOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["successor"],
+        pred: P::Succeeded,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["predecessor"],
+        pred: P::Succeeded,
+        holder_subject: false,
+    },
+    Role {
+        nouns: &["member"],
+        pred: P::MemberOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["part", "capital"],
+        pred: P::PartOf,
+        holder_subject: true,
+    },
+    Role {
+        nouns: &["winner", "recipient"],
+        pred: P::Won,
+        holder_subject: true,
+    },
+];
+
+/// Nouns that say a thing is a work ("a 1987 *film*").
+pub(crate) const WORK_NOUNS: &[&str] = &[
+    "book",
+    "novel",
+    "film",
+    "movie",
+    "album",
+    "song",
+    "single",
+    "ship",
+    "vessel",
+    "boat",
+    "play",
+    "poem",
+    "series",
+    "sitcom",
+    "show",
+    "opera",
+    "painting",
+    "game",
+    "videogame",
+    "magazine",
+    "newspaper",
+    "journal",
+    "atlas",
+    "memoir",
+    "biography",
+    "documentary",
+    "musical",
+    "symphony",
+    "comic",
+    "manga",
+    "anime",
+    "episode",
+    "ep",
+    "soundtrack",
+    "study",
+    "report",
+    "survey",
+    "essay",
+    "collection",
+    "anthology",
+    "novella",
+    "ballet",
+    "drama",
+    "thriller",
+    "comedy",
+    "yacht",
+    "steamer",
+    "ferry",
+    "frigate",
+    "schooner",
+    "trawler",
+];
+
+/// Nouns that say a thing is a person ("an American *actress*").
+pub(crate) const PERSON_NOUNS: &[&str] = &[
+    "actor",
+    "actress",
+    "singer",
+    "songwriter",
+    "writer",
+    "author",
+    "novelist",
+    "poet",
+    "politician",
+    "footballer",
+    "player",
+    "musician",
+    "composer",
+    "painter",
+    "artist",
+    "director",
+    "producer",
+    "scientist",
+    "physicist",
+    "chemist",
+    "biologist",
+    "engineer",
+    "shipwright",
+    "oceanographer",
+    "geographer",
+    "glaciologist",
+    "historian",
+    "philosopher",
+    "journalist",
+    "businessman",
+    "businesswoman",
+    "entrepreneur",
+    "lawyer",
+    "judge",
+    "soldier",
+    "officer",
+    "general",
+    "admiral",
+    "diplomat",
+    "economist",
+    "mathematician",
+    "architect",
+    "designer",
+    "photographer",
+    "model",
+    "comedian",
+    "rapper",
+    "drummer",
+    "guitarist",
+    "pianist",
+    "dancer",
+    "screenwriter",
+    "filmmaker",
+    "publisher",
+    "editor",
+    "teacher",
+    "professor",
+    "priest",
+    "bishop",
+    "monk",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "explorer",
+    "sailor",
+    "athlete",
+    "coach",
+    "manager",
+    "cyclist",
+    "swimmer",
+    "boxer",
+    "wrestler",
+    "cricketer",
+    "jockey",
+    "surgeon",
+    "physician",
+    "doctor",
+    "nurse",
+    "inventor",
+    "astronaut",
+    "cartographer",
+    "mapmaker",
+    "geologist",
+    "astronomer",
+    "botanist",
+    "zoologist",
+    "linguist",
+    "man",
+    "woman",
+    "person",
+    "fisherman",
+    "merchant",
+    "banker",
+    "industrialist",
+    "activist",
+    "sculptor",
+    "illustrator",
+    "critic",
+    "broadcaster",
+    "presenter",
+    "chef",
+];
+
+/// Nouns that say a thing is an organisation, beyond the name words
+/// (`ORG_WORDS`) a name holds.
+pub(crate) const ORG_NOUNS: &[&str] = &[
+    "company",
+    "band",
+    "group",
+    "institute",
+    "university",
+    "college",
+    "school",
+    "publisher",
+    "firm",
+    "shipyard",
+    "organisation",
+    "organization",
+    "club",
+    "team",
+    "party",
+    "label",
+    "society",
+    "association",
+    "foundation",
+    "agency",
+    "corporation",
+    "manufacturer",
+    "brewery",
+    "airline",
+    "studio",
+    "laboratory",
+    "lab",
+    "museum",
+    "library",
+    "newspaper",
+    "orchestra",
+    "choir",
+    "charity",
+    "business",
+    "enterprise",
+    "startup",
+    "conglomerate",
+    "network",
+    "broadcaster",
+    "yard",
+    "press",
+    "house",
+    "guild",
+    "fund",
+];
+
+/// Nouns that say a thing is a place.
+pub(crate) const PLACE_NOUNS: &[&str] = &[
+    "city",
+    "town",
+    "village",
+    "country",
+    "county",
+    "state",
+    "province",
+    "region",
+    "river",
+    "island",
+    "mountain",
+    "lake",
+    "municipality",
+    "district",
+    "capital",
+    "port",
+    "suburb",
+    "borough",
+    "parish",
+    "hamlet",
+    "fjord",
+    "peninsula",
+    "valley",
+    "commune",
+    "settlement",
+    "neighbourhood",
+    "neighborhood",
+    "territory",
+    "kingdom",
+    "republic",
+    "nation",
+];
+
+/// Adjectives of nationality and origin written with a capital ("an
+/// *American* actress"): never an entity when a lower-case word follows.
+pub(crate) const DEMONYMS: &[&str] = &[
+    "american",
+    "british",
+    "english",
+    "scottish",
+    "welsh",
+    "irish",
+    "canadian",
+    "australian",
+    "french",
+    "german",
+    "italian",
+    "spanish",
+    "portuguese",
+    "dutch",
+    "belgian",
+    "swiss",
+    "austrian",
+    "swedish",
+    "norwegian",
+    "danish",
+    "finnish",
+    "icelandic",
+    "polish",
+    "czech",
+    "slovak",
+    "hungarian",
+    "romanian",
+    "bulgarian",
+    "greek",
+    "turkish",
+    "russian",
+    "ukrainian",
+    "belarusian",
+    "lithuanian",
+    "latvian",
+    "estonian",
+    "serbian",
+    "croatian",
+    "slovenian",
+    "bosnian",
+    "albanian",
+    "macedonian",
+    "georgian",
+    "armenian",
+    "chinese",
+    "japanese",
+    "korean",
+    "indian",
+    "pakistani",
+    "bangladeshi",
+    "vietnamese",
+    "thai",
+    "indonesian",
+    "filipino",
+    "malaysian",
+    "mexican",
+    "brazilian",
+    "argentine",
+    "argentinian",
+    "chilean",
+    "colombian",
+    "peruvian",
+    "venezuelan",
+    "cuban",
+    "egyptian",
+    "moroccan",
+    "nigerian",
+    "kenyan",
+    "ethiopian",
+    "ghanaian",
+    "israeli",
+    "iranian",
+    "iraqi",
+    "syrian",
+    "lebanese",
+    "saudi",
+    "jewish",
+    "arab",
+    "african",
+    "asian",
+    "european",
+    "latin",
+    "hispanic",
+    "nordic",
+    "scandinavian",
+    "arctic",
+    "soviet",
+    "roman",
+    "catholic",
+    "protestant",
+    "christian",
+    "muslim",
+    "islamic",
+    "buddhist",
+    "hindu",
+    "anglo",
+    "afro",
+    "native",
+    "based",
+    "new",
+    "zealander",
+    "puerto",
+    "rican",
+    "african-american",
+    "british-born",
+    "american-born",
+];
+
+/// Whether `word` (any case) is in `list` (lower case).
+pub(crate) fn listed(list: &[&str], word: &str) -> bool {
+    let lw = word.to_lowercase();
+    list.contains(&lw.as_str())
+}
+
+/// The entity kind a typing noun gives.
+pub(crate) fn kind_of_noun(noun: &str) -> Option<&'static str> {
+    if listed(WORK_NOUNS, noun) {
+        Some("work")
+    } else if listed(PERSON_NOUNS, noun) {
+        Some("person")
+    } else if listed(PLACE_NOUNS, noun) {
+        Some("place")
+    } else if listed(ORG_NOUNS, noun) {
+        Some("organization")
+    } else {
+        None
+    }
+}
+
+/// The cue a word is a form of.
+pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
+    CUES.iter().find(|c| c.forms.contains(&word))
+}
+
+/// The role a noun names.
+pub(crate) fn role(noun: &str) -> Option<&'static Role> {
+    ROLES.iter().find(|r| r.nouns.contains(&noun))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_lower_case() {
+        let lists: Vec<&[&str]> = vec![
+            BE,
+            BETWEEN,
+            PREPOSITIONS,
+            WORK_NOUNS,
+            PERSON_NOUNS,
+            ORG_NOUNS,
+            PLACE_NOUNS,
+            DEMONYMS,
+        ];
+        let cue_forms = CUES.iter().map(|c| c.forms);
+        let role_nouns = ROLES.iter().map(|r| r.nouns);
+        for list in lists.into_iter().chain(cue_forms).chain(role_nouns) {
+            for w in list {
+                assert_eq!(*w, w.to_lowercase(), "{w}");
+            }
+        }
+    }
+}

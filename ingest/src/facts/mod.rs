@@ -1,0 +1,967 @@
+//! Facts from sentences (issue 43): who did what, with a resolved subject, a
+//! predicate of the vocabulary ([`rlmkg_graph::Predicate`]) and an evidence
+//! sentence.
+//!
+//! A sentence is read as clauses (cut at `;`, at commas that open a relative
+//! clause, an apposition or a participle, at "and" before a verb, at
+//! parentheses). Each clause gets a subject:
+//! - its own: the first name not after a preposition before its verb, a
+//!   pronoun, a possessive with a role ("His cousin Per Haugen") or a
+//!   definite description ("The institute");
+//! - a relative clause, apposition, participle or parenthesis: the name
+//!   right before it ("X, who was born in Y"; "the yard, founded in 1923 by
+//!   Z"; "Helen Hunt (born 1963)");
+//! - a clause after "and" or "after leaving": the sentence's subject.
+//!
+//! Pronouns and definite descriptions resolve to the entity the document is
+//! about (its title) when it is of that kind, else to the last named subject
+//! of that kind. A name that is a bare surname shared by several people in
+//! the document is the last of them named. Verbs are read by their frames
+//! (`lexicon::CUES`: "born in <place>", "founded by <agent>", the active and
+//! passive voices), role nouns by `lexicon::ROLES` ("the founder of X", "his
+//! cousin Y"); any other verb before a name gives an `other` fact holding
+//! the verb and its preposition. Dates are objects of date predicates.
+
+mod lexicon;
+
+use rlmkg_graph::{OTHER_PREFIX, Predicate};
+use rlmkg_text::{is_irregular_past, is_stopword};
+use rustc_hash::FxHashMap;
+
+use crate::extract::{LocalEvidence, LocalRelation, SentenceRef};
+use lexicon::{Dir, Slot};
+
+/// A mention as the fact rules read it (document offsets).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mention<'a> {
+    /// Entity key.
+    pub key: &'a str,
+    /// Byte start in the document.
+    pub start: usize,
+    /// Byte end.
+    pub end: usize,
+}
+
+/// What the fact rules found in one document.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Facts (relations labelled by predicate), in the order found.
+    pub facts: Vec<LocalRelation>,
+    /// Type evidence: (entity key, kind, strong). A strong vote comes from a
+    /// definition ("X is a film"); a weak one from a fact's frame.
+    pub kinds: Vec<(String, &'static str, bool)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok<'a> {
+    Word(&'a str),
+    Ment(usize),
+    Punct(char),
+}
+
+/// How a clause gets its subject.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Opens {
+    /// Its own, else the sentence's.
+    Fresh,
+    /// The name right before it.
+    Attached,
+    /// The sentence's subject.
+    Shared,
+    /// The clause before the parenthesis it follows.
+    Resume,
+}
+
+/// A subject as written, before resolution.
+#[derive(Debug, Clone, Copy)]
+enum Written<'a> {
+    Name(usize),
+    Person,
+    Thing,
+    Definite(&'a str),
+}
+
+/// The entities a document has named so far, for pronouns and descriptions.
+struct Topic<'a> {
+    about: Option<&'a str>,
+    kinds: &'a FxHashMap<&'a str, &'a str>,
+    /// Explicit subjects in order (most recent last).
+    subjects: Vec<&'a str>,
+    /// Every name in order (most recent last).
+    named: Vec<&'a str>,
+}
+
+impl<'a> Topic<'a> {
+    fn kind(&self, key: &str) -> &'a str {
+        self.kinds.get(key).copied().unwrap_or("other")
+    }
+
+    fn last_where(&self, list: &[&'a str], ok: impl Fn(&str) -> bool) -> Option<&'a str> {
+        list.iter().rev().copied().find(|k| ok(k))
+    }
+
+    /// The entity the document is about, when a pronoun of that kind
+    /// (`fits`) may stand for it: the text has named it, or has named no
+    /// other subject of that kind yet ("Review: The Salt Atlas" is not what
+    /// "It" means after "The Salt Atlas is a book …").
+    fn about_for(&self, fits: impl Fn(&str) -> bool) -> Option<&'a str> {
+        let a = self.about.filter(|a| fits(a))?;
+        let named = self.named.contains(&a);
+        let other = self.subjects.iter().any(|s| *s != a && fits(s));
+        (named || !other).then_some(a)
+    }
+
+    fn person(&self) -> Option<&'a str> {
+        let person = |k: &str| matches!(self.kind(k), "person" | "other");
+        self.about_for(person)
+            .or_else(|| self.last_where(&self.subjects, |k| self.kind(k) == "person"))
+    }
+
+    /// "It": the last thing named as a subject, else the document's.
+    fn thing(&self) -> Option<&'a str> {
+        let thing = |k: &str| !matches!(self.kind(k), "person" | "date");
+        self.last_where(&self.subjects, thing)
+            .or_else(|| self.about.filter(|a| thing(a)))
+    }
+
+    fn definite(&self, noun: &str) -> Option<&'a str> {
+        let class = lexicon::kind_of_noun(noun);
+        let fits = |k: &str| k.split('_').any(|w| w == noun) || class == Some(self.kind(k));
+        if let Some(a) = self.about.filter(|a| fits(a)) {
+            return Some(a);
+        }
+        self.last_where(&self.subjects, fits)
+            .or_else(|| self.last_where(&self.named, fits))
+    }
+}
+
+/// Find the facts of one document. `mentions` are the linked mentions with
+/// their sentence index, in sentence order and by start within a sentence;
+/// `kinds` each entity's kind; `about` the entity the title names.
+pub(crate) fn facts<'a>(
+    doc_text: &'a str,
+    sentences: &[SentenceRef],
+    mentions: &[(usize, Mention<'a>)],
+    kinds: &'a FxHashMap<&'a str, &'a str>,
+    about: Option<&'a str>,
+) -> Found {
+    let mut out = Found::default();
+    let surnames = surname_owners(kinds);
+    let mut topic = Topic {
+        about,
+        kinds,
+        subjects: Vec::new(),
+        named: Vec::new(),
+    };
+    let mut toks: Vec<Tok> = Vec::new();
+    let mut ms: Vec<&'a str> = Vec::new();
+    for group in mentions.chunk_by(|x, y| x.0 == y.0) {
+        let Some(&(si, _)) = group.first() else {
+            continue;
+        };
+        let Some(sr) = sentences.get(si) else {
+            continue;
+        };
+        let ev = LocalEvidence {
+            chunk: sr.chunk,
+            start: sr.start as u64,
+            end: sr.end as u64,
+        };
+        // Bare surnames of several people: the last of them named.
+        ms.clear();
+        for (_, m) in group {
+            let key = match surnames.get(m.key) {
+                Some(owners) => topic
+                    .about
+                    .filter(|a| owners.contains(a))
+                    .or_else(|| topic.last_where(&topic.subjects, |k| owners.contains(&k)))
+                    .or_else(|| topic.last_where(&topic.named, |k| owners.contains(&k)))
+                    .unwrap_or(m.key),
+                None => m.key,
+            };
+            ms.push(key);
+        }
+        tokenize(doc_text, sr, group, &mut toks);
+        let mut reader = Sentence {
+            toks: &toks,
+            ms: &ms,
+            topic: &mut topic,
+            out: &mut out,
+            ev,
+        };
+        reader.read();
+        topic.named.extend(ms.iter().copied());
+    }
+    out
+}
+
+/// Single-word keys that are the surname of two or more persons, with them.
+fn surname_owners<'a>(kinds: &FxHashMap<&'a str, &'a str>) -> FxHashMap<&'a str, Vec<&'a str>> {
+    let mut by: FxHashMap<&'a str, Vec<&'a str>> = FxHashMap::default();
+    for (&k, &kind) in kinds {
+        if kind == "person"
+            && let Some((_, last)) = k.rsplit_once('_')
+            && kinds.contains_key(last)
+        {
+            by.entry(last).or_default().push(k);
+        }
+    }
+    by.retain(|_, v| v.len() > 1);
+    for v in by.values_mut() {
+        v.sort_unstable();
+    }
+    by
+}
+
+/// The sentence's words, names and punctuation.
+fn tokenize<'a>(
+    doc_text: &'a str,
+    sr: &SentenceRef,
+    group: &[(usize, Mention<'a>)],
+    out: &mut Vec<Tok<'a>>,
+) {
+    out.clear();
+    let Some(s) = doc_text.get(sr.start..sr.end) else {
+        return;
+    };
+    let mut next_m = 0usize;
+    let mut i = 0usize;
+    let bytes = s.as_bytes();
+    while i < s.len() {
+        let abs = sr.start + i;
+        // Names that start here (or were passed over) come first.
+        while let Some((_, m)) = group.get(next_m) {
+            if m.end <= abs {
+                next_m += 1;
+                continue;
+            }
+            break;
+        }
+        if let Some((_, m)) = group.get(next_m)
+            && m.start <= abs
+        {
+            out.push(Tok::Ment(next_m));
+            next_m += 1;
+            i = m.end.saturating_sub(sr.start).max(i + 1);
+            continue;
+        }
+        let Some(c) = s.get(i..).and_then(|r| r.chars().next()) else {
+            break;
+        };
+        if c.is_alphanumeric() {
+            let mut j = i + c.len_utf8();
+            while let Some(d) = s.get(j..).and_then(|r| r.chars().next()) {
+                let joins = matches!(d, '\'' | '-' | '\u{2019}')
+                    && s.get(j + d.len_utf8()..)
+                        .and_then(|r| r.chars().next())
+                        .is_some_and(char::is_alphanumeric);
+                if !(d.is_alphanumeric() || joins) {
+                    break;
+                }
+                j += d.len_utf8();
+                // A name may begin inside what reads as one word ("-based").
+                if group
+                    .get(next_m)
+                    .is_some_and(|(_, m)| m.start <= sr.start + j)
+                {
+                    break;
+                }
+            }
+            if let Some(w) = s.get(i..j) {
+                out.push(Tok::Word(w));
+            }
+            i = j;
+        } else {
+            if matches!(c, ',' | ';' | ':' | '(' | ')') {
+                out.push(Tok::Punct(c));
+            }
+            i += c.len_utf8();
+        }
+        let _ = bytes;
+    }
+}
+
+fn lower(w: &str) -> std::borrow::Cow<'_, str> {
+    if w.chars().any(char::is_uppercase) {
+        std::borrow::Cow::Owned(w.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(w)
+    }
+}
+
+/// A word that can be a verb of a clause.
+fn verbish(w: &str) -> bool {
+    let lw = lower(w);
+    let lw = lw.as_ref();
+    lexicon::BE.contains(&lw)
+        || lexicon::cue(lw).is_some()
+        || matches!(lw, "has" | "had" | "have")
+        || (lw.len() > 4 && lw.ends_with("ed") && !lexicon::listed(lexicon::DEMONYMS, lw))
+        || is_irregular_past(lw)
+}
+
+/// A word that may stand between a verb and its direct object.
+fn light(w: &str) -> bool {
+    let lw = lower(w);
+    matches!(
+        lw.as_ref(),
+        "the" | "a" | "an" | "his" | "her" | "its" | "their" | "both" | "two" | "three"
+    ) || !is_stopword(&lw)
+}
+
+const POSSESSIVES: &[&str] = &["his", "her", "its", "their"];
+
+struct Sentence<'s, 'a> {
+    toks: &'s [Tok<'a>],
+    ms: &'s [&'a str],
+    topic: &'s mut Topic<'a>,
+    out: &'s mut Found,
+    ev: LocalEvidence,
+}
+
+impl<'a> Sentence<'_, 'a> {
+    fn word(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
+        match self.toks.get(i) {
+            Some(Tok::Word(w)) => Some(lower(w)),
+            _ => None,
+        }
+    }
+
+    fn key(&self, m: usize) -> Option<&'a str> {
+        self.ms.get(m).copied()
+    }
+
+    fn is_date(&self, m: usize) -> bool {
+        self.key(m).is_some_and(|k| self.topic.kind(k) == "date")
+    }
+
+    /// Clauses: (start, end, how the subject is found).
+    fn clauses(&self) -> Vec<(usize, usize, Opens)> {
+        let mut out = Vec::new();
+        let (mut start, mut opens) = (0usize, Opens::Fresh);
+        let mut i = 0usize;
+        let mut depth = 0u32;
+        while i < self.toks.len() {
+            let mut cut: Option<(usize, Opens)> = None;
+            match self.toks.get(i) {
+                Some(Tok::Punct('(')) => {
+                    depth += 1;
+                    cut = Some((i + 1, Opens::Attached));
+                }
+                Some(Tok::Punct(')')) => {
+                    depth = depth.saturating_sub(1);
+                    cut = Some((i + 1, Opens::Resume));
+                }
+                Some(Tok::Punct(';' | ':')) => cut = Some((i + 1, Opens::Fresh)),
+                Some(Tok::Punct(',')) => {
+                    cut = Some(match self.after_comma(i + 1) {
+                        // ", who was born in Y, succeeded Z": the sentence's
+                        // subject again.
+                        (n, Opens::Attached)
+                            if opens == Opens::Attached
+                                && self.word(n).is_some_and(|w| verbish(&w)) =>
+                        {
+                            (n, Opens::Shared)
+                        }
+                        other => other,
+                    })
+                }
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    match lw.as_ref() {
+                        "who" | "which" if i > start => {
+                            cut = Some((i + 1, Opens::Attached));
+                        }
+                        "and" | "but" if i > start => {
+                            if self
+                                .word(i + 1)
+                                .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n.as_ref()))
+                            {
+                                cut = Some((i + 1, Opens::Fresh));
+                            } else if self.next_is_verb(i + 1) {
+                                cut = Some((i + 1, Opens::Shared));
+                            }
+                        }
+                        "after" | "before" | "while" | "when" | "since" | "until"
+                            if self.word(i + 1).is_some_and(|n| n.ends_with("ing")) =>
+                        {
+                            cut = Some((i + 1, Opens::Shared));
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+            if let Some((next, how)) = cut {
+                out.push((start, i, opens));
+                start = next;
+                opens = how;
+                i = next;
+                continue;
+            }
+            i += 1;
+        }
+        let _ = depth;
+        out.push((start, self.toks.len(), opens));
+        out
+    }
+
+    fn next_is_verb(&self, i: usize) -> bool {
+        let mut j = i;
+        while let Some(w) = self.word(j) {
+            if lexicon::BETWEEN.contains(&w.as_ref()) {
+                j += 1;
+                continue;
+            }
+            return verbish(&w);
+        }
+        false
+    }
+
+    /// How the clause after a comma at `i` gets its subject.
+    fn after_comma(&self, i: usize) -> (usize, Opens) {
+        let Some(w) = self.word(i) else {
+            return (i, Opens::Fresh);
+        };
+        match w.as_ref() {
+            "who" | "which" | "whom" => (i + 1, Opens::Attached),
+            "and" | "but" => {
+                if self
+                    .word(i + 1)
+                    .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n.as_ref()))
+                {
+                    (i + 1, Opens::Fresh)
+                } else if self.next_is_verb(i + 1) {
+                    (i + 1, Opens::Shared)
+                } else {
+                    (i + 1, Opens::Fresh)
+                }
+            }
+            "the" | "a" | "an"
+                if self
+                    .word(i + 1)
+                    .is_some_and(|n| lexicon::role(&n).is_some() || self.role_after(i + 1)) =>
+            {
+                (i, Opens::Attached)
+            }
+            w if lexicon::cue(w).is_some() || (w.len() > 4 && w.ends_with("ed")) => {
+                (i, Opens::Attached)
+            }
+            _ => (i, Opens::Fresh),
+        }
+    }
+
+    /// Whether a role noun follows within two words of `i` ("the first
+    /// director of").
+    fn role_after(&self, i: usize) -> bool {
+        (i..i + 3).any(|j| self.word(j).is_some_and(|w| lexicon::role(&w).is_some()))
+    }
+
+    /// The name right before token `i` (not a date).
+    fn name_before(&self, i: usize) -> Option<usize> {
+        self.toks.get(..i)?.iter().rev().find_map(|t| match t {
+            Tok::Ment(m) if !self.is_date(*m) => Some(*m),
+            _ => None,
+        })
+    }
+
+    /// A clause's own subject and where its predicate starts.
+    fn own_subject(&mut self, a: usize, b: usize) -> Option<(Written<'a>, usize)> {
+        let mut after_prep = false;
+        let mut i = a;
+        while i < b && i < a + 10 {
+            match self.toks.get(i) {
+                Some(Tok::Ment(m)) => {
+                    if !after_prep && !self.is_date(*m) {
+                        return Some((Written::Name(*m), i + 1));
+                    }
+                    after_prep = false;
+                }
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    let lw = lw.as_ref();
+                    if matches!(lw, "he" | "she") {
+                        return Some((Written::Person, i + 1));
+                    }
+                    if lw == "it" {
+                        return Some((Written::Thing, i + 1));
+                    }
+                    if POSSESSIVES.contains(&lw) {
+                        return self.possessed_subject(lw, i + 1, b);
+                    }
+                    if lw == "the"
+                        && let Some(n) = self.word(i + 1)
+                        && lexicon::kind_of_noun(&n).is_some()
+                        && self.next_is_verb(i + 2)
+                    {
+                        let Some(Tok::Word(n)) = self.toks.get(i + 1) else {
+                            return None;
+                        };
+                        return Some((Written::Definite(n), i + 2));
+                    }
+                    if verbish(lw) {
+                        return None;
+                    }
+                    after_prep = lexicon::PREPOSITIONS.contains(&lw);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// "His cousin Per Haugen …": the name after a possessive and its role,
+    /// with the role's fact; `None` when the possessed is unnamed.
+    fn possessed_subject(
+        &mut self,
+        pronoun: &str,
+        i: usize,
+        b: usize,
+    ) -> Option<(Written<'a>, usize)> {
+        let mut role = None;
+        let mut j = i;
+        while j < b && j < i + 4 {
+            match self.toks.get(j) {
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    if verbish(&lw) {
+                        return None;
+                    }
+                    if let Some(r) = lexicon::role(&lw) {
+                        role = Some(r);
+                    }
+                }
+                Some(Tok::Ment(m)) => {
+                    if let (Some(r), Some(owner)) = (role, self.pronoun(pronoun)) {
+                        self.role_fact(r, *m, owner);
+                    }
+                    return Some((Written::Name(*m), j + 1));
+                }
+                _ => return None,
+            }
+            j += 1;
+        }
+        None
+    }
+
+    fn pronoun(&self, p: &str) -> Option<&'a str> {
+        match p {
+            "he" | "she" | "his" | "her" | "him" => self.topic.person(),
+            "it" | "its" => self.topic.thing(),
+            _ => None,
+        }
+    }
+
+    fn resolve(&mut self, w: Written<'a>) -> Option<&'a str> {
+        match w {
+            Written::Name(m) => {
+                let k = self.key(m)?;
+                self.topic.subjects.push(k);
+                Some(k)
+            }
+            Written::Person => {
+                let k = self.topic.person();
+                if let Some(k) = k
+                    && Some(k) == self.topic.about
+                {
+                    self.vote(k, "person", false);
+                }
+                k
+            }
+            Written::Thing => self.topic.thing(),
+            Written::Definite(n) => self.topic.definite(&lower(n)),
+        }
+    }
+
+    fn vote(&mut self, key: &str, kind: &'static str, strong: bool) {
+        self.out.kinds.push((key.to_string(), kind, strong));
+    }
+
+    fn add(&mut self, subject: &str, label: std::borrow::Cow<'static, str>, object: &str) {
+        if subject == object {
+            return;
+        }
+        if let Some(f) = self
+            .out
+            .facts
+            .iter_mut()
+            .rev()
+            .take(8)
+            .find(|f| f.subject == subject && f.object == object && f.label == label)
+        {
+            if !f.evidence.contains(&self.ev) {
+                f.weight += 1.0;
+                if f.evidence.len() < 3 {
+                    f.evidence.push(self.ev.clone());
+                }
+            }
+            return;
+        }
+        self.out.facts.push(LocalRelation {
+            subject: subject.to_string(),
+            object: object.to_string(),
+            label: label.into_owned(),
+            weight: 1.0,
+            evidence: vec![self.ev.clone()],
+        });
+    }
+
+    fn fact(&mut self, subject: &str, p: Predicate, object: &str) {
+        // A symmetric fact is kept once, its ends in key order.
+        let (subject, object) = if p.symmetric() && object < subject {
+            (object, subject)
+        } else {
+            (subject, object)
+        };
+        self.add(subject, std::borrow::Cow::Borrowed(p.label()), object);
+        let votes: &[(bool, &'static str)] = match p {
+            Predicate::BornIn | Predicate::DiedIn => &[(true, "person"), (false, "place")],
+            Predicate::AuthorOf => &[(true, "person"), (false, "work")],
+            Predicate::PublishedBy => &[(true, "work")],
+            _ => &[],
+        };
+        for &(on_subject, kind) in votes {
+            let k = if on_subject { subject } else { object };
+            self.vote(k, kind, false);
+        }
+    }
+
+    /// A role's fact between its holder (a name) and its owner.
+    fn role_fact(&mut self, r: &lexicon::Role, holder: usize, owner: &str) {
+        let Some(h) = self.key(holder) else {
+            return;
+        };
+        if r.holder_subject {
+            self.fact(h, r.pred, owner);
+        } else {
+            self.fact(owner, r.pred, h);
+        }
+    }
+
+    fn read(&mut self) {
+        let clauses = self.clauses();
+        let mut sentence_subject: Option<&'a str> = None;
+        let mut subjects: Vec<Option<&'a str>> = Vec::with_capacity(clauses.len());
+        // Clauses with no subject before the sentence's own (a leading
+        // participle: "Born in Vik, he …") take it once it is known.
+        let mut pending: Vec<usize> = Vec::new();
+        for (ci, &(a, b, opens)) in clauses.iter().enumerate() {
+            let (subject, from) = match opens {
+                Opens::Attached => (self.name_before(a).and_then(|m| self.key(m)), a),
+                Opens::Shared => (sentence_subject, a),
+                Opens::Resume => (
+                    subjects
+                        .iter()
+                        .rev()
+                        .nth(1)
+                        .copied()
+                        .flatten()
+                        .or(sentence_subject),
+                    a,
+                ),
+                Opens::Fresh => match self.own_subject(a, b) {
+                    Some((w, from)) => {
+                        let s = self.resolve(w);
+                        // A heading names no subject: it says nothing of it.
+                        if matches!(w, Written::Name(_)) && !self.has_verb(from, b) {
+                            self.topic.subjects.pop();
+                        }
+                        if sentence_subject.is_none() {
+                            sentence_subject = s;
+                        }
+                        (s, from)
+                    }
+                    None => {
+                        if sentence_subject.is_none() {
+                            pending.push(ci);
+                        }
+                        (sentence_subject, a)
+                    }
+                },
+            };
+            subjects.push(subject);
+            if let Some(s) = subject {
+                let participle = (opens == Opens::Attached).then_some(a);
+                self.predicate(s, (participle, from), b, ci == 0);
+            }
+        }
+        if let Some(s) = sentence_subject {
+            for ci in pending {
+                if let Some(&(a, b, _)) = clauses.get(ci) {
+                    self.predicate(s, (Some(a), a), b, false);
+                }
+            }
+        }
+    }
+
+    /// Read the predicate part of a clause about `subject`: tokens `a..b`,
+    /// of a clause that may open with a participle at `participle` ("…,
+    /// founded in 1923 by X"; "Born in Vik, …").
+    fn predicate(
+        &mut self,
+        subject: &'a str,
+        (participle, a): (Option<usize>, usize),
+        b: usize,
+        main: bool,
+    ) {
+        let mut cue: Option<(&'static lexicon::Cue, bool, &'a str)> = None;
+        let mut cue_subject = subject;
+        let mut window: Vec<std::borrow::Cow<'a, str>> = Vec::new();
+        let mut last_object: Option<&'a str> = None;
+        let mut dobj: Option<&'a str> = None;
+        let mut last_prep: Option<&'static str> = None;
+        let mut copula = false;
+        let mut typed = false;
+        // The kind the copula's noun gives ("a *book* by X").
+        let mut copula_kind: Option<&'static str> = None;
+        for i in a..b {
+            match self.toks.get(i) {
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    if let Some(c) = lexicon::cue(&lw) {
+                        let before_be = self.be_before(a, i);
+                        let by_next = self.word(i + 1).is_some_and(|n| n == "by");
+                        let passive =
+                            before_be || by_next || (Some(i) == participle && lw.ends_with("ed"));
+                        // A participle after an object is about that object
+                        // ("a film directed by X", "the yard founded by Y").
+                        cue_subject = match last_object {
+                            Some(o) if passive && !before_be => o,
+                            _ => subject,
+                        };
+                        cue = Some((c, passive, w));
+                        window.clear();
+                        dobj = None;
+                        last_prep = None;
+                        continue;
+                    }
+                    if lexicon::BE.contains(&lw.as_ref()) && cue.is_none() {
+                        copula = true;
+                    }
+                    if copula
+                        && !typed
+                        && cue.is_none()
+                        && main
+                        && let Some(kind) = lexicon::kind_of_noun(&lw)
+                    {
+                        typed = true;
+                        copula_kind = Some(kind);
+                        if window.iter().all(|w| {
+                            lexicon::BE.contains(&w.as_ref())
+                                || (light(w) && !lexicon::PREPOSITIONS.contains(&w.as_ref()))
+                        }) {
+                            self.vote(subject, kind, true);
+                        }
+                    }
+                    window.push(lw);
+                }
+                Some(Tok::Ment(m)) => {
+                    let m = *m;
+                    let Some(obj) = self.key(m) else {
+                        continue;
+                    };
+                    self.argument(
+                        subject,
+                        cue_subject,
+                        cue,
+                        &window,
+                        obj,
+                        m,
+                        &mut dobj,
+                        &mut last_prep,
+                        copula.then_some(copula_kind),
+                    );
+                    last_object = Some(obj);
+                    window.clear();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether tokens `a..b` hold a verb.
+    fn has_verb(&self, a: usize, b: usize) -> bool {
+        (a..b).any(|i| self.word(i).is_some_and(|w| verbish(&w)))
+    }
+
+    /// Whether "be" stands before token `i` (other than words like "later").
+    fn be_before(&self, a: usize, i: usize) -> bool {
+        let mut j = i;
+        while j > a {
+            j -= 1;
+            match self.word(j) {
+                Some(w) if lexicon::BETWEEN.contains(&w.as_ref()) => continue,
+                Some(w) => return lexicon::BE.contains(&w.as_ref()),
+                None => return false,
+            }
+        }
+        false
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn argument(
+        &mut self,
+        subject: &'a str,
+        cue_subject: &'a str,
+        cue: Option<(&'static lexicon::Cue, bool, &'a str)>,
+        window: &[std::borrow::Cow<'a, str>],
+        obj: &'a str,
+        m: usize,
+        dobj: &mut Option<&'a str>,
+        last_prep: &mut Option<&'static str>,
+        copula: Option<Option<&'static str>>,
+    ) {
+        let slot = if self.is_date(m) {
+            Slot::Date
+        } else {
+            Slot::Thing
+        };
+        // "… and Y": the slot of the argument before.
+        let coordinated = matches!(window, [w] if w == "and" || w == "or");
+        let prep: Option<&'static str> = if coordinated {
+            *last_prep
+        } else {
+            governing(window)
+        };
+        let direct = !coordinated && prep.is_none() && window.iter().all(|w| light(w));
+        // A role noun before "of" ("the founder of X") or after a possessive
+        // ("his cousin X").
+        if let Some(r) = role_of(window) {
+            let (holder, owner) = (subject, obj);
+            if r.holder_subject {
+                self.fact(holder, r.pred, owner);
+            } else {
+                self.fact(owner, r.pred, holder);
+            }
+            *last_prep = prep;
+            return;
+        }
+        if let Some((pron, r)) = possessed_role(window)
+            && let Some(owner) = self.pronoun(pron)
+        {
+            self.role_fact(r, m, owner);
+        }
+        let prep_or_direct = prep.unwrap_or("");
+        if prep.is_none() && !direct && !coordinated {
+            return;
+        }
+        *last_prep = prep;
+        if let Some((c, passive, word)) = cue {
+            let frames = if passive && !c.passive.is_empty() {
+                c.passive
+            } else {
+                c.active
+            };
+            let frame = frames
+                .iter()
+                .find(|f| f.prep == prep_or_direct && f.slot == slot);
+            match frame {
+                Some(f) => {
+                    let s = if f.pred.literal_object() && c.date_of_object && !passive {
+                        dobj.unwrap_or(cue_subject)
+                    } else {
+                        cue_subject
+                    };
+                    match f.dir {
+                        Dir::Forward => self.fact(s, f.pred, obj),
+                        Dir::Backward => self.fact(obj, f.pred, s),
+                    }
+                }
+                None => {
+                    let phrase = phrase(&lower(word), prep);
+                    self.add(cue_subject, phrase, obj);
+                }
+            }
+            if direct && slot == Slot::Thing {
+                *dobj = Some(obj);
+            }
+            return;
+        }
+        // No cue: "is a city in X", "is a book by X", or another verb
+        // before the name.
+        if let Some(noun_kind) = copula
+            && slot == Slot::Thing
+        {
+            match prep {
+                Some("in" | "at") if self.topic.kind(subject) != "person" => {
+                    self.fact(subject, Predicate::LocatedIn, obj);
+                    return;
+                }
+                Some("by") if noun_kind == Some("work") => {
+                    self.fact(obj, Predicate::AuthorOf, subject);
+                    return;
+                }
+                Some("in" | "at" | "by") => return,
+                _ => {}
+            }
+        }
+        if let Some(v) = window
+            .iter()
+            .rev()
+            .find(|w| verbish(w) && !lexicon::BE.contains(&w.as_ref()))
+        {
+            let phrase = phrase(v, prep);
+            self.add(subject, phrase, obj);
+        }
+    }
+}
+
+/// The preposition that governs the name after `window`: the last one
+/// before it, passing over "of" after a place noun ("in the city of X": in).
+fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
+    let prep = |w: &str| lexicon::PREPOSITIONS.iter().copied().find(|p| *p == w);
+    let mut i = window.len();
+    while i > 0 {
+        i -= 1;
+        let Some(p) = window.get(i).and_then(|w| prep(w)) else {
+            continue;
+        };
+        let of_place = p == "of"
+            && i > 0
+            && window
+                .get(i - 1)
+                .is_some_and(|n| lexicon::kind_of_noun(n) == Some("place"));
+        if !of_place {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// `other: <verb> <prep>`.
+fn phrase(verb: &str, prep: Option<&str>) -> std::borrow::Cow<'static, str> {
+    let mut s = String::from(OTHER_PREFIX);
+    s.push_str(verb);
+    if let Some(p) = prep {
+        s.push(' ');
+        s.push_str(p);
+    }
+    std::borrow::Cow::Owned(s)
+}
+
+/// A role noun right before "of" at the end of the window ("founder of").
+fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Role> {
+    match window {
+        [.., r, of] if of == "of" => lexicon::role(r),
+        [.., r, adj, of] if of == "of" && !is_stopword(adj) => lexicon::role(r),
+        _ => None,
+    }
+}
+
+/// A possessive and a role noun right before a name ("his cousin").
+fn possessed_role<'w>(
+    window: &'w [std::borrow::Cow<'_, str>],
+) -> Option<(&'w str, &'static lexicon::Role)> {
+    match window {
+        [.., p, r] if POSSESSIVES.contains(&p.as_ref()) => {
+            lexicon::role(r).map(|role| (p.as_ref(), role))
+        }
+        _ => None,
+    }
+}
+
+pub(crate) use lexicon::{DEMONYMS, listed};
+
+#[cfg(test)]
+mod tests;
