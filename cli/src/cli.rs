@@ -90,6 +90,8 @@ pub enum Command {
     Bench(cmd::bench::BenchArgs),
     /// Write a generated evaluation set (documents and questions with answers).
     Generate(cmd::generate::GenerateArgs),
+    /// How much of what a corpus says the graph knows (title pairs, MuSiQue hops).
+    GraphCheck(cmd::graph_check::GraphCheckArgs),
     /// Serve the store over HTTP: an API, MCP at /mcp and a web page.
     Serve(cmd::serve::ServeArgs),
     /// Serve the store as an MCP server over standard input and output.
@@ -116,6 +118,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Export(a) => cmd::export::run(a, &global),
         Command::Bench(a) => cmd::bench::run(a, &global),
         Command::Generate(a) => cmd::generate::run(a, &global),
+        Command::GraphCheck(a) => cmd::graph_check::run(a, &global),
         Command::Serve(a) => cmd::serve::run(a, &global),
         Command::Mcp(a) => cmd::mcp::run(a, &global),
     };

@@ -961,6 +961,26 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
         }
         ex.about = Some(key.to_string());
+        // "Sims, North Dakota" is about the "Sims" its text names.
+        if let Some((head, _)) = title.split_once(", ")
+            && let Some(head_key) = found_keys
+                .iter()
+                .find(|k| **k == entity_key(head) && k.as_str() != key)
+            && let Some(src) = ents.remove(head_key.as_str())
+        {
+            if let Some(dst) = ents.get_mut(key) {
+                dst.count += src.count;
+                if dst.kind == "other" {
+                    dst.kind = src.kind;
+                }
+                for a in std::iter::once(src.name).chain(src.aliases) {
+                    if a != dst.name && !dst.aliases.contains(&a) {
+                        dst.aliases.push(a);
+                    }
+                }
+            }
+            merge.insert(head_key.as_str(), key);
+        }
     }
     // 4. Mentions, and each linked mention's (sentence, key, start, end) in
     // sentence order.

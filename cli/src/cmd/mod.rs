@@ -9,6 +9,7 @@ pub mod eval;
 pub mod eval_wice;
 pub mod export;
 pub mod generate;
+pub mod graph_check;
 pub mod ingest;
 pub mod mcp;
 pub mod model;

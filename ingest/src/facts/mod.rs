@@ -68,8 +68,9 @@ enum Opens {
     Attached,
     /// The sentence's subject.
     Shared,
-    /// The clause before the parenthesis it follows.
-    Resume,
+    /// The subject of the clause the parenthesis it follows interrupted
+    /// (that clause's index).
+    Resume(usize),
 }
 
 /// A subject as written, before resolution.
@@ -85,6 +86,8 @@ enum Written<'a> {
 struct Topic<'a> {
     about: Option<&'a str>,
     kinds: &'a FxHashMap<&'a str, &'a str>,
+    /// Kinds a definition has given so far ("X is a band").
+    defined: FxHashMap<String, &'static str>,
     /// Explicit subjects in order (most recent last).
     subjects: Vec<&'a str>,
     /// Every name in order (most recent last).
@@ -93,6 +96,9 @@ struct Topic<'a> {
 
 impl<'a> Topic<'a> {
     fn kind(&self, key: &str) -> &'a str {
+        if let Some(k) = self.defined.get(key) {
+            return k;
+        }
         self.kinds.get(key).copied().unwrap_or("other")
     }
 
@@ -150,6 +156,7 @@ pub(crate) fn facts<'a>(
     let mut topic = Topic {
         about,
         kinds,
+        defined: FxHashMap::default(),
         subjects: Vec::new(),
         named: Vec::new(),
     };
@@ -295,6 +302,7 @@ fn verbish(w: &str) -> bool {
     let lw = lw.as_ref();
     lexicon::BE.contains(&lw)
         || lexicon::cue(lw).is_some()
+        || lexicon::VERBS.contains(&lw)
         || matches!(lw, "has" | "had" | "have")
         || (lw.len() > 4 && lw.ends_with("ed") && !lexicon::listed(lexicon::DEMONYMS, lw))
         || is_irregular_past(lw)
@@ -340,19 +348,29 @@ impl<'a> Sentence<'_, 'a> {
         let mut out = Vec::new();
         let (mut start, mut opens) = (0usize, Opens::Fresh);
         let mut i = 0usize;
-        let mut depth = 0u32;
+        // The clause each open parenthesis interrupted.
+        let mut parens: Vec<usize> = Vec::new();
         while i < self.toks.len() {
             let mut cut: Option<(usize, Opens)> = None;
+            let inside = !parens.is_empty();
             match self.toks.get(i) {
                 Some(Tok::Punct('(')) => {
-                    depth += 1;
+                    parens.push(out.len());
                     cut = Some((i + 1, Opens::Attached));
                 }
                 Some(Tok::Punct(')')) => {
-                    depth = depth.saturating_sub(1);
-                    cut = Some((i + 1, Opens::Resume));
+                    let before = parens.pop().unwrap_or(0);
+                    cut = Some((i + 1, Opens::Resume(before)));
                 }
+                _ if inside => {}
                 Some(Tok::Punct(';' | ':')) => cut = Some((i + 1, Opens::Fresh)),
+                // "in Morton County, North Dakota": one argument's names
+                // (not after a leading participle: "Born in Vik, Olaf …").
+                Some(Tok::Punct(','))
+                    if matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(_)))
+                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && i > start + 1
+                        && !self.word(start).is_some_and(|w| verbish(&w)) => {}
                 Some(Tok::Punct(',')) => {
                     cut = Some(match self.after_comma(i + 1) {
                         // ", who was born in Y, succeeded Z": the sentence's
@@ -401,7 +419,6 @@ impl<'a> Sentence<'_, 'a> {
             }
             i += 1;
         }
-        let _ = depth;
         out.push((start, self.toks.len(), opens));
         out
     }
@@ -444,7 +461,10 @@ impl<'a> Sentence<'_, 'a> {
             {
                 (i, Opens::Attached)
             }
-            w if lexicon::cue(w).is_some() || (w.len() > 4 && w.ends_with("ed")) => {
+            w if lexicon::cue(w).is_some()
+                || (w.len() > 4 && w.ends_with("ed"))
+                || lexicon::role(w).is_some() =>
+            {
                 (i, Opens::Attached)
             }
             _ => (i, Opens::Fresh),
@@ -575,6 +595,9 @@ impl<'a> Sentence<'_, 'a> {
     }
 
     fn vote(&mut self, key: &str, kind: &'static str, strong: bool) {
+        if strong && self.topic.kind(key) != "date" {
+            self.topic.defined.insert(key.to_string(), kind);
+        }
         self.out.kinds.push((key.to_string(), kind, strong));
     }
 
@@ -650,14 +673,8 @@ impl<'a> Sentence<'_, 'a> {
             let (subject, from) = match opens {
                 Opens::Attached => (self.name_before(a).and_then(|m| self.key(m)), a),
                 Opens::Shared => (sentence_subject, a),
-                Opens::Resume => (
-                    subjects
-                        .iter()
-                        .rev()
-                        .nth(1)
-                        .copied()
-                        .flatten()
-                        .or(sentence_subject),
+                Opens::Resume(before) => (
+                    subjects.get(before).copied().flatten().or(sentence_subject),
                     a,
                 ),
                 Opens::Fresh => match self.own_subject(a, b) {
@@ -683,7 +700,9 @@ impl<'a> Sentence<'_, 'a> {
             subjects.push(subject);
             if let Some(s) = subject {
                 let participle = (opens == Opens::Attached).then_some(a);
-                self.predicate(s, (participle, from), b, ci == 0);
+                // The main clause, or its rest after a parenthesis.
+                let main = ci == 0 || opens == Opens::Resume(0);
+                self.predicate(s, (participle, from), b, main);
             }
         }
         if let Some(s) = sentence_subject {
@@ -712,8 +731,10 @@ impl<'a> Sentence<'_, 'a> {
         let mut dobj: Option<&'a str> = None;
         let mut last_prep: Option<&'static str> = None;
         let mut copula = false;
-        let mut typed = false;
-        // The kind the copula's noun gives ("a *book* by X").
+        // The copula's head noun has been read (a preposition or a name
+        // followed it): "an American rock *band* from …".
+        let mut head_read = false;
+        // The kind the copula's head noun gives ("a *book* by X").
         let mut copula_kind: Option<&'static str> = None;
         for i in a..b {
             match self.toks.get(i) {
@@ -739,19 +760,14 @@ impl<'a> Sentence<'_, 'a> {
                     if lexicon::BE.contains(&lw.as_ref()) && cue.is_none() {
                         copula = true;
                     }
-                    if copula
-                        && !typed
-                        && cue.is_none()
-                        && main
-                        && let Some(kind) = lexicon::kind_of_noun(&lw)
-                    {
-                        typed = true;
-                        copula_kind = Some(kind);
-                        if window.iter().all(|w| {
-                            lexicon::BE.contains(&w.as_ref())
-                                || (light(w) && !lexicon::PREPOSITIONS.contains(&w.as_ref()))
-                        }) {
-                            self.vote(subject, kind, true);
+                    if copula && !head_read && cue.is_none() {
+                        if lexicon::PREPOSITIONS.contains(&lw.as_ref()) || !light(&lw) {
+                            if !lexicon::BE.contains(&lw.as_ref()) {
+                                head_read = true;
+                                self.typed_by_copula(subject, copula_kind, main);
+                            }
+                        } else if let Some(kind) = lexicon::kind_of_noun(&lw) {
+                            copula_kind = Some(kind);
                         }
                     }
                     window.push(lw);
@@ -761,6 +777,10 @@ impl<'a> Sentence<'_, 'a> {
                     let Some(obj) = self.key(m) else {
                         continue;
                     };
+                    if copula && !head_read && !self.is_date(m) {
+                        head_read = true;
+                        self.typed_by_copula(subject, copula_kind, main);
+                    }
                     self.argument(
                         subject,
                         cue_subject,
@@ -777,6 +797,16 @@ impl<'a> Sentence<'_, 'a> {
                 }
                 _ => {}
             }
+        }
+        if copula && !head_read {
+            self.typed_by_copula(subject, copula_kind, main);
+        }
+    }
+
+    /// A definition types its subject ("X is an American rock band").
+    fn typed_by_copula(&mut self, subject: &str, kind: Option<&'static str>, main: bool) {
+        if let (Some(kind), true) = (kind, main) {
+            self.vote(subject, kind, true);
         }
     }
 
@@ -817,14 +847,20 @@ impl<'a> Sentence<'_, 'a> {
         } else {
             Slot::Thing
         };
-        // "… and Y": the slot of the argument before.
-        let coordinated = matches!(window, [w] if w == "and" || w == "or");
+        // "… and Y", "in A, B": the slot of the argument before (`""`: the
+        // direct object).
+        let coordinated = last_prep.is_some()
+            && (window.is_empty() || matches!(window, [w] if w == "and" || w == "or"));
         let prep: Option<&'static str> = if coordinated {
-            *last_prep
+            last_prep.filter(|p| !p.is_empty())
         } else {
             governing(window)
         };
-        let direct = !coordinated && prep.is_none() && window.iter().all(|w| light(w));
+        let direct = if coordinated {
+            *last_prep == Some("")
+        } else {
+            prep.is_none() && window.iter().all(|w| light(w))
+        };
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
         if let Some(r) = role_of(window) {
@@ -843,10 +879,10 @@ impl<'a> Sentence<'_, 'a> {
             self.role_fact(r, m, owner);
         }
         let prep_or_direct = prep.unwrap_or("");
-        if prep.is_none() && !direct && !coordinated {
+        if prep.is_none() && !direct {
             return;
         }
-        *last_prep = prep;
+        *last_prep = Some(prep_or_direct);
         if let Some((c, passive, word)) = cue {
             let frames = if passive && !c.passive.is_empty() {
                 c.passive

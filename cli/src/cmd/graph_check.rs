@@ -1,0 +1,116 @@
+//! `rlmkg graph-check`: how much of what a corpus says the graph knows
+//! (issue 43). The corpus is ingested into `OUT/store` (incrementally), then:
+//! for every passage whose text names another passage's title, is there an
+//! edge, and a fact, between the two subjects; with `--musique`, is each hop
+//! of the questions' decompositions a fact.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::cli::GlobalArgs;
+
+/// Arguments of `rlmkg graph-check`.
+#[derive(Debug, Args)]
+pub struct GraphCheckArgs {
+    /// The corpus: `[{title, text}]` (2WikiMultiHopQA, MuSiQue) or
+    /// `{title: [sentences]}` (HotpotQA).
+    pub corpus: PathBuf,
+    /// MuSiQue questions (`musique_*.json`) whose decomposition hops to check.
+    #[arg(long)]
+    pub musique: Option<PathBuf>,
+    /// Working directory: the normalized corpus and the store.
+    #[arg(long, default_value = "graph-check")]
+    pub out: PathBuf,
+    /// Read at most this many title pairs (0: all).
+    #[arg(long, default_value_t = 0)]
+    pub limit: usize,
+    /// List this many title pairs with no fact, with the sentence naming the title.
+    #[arg(long, default_value_t = 0)]
+    pub show: usize,
+}
+
+/// Run `rlmkg graph-check`.
+pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    let mut stdout = crate::out::stdout();
+    let read_json = |path: &PathBuf| -> anyhow::Result<serde_json::Value> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_slice(&bytes).with_context(|| format!("{} is not JSON", path.display()))
+    };
+    let passages = rlmkg_eval::graph_check::passages(&read_json(&args.corpus)?);
+    if passages.is_empty() {
+        anyhow::bail!(
+            "{} holds no passages: expected [{{title, text}}] or {{title: [sentences]}}",
+            args.corpus.display()
+        );
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let corpus = args.out.join("corpus.json");
+    let records: Vec<serde_json::Value> = passages
+        .iter()
+        .map(|p| serde_json::json!({"title": p.title, "text": p.text}))
+        .collect();
+    std::fs::write(&corpus, serde_json::to_vec(&records)?)
+        .with_context(|| format!("writing {}", corpus.display()))?;
+    let progress = crate::out::IngestProgress::new(false, global.quiet);
+    let opened = rlmkg_eval::store::open_and_ingest(&args.out.join("store"), &[corpus], &progress)?;
+    let store = opened.store();
+    let pairs = rlmkg_eval::graph_check::title_pairs(&store, &passages, args.limit, args.show)?;
+    let hops = match &args.musique {
+        Some(path) => {
+            let questions = match read_json(path)? {
+                serde_json::Value::Array(v) => v,
+                _ => anyhow::bail!("{} is not a list of questions", path.display()),
+            };
+            Some(rlmkg_eval::graph_check::musique_hops(&store, &questions)?)
+        }
+        None => None,
+    };
+    let stats = store.stats()?;
+    if global.json {
+        let v = serde_json::json!({
+            "passages": passages.len(),
+            "entities": stats.entities,
+            "facts": stats.facts,
+            "co_occurrences": stats.relations.saturating_sub(stats.facts),
+            "title_pairs": pairs,
+            "musique_hops": hops,
+        });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(0);
+    }
+    let pct = |n: usize, d: usize| 100.0 * n as f64 / d.max(1) as f64;
+    writeln!(
+        stdout,
+        "{} passages; the graph holds {} entities, {} facts, {} co-occurrences",
+        passages.len(),
+        stats.entities,
+        stats.facts,
+        stats.relations.saturating_sub(stats.facts)
+    )?;
+    writeln!(
+        stdout,
+        "title pairs {}: an edge between the subjects {:.1} %, a fact {:.1} % ({} with a subject not in the graph)",
+        pairs.pairs,
+        pct(pairs.edge, pairs.pairs),
+        pct(pairs.fact, pairs.pairs),
+        pairs.no_subject
+    )?;
+    for (p, q, sentence) in &pairs.missed {
+        writeln!(stdout, "  no fact: {p} → {q}: {sentence}")?;
+    }
+    if let Some(h) = hops {
+        writeln!(
+            stdout,
+            "decomposition hops {}: a fact {:.1} %, an edge {:.1} % ({} answers not in the graph)",
+            h.hops,
+            pct(h.fact, h.hops),
+            pct(h.edge, h.hops),
+            h.no_answer
+        )?;
+    }
+    Ok(0)
+}
