@@ -624,6 +624,15 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         // A run of capitalized words, connectors allowed inside.
         let mut j = i;
         let mut last_cap = i;
+        // Capitalised words so far, and whether one makes an organisation:
+        // "and" joins "Marks and Spencer" or "Trade and Industry" in a
+        // department's name, not two people ("Piotr Holt and Anna Wiles").
+        let (mut caps, mut org) = (
+            1usize,
+            words
+                .get(i)
+                .is_some_and(|(_, w)| lex.org_words.has_lower(w)),
+        );
         while let (Some((ps, pw)), Some((ns, nw))) = (words.get(j), words.get(j + 1)) {
             let gap = &s[ps + pw.len()..ns];
             let initial_gap = (gap == ". " || gap == ".") && pw.chars().count() == 1;
@@ -633,9 +642,12 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             if is_cap(nw) {
                 j += 1;
                 last_cap = j;
+                caps += 1;
+                org |= lex.org_words.has_lower(nw);
             } else if words.get(j + 2).is_some()
                 && lex.connectors.has_lower(nw)
                 && (!nw.eq_ignore_ascii_case("for") || lex.org_words.has_lower(pw))
+                && (!nw.eq_ignore_ascii_case("and") || caps < 2 || org)
             {
                 j += 1;
             } else {
@@ -684,10 +696,7 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         // American") and a sentence's opening participle or adverb ("Based
         // in …") are not names.
         let at_start = s.get(..start).is_some_and(|b| b.trim().is_empty());
-        if next_lower_or_end
-            && run
-                .iter()
-                .all(|(_, w)| crate::facts::listed(crate::facts::DEMONYMS, w))
+        if next_lower_or_end && run.iter().all(|(_, w)| crate::facts::is_demonym(w))
             || (at_start && run.len() == 1 && is_opening_word(run[0].1))
         {
             i = j + 1;

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use rlmkg_corpus::{
-    Corpus, DocInfo, DocRef, EntityInfo, GraphPath, Neighbor, Passage, PathStep, RankedChunk,
+    Corpus, DocInfo, DocRef, EntityInfo, Fact, GraphPath, Neighbor, Passage, PathStep, RankedChunk,
     SearchHit, SentenceSpan,
 };
 pub use rlmkg_graph::SparqlOutput;

@@ -200,6 +200,15 @@ const FUNCTIONS: &[Function] = &[
         },
     },
     Function {
+        name: "facts",
+        params: &[req("entity"), int("k", 20)],
+        doc: "what the documents state of an entity -> list of {subject_name, predicate, object_name, sentence (the id to cite), evidence: [chunk ids]}",
+        body: |h, a| {
+            let got = h.store.facts(a.str("entity")?, a.k()?).map_err(store_err)?;
+            Ok(to_value(&got)?.into())
+        },
+    },
+    Function {
         name: "path",
         params: &[req("a"), req("b"), int("max_hops", 3)],
         doc: "connecting paths between two entities, each step with its relation and evidence chunk ids",

@@ -181,11 +181,37 @@ pub struct Neighbor {
     /// Type guess.
     #[serde(rename = "type")]
     pub kind: String,
-    /// Relation label (`co-occurs` or a verb phrase); `<-` prefix when the
-    /// neighbor is the subject.
+    /// Relation label as read from the entity asked about: a fact's
+    /// predicate ("born in"), its inverse when that entity is the object
+    /// ("founded by"), `other: <verb phrase>` (`<-` before it when that
+    /// entity is the object), or `co-occurs`.
     pub relation: String,
     /// Weight.
     pub weight: f64,
+    /// Chunk ids of the evidence.
+    pub evidence: Vec<ChunkId>,
+}
+
+/// A fact about an entity: subject, predicate, object and the sentence that
+/// says it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Fact {
+    /// Subject entity id.
+    pub subject: String,
+    /// Subject name.
+    pub subject_name: String,
+    /// Predicate: a label of the vocabulary ("born in", "founded") or
+    /// `other: <verb phrase>`, read from the subject.
+    pub predicate: String,
+    /// Object entity id.
+    pub object: String,
+    /// Object name (a date's text for date predicates).
+    pub object_name: String,
+    /// Object type guess.
+    pub object_type: String,
+    /// The evidence sentence's id (`c12.s3`), when one sentence of the
+    /// evidence chunk names an end of the fact.
+    pub sentence: Option<String>,
     /// Chunk ids of the evidence.
     pub evidence: Vec<ChunkId>,
 }

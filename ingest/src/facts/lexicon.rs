@@ -764,6 +764,25 @@ pub(crate) fn listed(list: &[&str], word: &str) -> bool {
     list.contains(&lw.as_str())
 }
 
+/// Whether a word is an adjective of nationality: listed, or a hyphenated
+/// compound of such words ("Trinidadian-American": a listed part, the others
+/// ending as demonyms do).
+pub(crate) fn is_demonym(word: &str) -> bool {
+    if listed(DEMONYMS, word) {
+        return true;
+    }
+    let lw = word.to_lowercase();
+    let parts: Vec<&str> = lw.split('-').collect();
+    parts.len() > 1
+        && parts.iter().any(|p| DEMONYMS.contains(p))
+        && parts.iter().all(|p| {
+            DEMONYMS.contains(p)
+                || ["ian", "an", "ese", "ish", "ic", "i"]
+                    .iter()
+                    .any(|s| p.ends_with(s))
+        })
+}
+
 /// The entity kind a typing noun gives.
 pub(crate) fn kind_of_noun(noun: &str) -> Option<&'static str> {
     if listed(WORK_NOUNS, noun) {

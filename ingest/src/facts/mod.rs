@@ -730,6 +730,7 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_object: Option<&'a str> = None;
         let mut dobj: Option<&'a str> = None;
         let mut last_prep: Option<&'static str> = None;
+        let mut last_role: Option<&'static lexicon::Role> = None;
         let mut copula = false;
         // The copula's head noun has been read (a preposition or a name
         // followed it): "an American rock *band* from …".
@@ -789,10 +790,12 @@ impl<'a> Sentence<'_, 'a> {
                         obj,
                         m,
                         &mut dobj,
-                        &mut last_prep,
+                        (&mut last_prep, &mut last_role),
                         copula.then_some(copula_kind),
                     );
-                    last_object = Some(obj);
+                    if !self.is_date(m) {
+                        last_object = Some(obj);
+                    }
                     window.clear();
                 }
                 _ => {}
@@ -839,7 +842,10 @@ impl<'a> Sentence<'_, 'a> {
         obj: &'a str,
         m: usize,
         dobj: &mut Option<&'a str>,
-        last_prep: &mut Option<&'static str>,
+        (last_prep, last_role): (
+            &mut Option<&'static str>,
+            &mut Option<&'static lexicon::Role>,
+        ),
         copula: Option<Option<&'static str>>,
     ) {
         let slot = if self.is_date(m) {
@@ -863,7 +869,13 @@ impl<'a> Sentence<'_, 'a> {
         };
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
-        if let Some(r) = role_of(window) {
+        let role = match role_of(window) {
+            Some(r) => Some(r),
+            None if coordinated => *last_role,
+            None => None,
+        };
+        *last_role = role;
+        if let Some(r) = role {
             let (holder, owner) = (subject, obj);
             if r.holder_subject {
                 self.fact(holder, r.pred, owner);
@@ -977,12 +989,14 @@ fn phrase(verb: &str, prep: Option<&str>) -> std::borrow::Cow<'static, str> {
 }
 
 /// A role noun right before "of" at the end of the window ("founder of").
+/// A role noun before the last "of" of the window, with only light words
+/// after it ("the second son of the famous hetman X").
 fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Role> {
-    match window {
-        [.., r, of] if of == "of" => lexicon::role(r),
-        [.., r, adj, of] if of == "of" && !is_stopword(adj) => lexicon::role(r),
-        _ => None,
+    let of = window.iter().rposition(|w| w == "of")?;
+    if !window.get(of + 1..)?.iter().all(|w| light(w)) {
+        return None;
     }
+    lexicon::role(window.get(..of)?.last()?)
 }
 
 /// A possessive and a role noun right before a name ("his cousin").
@@ -997,7 +1011,7 @@ fn possessed_role<'w>(
     }
 }
 
-pub(crate) use lexicon::{DEMONYMS, listed};
+pub(crate) use lexicon::is_demonym;
 
 #[cfg(test)]
 mod tests;

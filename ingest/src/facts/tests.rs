@@ -105,6 +105,21 @@ const CASES: &[Case] = &[
         ],
         not: &["review_the_salt_atlas | published by | northlight_press"],
     },
+    // A participle after a date is about the subject ("a 1931 film directed
+    // by X"); a role with titles between "of" and the name; a role shared by
+    // two coordinated names.
+    Case {
+        title: "The Goose Woman",
+        text: "The Goose Woman is a 1925 silent film drama directed by Clarence Brown. \
+               Its star Dana Holt was the second son of the famous hetman Piotr Holt and \
+               Anna Wiles.",
+        has: &[
+            "clarence_brown | led | goose_woman",
+            "piotr_holt | parent of | dana_holt",
+            "anna_wiles | parent of | dana_holt",
+        ],
+        not: &["1925 | led | goose_woman"],
+    },
     // Two people of one surname: the bare surname is the last of them named.
     Case {
         title: "Haugen family",

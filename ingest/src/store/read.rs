@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use rlmkg_corpus::Fact;
 use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
@@ -217,6 +218,91 @@ impl Store {
             return Ok(cards.neighbors(entity, k.min(MAX_K), relation)?);
         }
         Ok(self.view()?.neighbors(entity, k.min(MAX_K), relation))
+    }
+
+    /// The facts about an entity (as subject or object), up to `k`, grouped
+    /// by predicate, each with the sentence of its evidence that names one of
+    /// its ends (co-occurrence is not a fact and is left out).
+    pub fn facts(&self, entity: &str, k: usize) -> Result<Vec<Fact>, StoreError> {
+        let Some(e) = self.entity(entity)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for n in self.neighbors(&e.id, MAX_K, None)? {
+            if out.len() >= k {
+                break;
+            }
+            if !rlmkg_graph::is_fact(&n.relation) {
+                // Facts come first: the rest are co-occurrences.
+                break;
+            }
+            // The label as read from the subject, and which end `e` is.
+            let (stored, inverse) = rlmkg_graph::stored_label(&n.relation);
+            let other = self.entity(&n.id)?;
+            let names = |info: &EntityInfo| -> Vec<String> {
+                std::iter::once(info.name.to_lowercase())
+                    .chain(info.aliases.iter().map(|a| a.to_lowercase()))
+                    .collect()
+            };
+            let mut wanted = names(&e);
+            if let Some(o) = &other {
+                wanted.extend(names(o));
+            }
+            let sentence = self.sentence_naming(&n.evidence, &wanted)?;
+            let (subject, subject_name, object, object_name, object_type) = if inverse {
+                (
+                    n.id.clone(),
+                    n.name.clone(),
+                    e.id.clone(),
+                    e.name.clone(),
+                    e.kind.clone(),
+                )
+            } else {
+                (
+                    e.id.clone(),
+                    e.name.clone(),
+                    n.id.clone(),
+                    n.name.clone(),
+                    n.kind.clone(),
+                )
+            };
+            out.push(Fact {
+                subject,
+                subject_name,
+                predicate: stored,
+                object,
+                object_name,
+                object_type,
+                sentence,
+                evidence: n.evidence,
+            });
+        }
+        out.sort_by(|a, b| a.predicate.cmp(&b.predicate));
+        Ok(out)
+    }
+
+    /// The id of the first sentence of the evidence chunks that holds one
+    /// of `names` (lower case).
+    fn sentence_naming(
+        &self,
+        chunks: &[ChunkId],
+        names: &[String],
+    ) -> Result<Option<String>, StoreError> {
+        for &c in chunks.iter().take(3) {
+            let passage = self.read_passage(PassageId {
+                chunk: c,
+                sentences: None,
+            })?;
+            if let Some(s) = passage.sentences.iter().find(|s| {
+                let t = s.text.to_lowercase();
+                names
+                    .iter()
+                    .any(|n| !n.is_empty() && t.contains(n.as_str()))
+            }) {
+                return Ok(Some(s.id.clone()));
+            }
+        }
+        Ok(None)
     }
 
     /// Shortest connecting paths between two entities.
