@@ -71,6 +71,12 @@ pub fn same_stem(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
+    // An "-ity" noun is another word than its base ("authority" is not
+    // "author"), as `rlmkg_text::match_key` keeps them apart.
+    let ity = |w: &str| w.ends_with("ity") || w.ends_with("ities");
+    if ity(a) != ity(b) {
+        return false;
+    }
     let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
     common >= 4 && common * 3 >= a.chars().count().min(b.chars().count()) * 2
 }
@@ -115,6 +121,8 @@ mod tests {
         assert!(expresses("left", "leaving"));
         assert!(!expresses("leaving", "left"));
         assert!(!expresses("found", "founded"));
+        // An "-ity" noun is no form of its base.
+        assert!(!expresses("author", "authority"));
     }
 
     #[test]
