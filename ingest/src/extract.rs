@@ -75,6 +75,29 @@ pub struct Extraction {
 }
 
 const STOP_STARTERS: &[&str] = &[
+    "contrary",
+    "apart",
+    "meanwhile",
+    "nevertheless",
+    "moreover",
+    "furthermore",
+    "thereafter",
+    "afterwards",
+    "instead",
+    "otherwise",
+    "perhaps",
+    "together",
+    "throughout",
+    "towards",
+    "toward",
+    "via",
+    "amid",
+    "besides",
+    "around",
+    "across",
+    "along",
+    "behind",
+    "beyond",
     "the",
     "a",
     "an",
@@ -294,6 +317,16 @@ const ORG_WORDS: &[&str] = &[
     "laboratories",
     "observatory",
     "library",
+    "pictures",
+    "films",
+    "productions",
+    "entertainment",
+    "regiment",
+    "brigade",
+    "battalion",
+    "division",
+    "squadron",
+    "architects",
 ];
 
 const PERSON_TITLES: &[&str] = &[
@@ -459,6 +492,7 @@ struct Lexicon {
     place_words: WordSet<'static>,
     person_titles: WordSet<'static>,
     place_prepositions: WordSet<'static>,
+    noble_titles: WordSet<'static>,
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -470,6 +504,7 @@ fn lexicon() -> &'static Lexicon {
         place_words: WordSet::new(PLACE_WORDS),
         person_titles: WordSet::new(PERSON_TITLES),
         place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
+        noble_titles: WordSet::new(NOBLE_TITLES),
     })
 }
 
@@ -624,30 +659,41 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         // A run of capitalized words, connectors allowed inside.
         let mut j = i;
         let mut last_cap = i;
-        // Capitalised words so far, and whether one makes an organisation:
-        // "and" joins "Marks and Spencer" or "Trade and Industry" in a
-        // department's name, not two people ("Piotr Holt and Anna Wiles").
-        let (mut caps, mut org) = (
-            1usize,
-            words
-                .get(i)
-                .is_some_and(|(_, w)| lex.org_words.has_lower(w)),
-        );
+        // Whether a word so far makes an organisation:
+        // "and" joins "Trade and Industry" in a department's name, not two
+        // people ("Piotr Holt and Anna Wiles") or places ("Hiroshima and
+        // Nagasaki").
+        let mut org = words
+            .get(i)
+            .is_some_and(|(_, w)| lex.org_words.has_lower(w));
         while let (Some((ps, pw)), Some((ns, nw))) = (words.get(j), words.get(j + 1)) {
             let gap = &s[ps + pw.len()..ns];
             let initial_gap = (gap == ". " || gap == ".") && pw.chars().count() == 1;
+            // A title after a comma is the name's own ("John Wallop, 2nd
+            // Earl of Portsmouth"; "Hermann II, Landgrave of Hesse").
+            let title_gap = gap == ", "
+                && j == last_cap
+                && (lex.noble_titles.has_lower(nw)
+                    || (is_ordinal(nw)
+                        && words
+                            .get(j + 2)
+                            .is_some_and(|(_, t)| lex.noble_titles.has_lower(t))));
+            if title_gap {
+                j += 1;
+                last_cap = j;
+                continue;
+            }
             if gap != " " && !initial_gap {
                 break;
             }
             if is_cap(nw) {
                 j += 1;
                 last_cap = j;
-                caps += 1;
                 org |= lex.org_words.has_lower(nw);
             } else if words.get(j + 2).is_some()
                 && lex.connectors.has_lower(nw)
                 && (!nw.eq_ignore_ascii_case("for") || lex.org_words.has_lower(pw))
-                && (!nw.eq_ignore_ascii_case("and") || caps < 2 || org)
+                && (!nw.eq_ignore_ascii_case("and") || org)
             {
                 j += 1;
             } else {
@@ -722,13 +768,18 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             let Some(b) = find_char(&s[inner_start..], close).map(|p| inner_start + p) else {
                 break;
             };
-            let inner = &s[inner_start..b];
+            // The inner text without the spaces some corpora write inside
+            // quotes (`" Title"`).
+            let raw = &s[inner_start..b];
+            let lead = raw.len() - raw.trim_start().len();
+            let (start, end) = (inner_start + lead, inner_start + raw.trim_end().len());
+            let inner = s.get(start..end).unwrap_or("");
             let n = inner.split_whitespace().count();
-            if (1..=8).contains(&n) && is_cap(inner.trim()) && inner.trim() == inner {
-                out.retain(|c| c.end <= inner_start || c.start >= b);
+            if (1..=8).contains(&n) && is_cap(inner) {
+                out.retain(|c| c.end <= start || c.start >= end);
                 out.push(Cand {
-                    start: inner_start,
-                    end: b,
+                    start,
+                    end,
                     name: inner,
                     kind: "work",
                 });
@@ -747,6 +798,64 @@ fn find_char(s: &str, c: char) -> Option<usize> {
     } else {
         s.find(c)
     }
+}
+
+/// Titles a name may carry after a comma ("Hermann II, Landgrave of Hesse").
+const NOBLE_TITLES: &[&str] = &[
+    "duke",
+    "duchess",
+    "earl",
+    "count",
+    "countess",
+    "baron",
+    "baroness",
+    "baronet",
+    "viscount",
+    "viscountess",
+    "marquess",
+    "marquis",
+    "marchioness",
+    "prince",
+    "princess",
+    "king",
+    "queen",
+    "landgrave",
+    "margrave",
+    "margravine",
+    "elector",
+    "electress",
+    "emperor",
+    "empress",
+    "archduke",
+    "archduchess",
+    "grand",
+    "lord",
+    "lady",
+    "abbess",
+    "abbot",
+    "sultan",
+    "caliph",
+    "infanta",
+    "infante",
+    "tsar",
+    "tsarina",
+    "shah",
+    "emir",
+    "khan",
+    "pope",
+    "bishop",
+    "archbishop",
+    "dauphin",
+    "palatine",
+    "burgrave",
+    "voivode",
+    "doge",
+];
+
+/// "1st", "2nd", "11th".
+fn is_ordinal(w: &str) -> bool {
+    let digits = w.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && matches!(w.get(digits..), Some("st" | "nd" | "rd" | "th"))
 }
 
 /// Words before a name that make it a place ("in Paris").
@@ -768,6 +877,9 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     }
     if run.iter().any(|(_, w)| lex.place_words.has_lower(w)) {
         return "place";
+    }
+    if run.iter().any(|(_, w)| lex.noble_titles.has_lower(w)) {
+        return "person";
     }
     let prev = s
         .get(..start)
@@ -1263,6 +1375,7 @@ mod tests {
             PLACE_WORDS,
             PERSON_TITLES,
             PLACE_PREPOSITIONS,
+            NOBLE_TITLES,
         ] {
             for w in list {
                 assert_eq!(*w, lower(w), "{w}");

@@ -497,7 +497,6 @@ pub(crate) const PERSON_NOUNS: &[&str] = &[
     "dancer",
     "screenwriter",
     "filmmaker",
-    "publisher",
     "editor",
     "teacher",
     "professor",
@@ -543,7 +542,6 @@ pub(crate) const PERSON_NOUNS: &[&str] = &[
     "sculptor",
     "illustrator",
     "critic",
-    "broadcaster",
     "presenter",
     "chef",
 ];
@@ -580,7 +578,6 @@ pub(crate) const ORG_NOUNS: &[&str] = &[
     "lab",
     "museum",
     "library",
-    "newspaper",
     "orchestra",
     "choir",
     "charity",
@@ -756,6 +753,22 @@ pub(crate) const DEMONYMS: &[&str] = &[
     "african-american",
     "british-born",
     "american-born",
+    "south",
+    "north",
+    "west",
+    "east",
+    "southern",
+    "northern",
+    "western",
+    "eastern",
+    "central",
+    "anglican",
+    "lutheran",
+    "methodist",
+    "baptist",
+    "orthodox",
+    "sunni",
+    "shia",
 ];
 
 /// Whether `word` (any case) is in `list` (lower case).
@@ -811,6 +824,18 @@ pub(crate) fn role(noun: &str) -> Option<&'static Role> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A typing noun gives one kind ("publisher" is a company, not a person).
+    #[test]
+    fn a_typing_noun_is_in_one_kind_list() {
+        let lists = [WORK_NOUNS, PERSON_NOUNS, PLACE_NOUNS, ORG_NOUNS];
+        for (i, a) in lists.iter().enumerate() {
+            for b in lists.iter().skip(i + 1) {
+                let both: Vec<&&str> = a.iter().filter(|w| b.contains(w)).collect();
+                assert!(both.is_empty(), "{both:?}");
+            }
+        }
+    }
 
     #[test]
     fn tables_are_lower_case() {

@@ -731,6 +731,8 @@ impl<'a> Sentence<'_, 'a> {
         let mut dobj: Option<&'a str> = None;
         let mut last_prep: Option<&'static str> = None;
         let mut last_role: Option<&'static lexicon::Role> = None;
+        // The last verb outside the cues, when no cue came first.
+        let mut generic: Option<&'a str> = None;
         let mut copula = false;
         // The copula's head noun has been read (a preposition or a name
         // followed it): "an American rock *band* from …".
@@ -749,7 +751,7 @@ impl<'a> Sentence<'_, 'a> {
                         // A participle after an object is about that object
                         // ("a film directed by X", "the yard founded by Y").
                         cue_subject = match last_object {
-                            Some(o) if passive && !before_be => o,
+                            Some(o) if passive && !before_be && window.is_empty() => o,
                             _ => subject,
                         };
                         cue = Some((c, passive, w));
@@ -760,6 +762,15 @@ impl<'a> Sentence<'_, 'a> {
                     }
                     if lexicon::BE.contains(&lw.as_ref()) && cue.is_none() {
                         copula = true;
+                    }
+                    // A verb outside the cues governs the names after it as a
+                    // cue does ("starring X, Y and Z").
+                    if cue.is_none() && lexicon::VERBS.contains(&lw.as_ref()) {
+                        generic = Some(w);
+                        window.clear();
+                        last_prep = None;
+                        last_role = None;
+                        continue;
                     }
                     if copula && !head_read && cue.is_none() {
                         if lexicon::PREPOSITIONS.contains(&lw.as_ref()) || !light(&lw) {
@@ -791,7 +802,7 @@ impl<'a> Sentence<'_, 'a> {
                         m,
                         &mut dobj,
                         (&mut last_prep, &mut last_role),
-                        copula.then_some(copula_kind),
+                        (copula.then_some(copula_kind), generic),
                     );
                     if !self.is_date(m) {
                         last_object = Some(obj);
@@ -846,7 +857,7 @@ impl<'a> Sentence<'_, 'a> {
             &mut Option<&'static str>,
             &mut Option<&'static lexicon::Role>,
         ),
-        copula: Option<Option<&'static str>>,
+        (copula, generic): (Option<Option<&'static str>>, Option<&'a str>),
     ) {
         let slot = if self.is_date(m) {
             Slot::Date
@@ -944,12 +955,14 @@ impl<'a> Sentence<'_, 'a> {
                 _ => {}
             }
         }
-        if let Some(v) = window
+        let verb = window
             .iter()
             .rev()
             .find(|w| verbish(w) && !lexicon::BE.contains(&w.as_ref()))
-        {
-            let phrase = phrase(v, prep);
+            .cloned()
+            .or_else(|| generic.map(lower));
+        if let Some(v) = verb {
+            let phrase = phrase(&v, prep);
             self.add(subject, phrase, obj);
         }
     }

@@ -515,7 +515,11 @@ fn scripted_model_run_counts_calls_and_resumes_without_calling_again() {
     assert!(gallery_calls >= 1);
     assert_eq!(hq2["run"]["calls"], gallery_calls, "{hq2}");
     let summary = &first["summary"];
-    assert_eq!(summary["em"].as_f64(), Some((1.0 + hq2_em) / 2.0), "{summary}");
+    assert_eq!(
+        summary["em"].as_f64(),
+        Some((1.0 + hq2_em) / 2.0),
+        "{summary}"
+    );
     assert_eq!(summary["calls"], server.requests().len());
     let tokens: u64 = recs
         .iter()

@@ -18,6 +18,7 @@ mod embedded_model;
 mod endpoint_e2e;
 mod eval_cli;
 mod eval_wice;
+mod graph_facts;
 mod heuristic_cases;
 mod hostile_cli;
 mod ingest_tokenizer;
