@@ -7,9 +7,13 @@
 
 mod compare;
 mod hops;
-pub use hops::{answer_relation, expresses_relation, is_relation_verb, relation_words};
+pub use hops::{expresses_relation, is_relation_verb};
+mod question;
+pub use question::{Compared, Question};
 mod relations;
 pub mod short;
+mod unasked;
+pub use unasked::{MAX_NEXT_CHUNKS, chunk_ids_in, unasked_names};
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -170,16 +174,16 @@ impl Candidate {
 /// choice of sentences that cover the question and link through a bridge entity.
 pub fn explore<C: Corpus + ?Sized>(
     store: &C,
-    question: &str,
+    question: &Question,
     opts: &ExploreOptions,
 ) -> Result<Exploration, C::Error> {
-    let qterms: HashSet<String> = terms(question).into_iter().collect();
-    let qlower = question.to_lowercase();
+    let qterms = question.terms();
+    let qlower = question.lower();
 
     // Entities named in the question.
     let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
-    let mut q_found = store.entities(question, 12)?;
-    q_found.extend(named_in(store, question)?);
+    let mut q_found = store.entities(question.text(), 12)?;
+    q_found.extend(named_in(store, question.text())?);
     let mut q_infos: Vec<EntityInfo> = Vec::new();
     for e in q_found {
         if q_entities.iter().any(|(id, _, _)| *id == e.id) {
@@ -188,19 +192,19 @@ pub fn explore<C: Corpus + ?Sized>(
         let names: Vec<String> = std::iter::once(e.name.clone())
             .chain(e.aliases.clone())
             .collect();
-        if names.iter().any(|n| n.len() > 2 && names_in(question, n)) {
+        if names.iter().any(|n| n.len() > 2 && question.writes_name(n)) {
             q_entities.push((e.id.clone(), e.name.clone(), names));
             q_infos.push(e);
         }
     }
     // Comparison questions: one sentence about each compared item.
-    let wanted = short::answer_type(question);
-    let items = compare::items(&wanted, question, &q_infos);
+    let wanted = question.answer_type();
+    let items = compare::items(question, &q_infos);
     if items.len() >= 2 {
         let cmp = compare::Comparison { question, items };
         if let Some(evidence) = cmp.evidence(store)? {
             return Ok(Exploration {
-                question: question.to_owned(),
+                question: question.text().to_owned(),
                 question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
                 bridges: Vec::new(),
                 chunks: evidence.iter().map(|e| e.chunk.clone()).collect(),
@@ -219,12 +223,16 @@ pub fn explore<C: Corpus + ?Sized>(
         });
         *e = e.max(prior);
     };
-    for (rank, hit) in store.search(question, opts.search_k)?.iter().enumerate() {
+    for (rank, hit) in store
+        .search(question.text(), opts.search_k)?
+        .iter()
+        .enumerate()
+    {
         add(&hit.id.to_string(), 1.0 / (1.0 + rank as f64), &mut order);
     }
     let seeds: Vec<String> = q_entities.iter().map(|(id, _, _)| id.clone()).collect();
     for (rank, c) in store
-        .related(&seeds, Some(question), opts.related_k)?
+        .related(&seeds, Some(question.text()), opts.related_k)?
         .iter()
         .enumerate()
     {
@@ -264,7 +272,7 @@ pub fn explore<C: Corpus + ?Sized>(
         .iter()
         .flat_map(|(_, _, names)| names.iter().flat_map(|n| terms(n)))
         .collect();
-    let mut hop = hops::Hops::of(question, &name_terms);
+    let mut hop = hops::Hops::of(question.words(), &name_terms);
     let hop1_weight = |t: &String| {
         if name_terms.contains(t) {
             0.3 * weight(t)
@@ -284,7 +292,7 @@ pub fn explore<C: Corpus + ?Sized>(
     let first = best(&candidates, |c| {
         // A sentence opening with a pronoun is about what the sentence before named.
         let context_share = if c.refers_back() { 1.0 } else { 0.5 };
-        let overlap: f64 = c.terms.intersection(&qterms).map(hop1_weight).sum::<f64>()
+        let overlap: f64 = c.terms.intersection(qterms).map(hop1_weight).sum::<f64>()
             + context_share
                 * c.context
                     .iter()
@@ -317,7 +325,7 @@ pub fn explore<C: Corpus + ?Sized>(
     });
     let Some(first) = first else {
         return Ok(Exploration {
-            question: question.to_owned(),
+            question: question.text().to_owned(),
             question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
             bridges,
             chunks: order,
@@ -347,7 +355,7 @@ pub fn explore<C: Corpus + ?Sized>(
                 });
             }
         }
-        let answered = hop.all_covered() && has_answer(store, &chosen, &wanted, &qlower, &[]);
+        let answered = hop.all_covered() && has_answer(store, &chosen, wanted, qlower, &[]);
         evidence.push(chosen.ev.clone());
         if evidence.len() >= opts.evidence || new_bridges.is_empty() || answered {
             break;
@@ -400,7 +408,7 @@ pub fn explore<C: Corpus + ?Sized>(
             } else {
                 1.0
             };
-            let typed = if has_answer(store, c, &wanted, &qlower, &bridge_names) {
+            let typed = if has_answer(store, c, wanted, qlower, &bridge_names) {
                 2.0
             } else {
                 0.0
@@ -416,7 +424,7 @@ pub fn explore<C: Corpus + ?Sized>(
                 return f64::NEG_INFINITY;
             }
             2.0 * fresh
-                + c.terms.intersection(&qterms).map(weight).sum::<f64>() * 0.5
+                + c.terms.intersection(qterms).map(weight).sum::<f64>() * 0.5
                 + 1.5 * fresh_relations
                 + other_doc
                 + typed
@@ -435,7 +443,7 @@ pub fn explore<C: Corpus + ?Sized>(
     }
 
     Ok(Exploration {
-        question: question.to_owned(),
+        question: question.text().to_owned(),
         question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
         bridges,
         chunks: order,
@@ -469,25 +477,6 @@ impl Bridge {
             None
         }
     }
-}
-
-/// Whether `question` names `name` as a name: as written, or in another case
-/// where the question's text there opens with a capital ("research" in "the
-/// research vessel" is no mention of an entity "Research").
-fn names_in(question: &str, name: &str) -> bool {
-    if question.contains(name) {
-        return true;
-    }
-    let (q, n) = (question.to_lowercase(), name.to_lowercase());
-    if q.len() != question.len() {
-        return false; // offsets would not line up
-    }
-    q.match_indices(&n).any(|(at, _)| {
-        question
-            .get(at..)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-    })
 }
 
 /// Entities the store knows that `text` names: those its chunk mentions, and
@@ -637,9 +626,10 @@ pub fn extractive_answer(x: &Exploration) -> String {
 /// (SPEC §7.3), from the typed mentions of each evidence chunk.
 pub fn short_answer<C: Corpus + ?Sized>(
     store: &C,
+    question: &Question,
     x: &Exploration,
 ) -> (short::AnswerType, Option<short::ShortAnswer>) {
-    let kind = short::answer_type(&x.question);
+    let kind = question.answer_type().clone();
     let mut by_chunk: BTreeMap<&str, Vec<short::Mention>> = BTreeMap::new();
     for e in &x.evidence {
         by_chunk.entry(e.chunk.as_str()).or_insert_with(|| {
@@ -665,7 +655,7 @@ pub fn short_answer<C: Corpus + ?Sized>(
             about: e.about.as_deref(),
         })
         .collect();
-    let picked = short::pick(&x.question, &kind, &sentences);
+    let picked = short::pick(question, &sentences);
     (kind, picked)
 }
 
@@ -866,17 +856,18 @@ pub fn insert_marks(text: &str, mut inserts: Vec<(usize, String)>) -> String {
 /// Names in the question (capitalized runs after its first word) with a word
 /// that the corpus never contains (no chunk text or title matches it): what the
 /// question is about but the sources do not carry.
-pub fn unmatched_names<C: Corpus + ?Sized>(store: &C, question: &str) -> Vec<String> {
+pub fn unmatched_names<C: Corpus + ?Sized>(store: &C, question: &Question) -> Vec<String> {
     let absent = |w: &str| store.search(w, 1).is_ok_and(|hits| hits.is_empty());
-    short::capitalized_runs(question)
-        .into_iter()
-        .map(|(_, name)| name)
+    question
+        .names()
+        .iter()
         .filter(|name| {
             name.split(|c: char| !c.is_alphanumeric())
                 .map(str::to_lowercase)
                 .filter(|w| w.chars().count() >= 2 && !is_stopword(w))
                 .any(|w| absent(&w))
         })
+        .cloned()
         .collect()
 }
 
