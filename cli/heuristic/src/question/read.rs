@@ -218,7 +218,7 @@ fn answer_type(question: &str, w: &[String]) -> AnswerType {
     if is_auxiliary(first) || is_auxiliary(&last_sentence_first) {
         return AnswerType::YesNo;
     }
-    if let Some((_, t)) = type_noun(&w) {
+    if let Some((_, t)) = type_noun(w) {
         return t;
     }
     if has("how") && (has("many") || has("much") || has("old") || has("long") || has("far")) {
