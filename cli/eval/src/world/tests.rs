@@ -119,3 +119,87 @@ fn questions_serialize_with_their_kind_and_chain() {
         assert!(hop[key].is_string(), "{key} in {hop}");
     }
 }
+
+/// A world with one change made by `tamper`, and what [`check`] says of it.
+fn tampered(tamper: impl Fn(&mut World)) -> Vec<String> {
+    let mut w = world(4);
+    assert_eq!(check(&w), Vec::<String>::new());
+    tamper(&mut w);
+    check(&w)
+}
+
+#[test]
+fn the_check_finds_ambiguous_and_wrong_answers() {
+    let first = |w: &World, kind: Kind| {
+        w.questions
+            .iter()
+            .position(|q| q.kind == kind)
+            .expect("a question of the kind")
+    };
+    let cases: Vec<(&str, Box<dyn Fn(&mut World)>)> = vec![
+        (
+            "a second value for a hop",
+            Box::new(move |w| {
+                let i = first(w, Kind::TwoHop);
+                let mut other = w.questions[i].chain[1].clone();
+                other.object = "Elsewhere".into();
+                other.sentence = "Some say Elsewhere.".into();
+                if let Some(a) = w.articles.iter_mut().find(|a| a.file == other.file) {
+                    a.text.push_str("\nSome say Elsewhere.\n");
+                }
+                w.facts.push(other);
+            }),
+        ),
+        (
+            "another answer",
+            Box::new(move |w| {
+                let i = first(w, Kind::ThreeHop);
+                w.questions[i].answer = "Elsewhere".into();
+            }),
+        ),
+        (
+            "a confusion with the same value",
+            Box::new(move |w| {
+                let i = first(w, Kind::TwoHop);
+                let last = w.questions[i].chain[1].clone();
+                w.facts.push(Fact {
+                    subject: "A Cousin".into(),
+                    ..last
+                });
+            }),
+        ),
+        (
+            "compared years that are equal",
+            Box::new(move |w| {
+                let i = first(w, Kind::Comparison);
+                let year = w.questions[i].chain[0].object.clone();
+                w.questions[i].chain[1].object = year;
+            }),
+        ),
+        (
+            "a count off by one",
+            Box::new(move |w| {
+                let i = first(w, Kind::Count);
+                let n: usize = w.questions[i].answer.parse().expect("a count");
+                w.questions[i].answer = (n + 1).to_string();
+            }),
+        ),
+        (
+            "a sentence not in its file",
+            Box::new(move |w| {
+                let i = first(w, Kind::Date);
+                w.questions[i].chain[0].sentence = "Nobody wrote this.".into();
+            }),
+        ),
+        (
+            "a broken chain",
+            Box::new(move |w| {
+                let i = first(w, Kind::Date);
+                w.questions[i].chain.swap(0, 1);
+            }),
+        ),
+    ];
+    for (name, tamper) in cases {
+        assert!(!tampered(tamper).is_empty(), "{name} went unnoticed");
+    }
+}
