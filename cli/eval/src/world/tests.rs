@@ -120,6 +120,9 @@ fn questions_serialize_with_their_kind_and_chain() {
     }
 }
 
+/// A change made to a sound world.
+type Tamper = Box<dyn Fn(&mut World)>;
+
 /// A world with one change made by `tamper`, and what [`check`] says of it.
 fn tampered(tamper: impl Fn(&mut World)) -> Vec<String> {
     let mut w = world(4);
@@ -136,7 +139,7 @@ fn the_check_finds_ambiguous_and_wrong_answers() {
             .position(|q| q.kind == kind)
             .expect("a question of the kind")
     };
-    let cases: Vec<(&str, Box<dyn Fn(&mut World)>)> = vec![
+    let cases: Vec<(&str, Tamper)> = vec![
         (
             "a second value for a hop",
             Box::new(move |w| {
