@@ -510,7 +510,7 @@ fn write_kinds(out: &mut dyn Write, s: &Summary, run: Option<&RunConfig>) -> std
     }
     writeln!(
         out,
-        "{:<20} {:>5} {:>6} {:>7} {:>9} {:>9} {:>10} {:>9} {:>7}",
+        "{:<20} {:>5} {:>6} {:>7} {:>9} {:>9} {:>10} {:>10} {:>7}",
         format!("by kind ({})", run.map_or("run", RunConfig::label)),
         "runs",
         "right",
@@ -524,7 +524,7 @@ fn write_kinds(out: &mut dyn Write, s: &Summary, run: Option<&RunConfig>) -> std
     for k in &s.by_kind {
         writeln!(
             out,
-            "{:<20} {:>5} {:>6} {:>7} {:>9} {:>9} {:>10} {:>9} {:>7}",
+            "{:<20} {:>5} {:>6} {:>7} {:>9} {:>9} {:>10} {:>10} {:>7}",
             k.kind,
             k.questions,
             k.right,

@@ -512,6 +512,22 @@ fn a_generated_world_is_ingested_and_evaluated_per_kind() {
     let methods = summary["by_method"].as_array().unwrap();
     assert_eq!(methods.len(), 1, "{summary}");
     assert!(methods[0]["verified_wrong"].is_u64(), "{summary}");
+
+    // The human table (resumed: nothing runs again), its figures redacted:
+    // the shape, not the quality.
+    let out = without_models(dir)
+        .args(["eval", "w/questions.jsonl", "--corpus", "w/articles"])
+        .args(["--strategy", "heuristic", "--out", "o"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let table = text
+        .get(text.find("by kind").expect("a per-kind table")..)
+        .unwrap();
+    // Figures (and the padding before them, which follows their width) as N.
+    let figures = regex::Regex::new(r"[ (]+\d+\)?").unwrap();
+    insta::assert_snapshot!("eval_world_by_kind", figures.replace_all(table, " N"));
 }
 
 const PAINTER_Q: &str = "painter of Grey Tide";

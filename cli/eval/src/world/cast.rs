@@ -427,13 +427,16 @@ impl Cast {
                 .map(|t| t.name.clone())
                 .unwrap_or_default();
             let name = match kind {
-                OrgKind::Shipyard if b.rng.chance(50) => {
-                    let n = format!("{surname} Shipyard");
-                    b.namer.claim(&n).then_some(n)
-                }
+                // Named after the town when no other yard there is, else
+                // after the founder (whose surname is the founder's own).
                 OrgKind::Shipyard => {
-                    let n = format!("{town_name} Shipbuilding Company");
-                    b.namer.claim(&n).then_some(n)
+                    let by_town = format!("{town_name} Shipbuilding Company");
+                    let by_founder = format!("{surname} Shipyard");
+                    if !b.rng.chance(50) && b.namer.claim(&by_town) {
+                        Some(by_town)
+                    } else {
+                        b.namer.claim(&by_founder).then_some(by_founder)
+                    }
                 }
                 OrgKind::Publisher => b.namer.press(b.rng),
                 OrgKind::Institute if b.rng.chance(50) => {
