@@ -900,6 +900,9 @@ pub(crate) struct RunConfig<'a> {
     sub_model: Option<&'a str>,
     /// Settings that change answers, as resolved.
     settings: &'a BTreeMap<String, String>,
+    /// What reports call the run: `rlm`, `composed` (the heuristic's evidence
+    /// composed by a model) or `heuristic` (no model).
+    label: &'static str,
 }
 
 impl<'a> From<&'a rlmkg_eval::runner::RunConfig> for RunConfig<'a> {
@@ -910,6 +913,7 @@ impl<'a> From<&'a rlmkg_eval::runner::RunConfig> for RunConfig<'a> {
             root_model: c.root_model.as_deref(),
             sub_model: c.sub_model.as_deref(),
             settings: &c.settings,
+            label: c.label(),
         }
     }
 }
@@ -950,6 +954,9 @@ pub(crate) struct EvalSummary<'a> {
     /// The same scores per answering method.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     by_method: Vec<MethodRow<'a>>,
+    /// How the runs ended per kind of question, then over all (`all`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    by_kind: Vec<KindRow<'a>>,
     /// Mean citation precision (datasets with gold sentences).
     #[serde(skip_serializing_if = "Option::is_none")]
     citation_precision: Option<f64>,
@@ -1009,6 +1016,12 @@ pub(crate) struct MethodRow<'a> {
     citation_recall: Option<f64>,
     /// Share of "not found" answers.
     not_found: f64,
+    /// Right short answers (exact match).
+    right: usize,
+    /// Answers marked verified.
+    verified: usize,
+    /// Answers marked verified that are wrong.
+    verified_wrong: usize,
     /// Mean handle calls per run.
     handle_calls: f64,
     /// Mean sub-model calls per run.
@@ -1017,6 +1030,50 @@ pub(crate) struct MethodRow<'a> {
     turns: f64,
     /// Mean wall seconds per run.
     seconds: f64,
+}
+
+/// How the runs of one kind of question ended (a run counts in every
+/// column that describes it).
+#[derive(Debug, Serialize)]
+pub(crate) struct KindRow<'a> {
+    /// The kind (`two-hop`, `count`, HotpotQA's `bridge`, …) or `all`.
+    kind: &'a str,
+    /// Questions run.
+    questions: usize,
+    /// Right short answers (exact match), whoever gave them.
+    right: usize,
+    /// Wrong answers that stood as the strategy's own (not "not found", not
+    /// handed to the heuristic, not failed).
+    wrong_stood: usize,
+    /// Answers marked verified.
+    verified: usize,
+    /// Answers marked verified that are wrong.
+    verified_wrong: usize,
+    /// Runs the RLM handed to the heuristic.
+    fell_back: usize,
+    /// Of those, the right ones.
+    fell_back_right: usize,
+    /// Answers that said "not found".
+    not_found: usize,
+    /// Runs that failed with an error.
+    failed: usize,
+}
+
+impl<'a> From<&'a rlmkg_eval::score::KindRow> for KindRow<'a> {
+    fn from(k: &'a rlmkg_eval::score::KindRow) -> Self {
+        Self {
+            kind: &k.kind,
+            questions: k.questions,
+            right: k.right,
+            wrong_stood: k.wrong_stood,
+            verified: k.verified,
+            verified_wrong: k.verified_wrong,
+            fell_back: k.fell_back,
+            fell_back_right: k.fell_back_right,
+            not_found: k.not_found,
+            failed: k.failed,
+        }
+    }
 }
 
 impl<'a> From<&'a rlmkg_eval::score::Summary> for EvalSummary<'a> {
@@ -1046,12 +1103,16 @@ impl<'a> From<&'a rlmkg_eval::score::Summary> for EvalSummary<'a> {
                     citation_precision: m.citation_precision,
                     citation_recall: m.citation_recall,
                     not_found: m.not_found,
+                    right: m.right,
+                    verified: m.verified,
+                    verified_wrong: m.verified_wrong,
                     handle_calls: m.handle_calls,
                     sub_calls: m.sub_calls,
                     turns: m.turns,
                     seconds: m.seconds,
                 })
                 .collect(),
+            by_kind: s.by_kind.iter().map(KindRow::from).collect(),
             citation_precision: s.citation_precision,
             citation_recall: s.citation_recall,
             calls: s.calls,

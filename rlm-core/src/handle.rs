@@ -162,41 +162,51 @@ pub trait ContextHandle: Send + Sync {
         false
     }
 
-    /// Whether `question` asks about the whole collection (counts and
-    /// frequencies over documents) rather than one fact: the `small` profile
-    /// shows `map` only then, as small models otherwise reach for it first.
-    fn about_whole_collection(&self, question: &str) -> bool {
-        let _ = question;
-        false
-    }
-
-    /// What to read from every document for `question`, a question about
-    /// the whole collection, as a `map` instruction ("the category"), when
-    /// the handle can tell from the question; the `small` profile's map step
-    /// names it. `None` by default.
-    fn map_key(&self, question: &str) -> Option<String> {
+    /// The handle for a session answering `question`, which it reads once
+    /// for the methods below ([`ContextHandle::about_whole_collection`],
+    /// [`ContextHandle::map_key`], [`ContextHandle::next_step`],
+    /// [`ContextHandle::review`]); every session (the root's and each
+    /// `rlm_query`'s) asks for it when it opens. `None` (the default): this
+    /// handle, which reads no question.
+    fn asking(&self, question: &str) -> Option<Arc<dyn ContextHandle>> {
         let _ = question;
         None
     }
 
+    /// Whether the question asked ([`ContextHandle::asking`]) is about the
+    /// whole collection (counts and frequencies over documents) rather than
+    /// one fact: the `small` profile shows `map` only then, as small models
+    /// otherwise reach for it first.
+    fn about_whole_collection(&self) -> bool {
+        false
+    }
+
+    /// What to read from every document for the question asked, a question
+    /// about the whole collection, as a `map` instruction ("the category"),
+    /// when the handle can tell from the question; the `small` profile's map
+    /// step names it. `None` by default.
+    fn map_key(&self) -> Option<String> {
+        None
+    }
+
     /// What a small root model should look at and be begun with after a
-    /// turn's `output` for `question` (e.g. the names the output shows that
-    /// the question does not: the bridges a multi-hop question goes
-    /// through); `read` holds the ids the run's calls have shown so far, this
-    /// turn's among them, first seen first. Asked once per turn of the
+    /// turn's `output` for the question asked (e.g. the names the output
+    /// shows that the question does not: the bridges a multi-hop question
+    /// goes through); `read` holds the ids the run's calls have shown so far,
+    /// this turn's among them, first seen first. Asked once per turn of the
     /// `small` profile; nothing by default.
-    fn next_step(&self, question: &str, output: &str, read: &[String]) -> NextStep {
-        let _ = (question, output, read);
+    fn next_step(&self, output: &str, read: &[String]) -> NextStep {
+        let _ = (output, read);
         NextStep::default()
     }
 
-    /// Judge an answer before the run accepts it: `Err` says, for the model,
-    /// why it does not stand (it cites ids the run never read, none of its
-    /// claims is carried by what it cites, a question about the whole
-    /// collection answered from part of it). `read` are the ids the run's
-    /// calls showed. The default accepts every answer.
-    fn review(&self, question: &str, answer: &str, read: &[String]) -> Result<(), String> {
-        let _ = (question, answer, read);
+    /// Judge an answer to the question asked before the run accepts it:
+    /// `Err` says, for the model, why it does not stand (it cites ids the
+    /// run never read, none of its claims is carried by what it cites, a
+    /// question about the whole collection answered from part of it). `read`
+    /// are the ids the run's calls showed. The default accepts every answer.
+    fn review(&self, answer: &str, read: &[String]) -> Result<(), String> {
+        let _ = (answer, read);
         Ok(())
     }
 }

@@ -18,7 +18,7 @@ use rlmkg_ingest::{Store, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use rlmkg_heuristic as heuristic;
+use rlmkg_heuristic::{self as heuristic, ExploreOptions, MAX_NEXT_CHUNKS, Question};
 
 /// Time limit of one `context.sparql` query.
 const SPARQL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -307,8 +307,9 @@ const FUNCTIONS: &[Function] = &[
         params: &[req("question")],
         doc: "the built-in heuristic search: question entities, evidence sentences with ids, an extractive draft answer",
         body: |h, a| {
-            let found = crate::ask::Heuristic::new(None)
-                .explore(&h.store, a.str("question")?)
+            // The model's own question, read here.
+            let question = Question::read(a.str("question")?);
+            let found = heuristic::explore(h.store.as_ref(), &question, &ExploreOptions::default())
                 .map_err(|e| HandleError::Failed(format!("{e:#}")))?;
             let found =
                 found.restricted(|chunk| chunk.parse().is_ok_and(|c: ChunkId| h.in_scope(c)));
@@ -318,134 +319,26 @@ const FUNCTIONS: &[Function] = &[
     },
 ];
 
-/// A short worked run with these functions: search, read, cite, finish.
-/// (A test checks that every `context.` call in it is in [`FUNCTIONS`].)
-/// Most names [`unasked_names`] lists.
-const MAX_NEXT_NAMES: usize = 6;
-/// Most chunks of an output [`unasked_names`] looks up.
-const MAX_NEXT_CHUNKS: usize = 6;
-/// Entity kinds a question goes through.
-const BRIDGE_KINDS: &[&str] = &["person", "organization", "place", "work"];
-
-/// The chunk ids an output shows (`[c12.s3]`, `'id': 'c12'`), in order, once each.
-fn chunk_ids_in(output: &str) -> Vec<ChunkId> {
-    let mut out: Vec<ChunkId> = Vec::new();
-    let bytes = output.as_bytes();
-    let mut i = 0;
-    while let Some(at) = output.get(i..).and_then(|r| r.find('c')) {
-        let start = i + at;
-        i = start + 1;
-        let before = start.checked_sub(1).and_then(|b| bytes.get(b)).copied();
-        if !matches!(before, Some(b'[' | b'\'' | b'"')) {
-            continue;
-        }
-        let digits = bytes[start + 1..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        if digits == 0 {
-            continue;
-        }
-        if let Ok(id) = output[start..start + 1 + digits].parse::<ChunkId>()
-            && !out.contains(&id)
-        {
-            out.push(id);
-        }
-    }
-    out
-}
-
-/// The names of people, organizations, places and works in the chunks an
-/// output shows that the output spells out and the question does not, in the
-/// order the output shows them.
-pub(crate) fn unasked_names(store: &Store, question: &str, output: &str) -> Vec<String> {
-    let q = question.to_lowercase();
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for chunk in chunk_ids_in(output).into_iter().take(MAX_NEXT_CHUNKS) {
-        let Ok(entities) = store.entities_of_chunk(chunk) else {
-            continue;
-        };
-        for e in entities {
-            if !BRIDGE_KINDS.contains(&e.kind.as_str())
-                || q.contains(&e.name.to_lowercase())
-                || found.iter().any(|(_, n)| n == &e.name)
-            {
-                continue;
-            }
-            if let Some(at) = output.find(&e.name) {
-                found.push((at, e.name));
-            }
-        }
-    }
-    // Names in a sentence that expresses a relation of the question ("founded
-    // by X" for "the founder of …") first, then names in a sentence that holds
-    // a word of the question: the likeliest bridges.
-    let lower = output.to_lowercase();
-    let words = content_words(question);
-    let answer = rlmkg_heuristic::answer_relation(question);
-    let relations: Vec<String> = rlmkg_heuristic::relation_words(question)
-        .into_iter()
-        .filter(|r| Some(r) != answer.as_ref())
-        .collect();
-    let sentence_at = |at: usize| {
-        let at = at.min(lower.len());
-        let from = lower
-            .get(..at)
-            .and_then(|h| h.rfind(['.', ']']))
-            .map_or(0, |i| i + 1);
-        let to = lower
-            .get(at..)
-            .and_then(|t| t.find(['.', '[']))
-            .map_or(lower.len(), |i| at + i);
-        lower.get(from..to).unwrap_or_default()
-    };
-    let rank = |at: usize| {
-        let s = sentence_at(at);
-        if relations
-            .iter()
-            .any(|r| rlmkg_heuristic::expresses_relation(r, s))
-        {
-            0
-        } else if words.iter().any(|w| s.contains(w.as_str())) {
-            1
-        } else {
-            2
-        }
-    };
-    found.sort_by_key(|(at, _)| (rank(*at), *at));
-    found
-        .into_iter()
-        .take(MAX_NEXT_NAMES)
-        .map(|(_, n)| n)
-        .collect()
-}
-
 /// The sentence of an output (`[c12.s3] text`) that holds the most of the
 /// question's content words (compared by their match keys, so "joined" meets
 /// "join"), when it holds at least two and half of them: the likeliest
 /// answer sentence. When the question names its answer relation
-/// ([`rlmkg_heuristic::answer_relation`]: "born"), only a sentence that
+/// ([`rlmkg_heuristic::Question::answer_relation`]: "born"), only a sentence that
 /// says it, with a value of the asked kind, qualifies, and one question
 /// word is enough. Its id and text (at most 300 characters).
-fn best_sentence(question: &str, output: &str) -> Option<(String, String)> {
+fn best_sentence(question: &Question, output: &str) -> Option<(String, String)> {
     // A sentence that answers the question says its answer relation ("born"),
     // holds a value of the asked kind (a year for "what year") and, when the
     // question names years, one of them (the review's rules: a sentence
     // without them cannot carry an answer that stands).
-    let relation = rlmkg_heuristic::answer_relation(question);
-    let kind = rlmkg_heuristic::short::answer_type(question);
-    let years = crate::review::years_in(question);
+    let relation = question.answer_relation();
+    let years = question.years();
     let answers = |text: &str| {
-        relation
-            .as_deref()
-            .is_none_or(|r| rlmkg_heuristic::expresses_relation(r, text))
-            && rlmkg_heuristic::short::holds_value(&kind, text)
-            && (years.is_empty() || crate::review::holds_any_year(text, &years))
+        relation.is_none_or(|r| rlmkg_heuristic::expresses_relation(r, text))
+            && rlmkg_heuristic::short::holds_value(question.answer_type(), text)
+            && (years.is_empty() || crate::review::holds_any_year(text, years))
     };
-    let keys: Vec<String> = content_words(question)
-        .iter()
-        .map(|w| rlmkg_text::match_key(w))
-        .collect();
+    let keys = question.content_keys();
     let need = keys.len().div_ceil(2).max(2);
     let mut best: Option<(usize, &str, String)> = None;
     let mut rest = output;
@@ -529,37 +422,30 @@ impl AnswerSentence {
 /// answer relation ("founder" once a chunk saying "organised by the
 /// Kestrel Institute" is shown for "the founder of the institute that
 /// organised …"); the answer relation when the output expresses all others.
-fn next_relation(question: &str, output: &str, answer: &str) -> String {
-    rlmkg_heuristic::relation_words(question)
-        .into_iter()
-        .filter(|r| r != answer)
+fn next_relation(question: &Question, output: &str, answer: &str) -> String {
+    question
+        .relations()
+        .iter()
+        .filter(|r| *r != answer)
         .find(|r| !rlmkg_heuristic::expresses_relation(r, output))
+        .cloned()
         .unwrap_or_else(|| answer.to_owned())
-}
-
-/// The question's content words, lowercased: three letters or more, not stop
-/// words (wh-words are stop words), once each.
-pub(crate) fn content_words(question: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in question.split(|c: char| !c.is_alphanumeric()) {
-        let w = w.to_lowercase();
-        if w.chars().count() >= 3 && !rlmkg_text::is_stopword(&w) && !out.contains(&w) {
-            out.push(w);
-        }
-    }
-    out
 }
 
 /// The question's content words the output does not contain: what the
 /// question still asks after this hop.
-fn unanswered_words(question: &str, output: &str) -> Vec<String> {
+fn unanswered_words(question: &Question, output: &str) -> Vec<String> {
     let lower = output.to_lowercase();
-    content_words(question)
-        .into_iter()
+    question
+        .content_words()
+        .iter()
         .filter(|w| !lower.contains(w.as_str()))
+        .cloned()
         .collect()
 }
 
+/// A short worked run with these functions: search, read, cite, finish.
+/// (A test checks that every `context.` call in it is in [`FUNCTIONS`].)
 const EXAMPLE: &str = "\
 Example of a whole run (question: \"Who designed the bridge that crosses the Oran River?\"):
 Turn 1, you write:
@@ -599,6 +485,9 @@ pub struct StoreHandle {
     scope: Option<Arc<HashSet<ChunkId>>>,
     /// Checker settings of the answer review; `None` accepts every answer.
     review: Option<Arc<CheckOptions>>,
+    /// The question asked, read once ([`StoreHandle::with_question`],
+    /// [`ContextHandle::asking`]); `None` on a handle no question was asked of.
+    question: Option<Arc<Question>>,
 }
 
 /// Most chunk ids an error about reading a document's id names.
@@ -611,7 +500,15 @@ impl StoreHandle {
             store,
             scope: None,
             review: None,
+            question: None,
         }
+    }
+
+    /// The handle of a run asking `question`, read once by the caller: its
+    /// hints and review read that, not the question's text again.
+    pub fn with_question(mut self, question: Arc<Question>) -> Self {
+        self.question = Some(question);
+        self
     }
 
     /// The handle that reviews answers before the run accepts them (see
@@ -675,11 +572,11 @@ impl StoreHandle {
     /// most of its words ([`best_sentence`]).
     fn answer_sentence(
         &self,
-        question: &str,
+        question: &Question,
         output: &str,
         reads: &crate::review::Reads,
     ) -> Option<AnswerSentence> {
-        let shown: Vec<String> = chunk_ids_in(output)
+        let shown: Vec<String> = heuristic::chunk_ids_in(output)
             .iter()
             .take(MAX_NEXT_CHUNKS)
             .map(ToString::to_string)
@@ -708,18 +605,18 @@ impl StoreHandle {
     /// answer relation (`answered`: that sentence is the step to take).
     fn suggestion(
         &self,
-        question: &str,
+        question: &Question,
         output: &str,
         answered: bool,
     ) -> Option<(Vec<String>, String)> {
-        let relation = rlmkg_heuristic::answer_relation(question);
+        let relation = question.answer_relation();
         if answered && relation.is_some() {
             return None;
         }
-        let names = unasked_names(&self.store, question, output);
+        let names = heuristic::unasked_names(self.store.as_ref(), question, output);
         let first = names.first()?;
         let rest = match relation {
-            Some(r) => vec![next_relation(question, output, &r)],
+            Some(r) => vec![next_relation(question, output, r)],
             None => unanswered_words(question, output),
         };
         let query = if rest.is_empty() {
@@ -787,7 +684,22 @@ impl ContextHandle for StoreHandle {
         Some(EXAMPLE.to_owned())
     }
 
-    fn next_step(&self, question: &str, output: &str, read: &[String]) -> NextStep {
+    fn asking(&self, question: &str) -> Option<Arc<dyn ContextHandle>> {
+        if self.question.as_ref().is_some_and(|q| q.text() == question) {
+            return None; // read once already, by the run's caller
+        }
+        Some(Arc::new(StoreHandle {
+            store: Arc::clone(&self.store),
+            scope: self.scope.clone(),
+            review: self.review.clone(),
+            question: Some(Arc::new(Question::read(question))),
+        }))
+    }
+
+    fn next_step(&self, output: &str, read: &[String]) -> NextStep {
+        let Some(question) = self.question.as_deref() else {
+            return NextStep::default();
+        };
         // The run's reads, read from the store once for both uses below.
         let reads = crate::review::Reads::new(&self.store, read);
         let found = self.answer_sentence(question, output, &reads);
@@ -803,7 +715,7 @@ impl ContextHandle for StoreHandle {
                 linked_by: Some(_), ..
             }) => true,
             Some(_) => {
-                rlmkg_heuristic::answer_relation(question).is_some()
+                question.answer_relation().is_some()
                     && !crate::review::read_next_step(question, &reads)
             }
             None => false,
@@ -872,22 +784,24 @@ impl ContextHandle for StoreHandle {
         true
     }
 
-    fn about_whole_collection(&self, question: &str) -> bool {
-        crate::review::whole_collection(question)
+    fn about_whole_collection(&self) -> bool {
+        self.question.as_ref().is_some_and(|q| q.whole_collection())
     }
 
-    fn map_key(&self, question: &str) -> Option<String> {
-        crate::review::map_key(&self.store, question)
+    fn map_key(&self) -> Option<String> {
+        crate::review::map_key(&self.store, self.question.as_deref()?)
     }
 
     fn segments(&self, over: &Value, max_chars: usize) -> Result<Vec<Segment>, HandleError> {
         crate::segments::segments(&self.store, over, max_chars, &|c| self.in_scope(c))
     }
 
-    fn review(&self, question: &str, answer: &str, read: &[String]) -> Result<(), String> {
-        match &self.review {
-            Some(check) => crate::review::review(&self.store, check, question, answer, read),
-            None => Ok(()),
+    fn review(&self, answer: &str, read: &[String]) -> Result<(), String> {
+        match (&self.review, &self.question) {
+            (Some(check), Some(question)) => {
+                crate::review::review(&self.store, check, question, answer, read)
+            }
+            _ => Ok(()),
         }
     }
 
@@ -911,6 +825,7 @@ impl ContextHandle for StoreHandle {
             store: Arc::clone(&self.store),
             scope: Some(Arc::new(chunks)),
             review: self.review.clone(),
+            question: self.question.clone(),
         }))
     }
 }
@@ -1117,29 +1032,20 @@ mod tests {
     }
 
     #[test]
-    fn chunk_ids_are_read_from_outputs() {
-        let out = "[{'id': 'c22', 'text': '[c22.s1] x [c7.s3] y'}] cat c9 [c22.s2] \"c40\" [cx] [c";
-        let ids: Vec<String> = chunk_ids_in(out).iter().map(|c| c.to_string()).collect();
-        assert_eq!(ids, ["c22", "c7", "c40"]);
-    }
-
-    #[test]
     fn what_a_question_still_asks_is_its_words_the_output_lacks() {
-        let q = "Which institute did the author of The Salt Atlas join in 2019?";
-        assert_eq!(
-            content_words(q),
-            ["institute", "author", "salt", "atlas", "join", "2019"]
-        );
+        let q = Question::read("Which institute did the author of The Salt Atlas join in 2019?");
         let out = "[c22.s3] The Salt Atlas is a book by Dr. Mara Ellison.";
         assert_eq!(
-            unanswered_words(q, out),
+            unanswered_words(&q, out),
             ["institute", "author", "join", "2019"]
         );
     }
 
     #[test]
     fn the_next_relation_is_the_first_the_output_does_not_express() {
-        let q = "In what year was the founder of the institute that organised the Skarvik Expedition born?";
+        let q = &Question::read(
+            "In what year was the founder of the institute that organised the Skarvik Expedition born?",
+        );
         let out = "[c20.s4] It was organised by the Kestrel Institute for Coastal Studies.";
         assert_eq!(super::next_relation(q, out, "born"), "founder");
         let out =
@@ -1149,6 +1055,7 @@ mod tests {
 
     #[test]
     fn the_best_sentence_shares_most_question_words() {
+        let best_sentence = |q: &str, out: &str| best_sentence(&Question::read(q), out);
         let q = "Which institute did the author of The Salt Atlas join in 2019?";
         let out = "[{'id': 'c22', 'text': '[c22.s3] The Salt Atlas is a book by Dr. Mara Ellison. \
                    [c22.s4] It was published in 2016.'}, {'id': 'c28', 'text': '[c28.s3] Dr. Mara \

@@ -57,7 +57,9 @@ pub use report::IngestReport;
 pub use rlm_core::{LanguageModel, RlmConfig};
 pub use rlmkg_citation::{CheckOptions, ClaimReport, Report, Verdict};
 pub use rlmkg_heuristic::short::{AnswerType, ShortAnswer};
-pub use rlmkg_heuristic::{Evidence, Exploration, ExploreOptions, explore, extractive_answer};
+pub use rlmkg_heuristic::{
+    Evidence, Exploration, ExploreOptions, Question, explore, extractive_answer,
+};
 pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
 pub use spans::StoreSpans;
 

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use rlmkg_citation::{CheckOptions, ReasonKind, Verdict};
+use rlmkg_heuristic::Question;
 use rlmkg_heuristic::short::{self, AnswerType, ShortAnswer};
 use rlmkg_ingest::Store;
 
@@ -27,36 +28,6 @@ pub(crate) use reads::Reads;
 /// Share of the documents a question about the whole collection must have
 /// been read from (the `min_coverage` guard of the background documents).
 pub const MIN_COVERAGE: f64 = 0.8;
-
-/// Words by which a question asks about the whole collection rather than
-/// one fact: counts and frequencies over documents.
-const WHOLE_COLLECTION: &[&str] = &[
-    "most often",
-    "most frequent",
-    "most common",
-    "least often",
-    "least frequent",
-    "least common",
-    "how often",
-    "in how many",
-    "how many documents",
-    "how many reports",
-    "how many records",
-    "how many of the",
-    "across all",
-    "in all the",
-    "in the collection",
-    "in the corpus",
-    "every document",
-    "all documents",
-    "all reports",
-];
-
-/// Whether `question` asks about the whole collection.
-pub fn whole_collection(question: &str) -> bool {
-    let q = question.to_lowercase();
-    WHOLE_COLLECTION.iter().any(|w| q.contains(w))
-}
 
 /// Most sentences [`recite`] tries (it tries pairs of them: the cap bounds
 /// the work).
@@ -121,7 +92,7 @@ pub const SHORT_ANSWER_WORDS: usize = 8;
 fn cite_short_answer(
     spans: &StoreSpans,
     check: &CheckOptions,
-    question: &str,
+    question: &Question,
     answer: &str,
     report: &rlmkg_citation::Report,
 ) -> Option<String> {
@@ -234,7 +205,7 @@ pub(crate) fn mend(
     store: &Store,
     spans: &StoreSpans,
     check: &CheckOptions,
-    question: &str,
+    question: &Question,
     answer: &str,
     read: &[String],
 ) -> Result<Mended, rlmkg_citation::SourceError> {
@@ -304,7 +275,7 @@ pub(crate) enum Unfit {
     /// and no verified claim names one.
     NotOfType(AnswerType),
     /// The question names the relation its answer stands in ("… *born*",
-    /// "Who *founded* …", see [`rlmkg_heuristic::answer_relation`]) and no
+    /// "Who *founded* …", see [`rlmkg_heuristic::Question::answer_relation`]) and no
     /// sentence a verified claim cites expresses it: the answer is another
     /// hop's (the founding year for a birth year, the author for a founder).
     OtherRelation(String),
@@ -385,7 +356,7 @@ impl std::fmt::Display for Unfit {
 /// question), or why not. One rule for the review and for `ask`.
 pub(crate) fn standing(
     store: &Store,
-    question: &str,
+    question: &Question,
     report: &rlmkg_citation::Report,
     read: &[String],
     appended: &[String],
@@ -394,35 +365,35 @@ pub(crate) fn standing(
         return Err(Unfit::NotCarried(why));
     }
     let short = short_answer(store, question, report, appended);
-    let kind = short::answer_type(question);
-    if short.is_none() && !report.claims.is_empty() && typed(&kind) {
-        return Err(Unfit::NotOfType(kind));
+    let kind = question.answer_type();
+    if short.is_none() && !report.claims.is_empty() && typed(kind) {
+        return Err(Unfit::NotOfType(kind.clone()));
     }
     if let Some(name) = &short
-        && let Some(asked) = short::asked_noun(question)
-        && let Some(found) = rlmkg_text::place_kind_clash(&asked, &name.text)
+        && let Some(asked) = question.asked_noun()
+        && let Some(found) = rlmkg_text::place_kind_clash(asked, &name.text)
     {
         return Err(Unfit::OtherPlace {
-            asked,
+            asked: asked.to_owned(),
             name: name.text.clone(),
             found,
         });
     }
     if let Some(name) = &short
-        && kind == AnswerType::Name
+        && *kind == AnswerType::Name
         && short::is_date_only(&name.text)
-        && let Some(asked) = short::which_noun(question)
+        && let Some(asked) = question.which_noun()
     {
         return Err(Unfit::DateForThing {
-            asked,
+            asked: asked.to_owned(),
             date: name.text.clone(),
         });
     }
     if short.is_some()
-        && let Some(word) = rlmkg_heuristic::answer_relation(question)
-        && !relation_cited(report, &word)
+        && let Some(word) = question.answer_relation()
+        && !relation_cited(report, word)
     {
-        return Err(Unfit::OtherRelation(word));
+        return Err(Unfit::OtherRelation(word.to_owned()));
     }
     if short.is_some()
         && let link::Link::Unlinked { answering, next } =
@@ -430,8 +401,8 @@ pub(crate) fn standing(
     {
         return Err(Unfit::Unlinked { answering, next });
     }
-    let years = years_in(question);
-    if short.is_some() && !years.is_empty() && !cites_any(report, &years) {
+    let years = question.years();
+    if short.is_some() && !years.is_empty() && !cites_any(report, years) {
         return Err(Unfit::MissingYear(years.join(" or ")));
     }
     Ok(short)
@@ -441,7 +412,7 @@ pub(crate) fn standing(
 pub(crate) fn review(
     store: &Arc<Store>,
     check: &CheckOptions,
-    question: &str,
+    question: &Question,
     answer: &str,
     read: &[String],
 ) -> Result<(), String> {
@@ -449,7 +420,7 @@ pub(crate) fn review(
         return Ok(());
     }
     let read_chunks: HashSet<String> = read.iter().map(|id| chunk_of(id).to_string()).collect();
-    if whole_collection(question) {
+    if question.whole_collection() {
         coverage(store, &read_chunks)?;
     }
     let spans = StoreSpans::new(Arc::clone(store));
@@ -486,7 +457,8 @@ pub(crate) fn review(
             ));
         }
         Err(Unfit::OtherRelation(word)) => {
-            let next = crate::handle::unasked_names(store, question, &cited_output(report));
+            let next =
+                rlmkg_heuristic::unasked_names(store.as_ref(), question, &cited_output(report));
             let search = match next.first() {
                 Some(name) => format!(" (e.g. context.search(\"{name} {word}\"))"),
                 None => String::new(),
@@ -506,7 +478,7 @@ pub(crate) fn review(
             ));
         }
         Err(Unfit::Unlinked { answering, next }) => {
-            let named = question_names(question);
+            let named = question.name_words();
             let first = next.first().map(String::as_str).unwrap_or_default();
             let search = if named.is_empty() {
                 String::new()
@@ -523,7 +495,8 @@ pub(crate) fn review(
             ));
         }
         Err(Unfit::OtherPlace { asked, name, found }) => {
-            let next = crate::handle::unasked_names(store, question, &cited_output(report));
+            let next =
+                rlmkg_heuristic::unasked_names(store.as_ref(), question, &cited_output(report));
             let search = match next.iter().find(|n| **n != name) {
                 Some(other) => format!(" (e.g. context.search(\"{other} {asked}\"))"),
                 None => String::new(),
@@ -535,7 +508,7 @@ pub(crate) fn review(
             ));
         }
         Err(Unfit::DateForThing { asked, date }) => {
-            let how = if whole_collection(question) {
+            let how = if question.whole_collection() {
                 format!(
                     "Read the {asked} from every document ({}) and answer from the tally",
                     rlm_core::map_and_tally(&format!("the {asked}"))
@@ -562,7 +535,7 @@ pub(crate) fn review(
 /// itself, which the prompts ask for first — is not carried by what it cites
 /// (partly carried counts, unless what is missing is a name, number or date), or no claim is supported at all. `None` when it
 /// stands, or when it makes no claim to check (not found).
-fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String> {
+fn not_carried(report: &rlmkg_citation::Report, question: &Question) -> Option<String> {
     let factual: Vec<_> = report
         .claims
         .iter()
@@ -598,19 +571,6 @@ fn not_carried(report: &rlmkg_citation::Report, question: &str) -> Option<String
     None
 }
 
-/// The words of `question` written with a capital after its first word,
-/// joined by spaces ("The Salt Atlas" of "Who founded the publisher of The
-/// Salt Atlas?"): the names a suggested search starts from.
-fn question_names(question: &str) -> String {
-    question
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .skip(1)
-        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Whether a sentence that a supported claim of `report` cites expresses
 /// the answer relation `word`.
 fn relation_cited(report: &rlmkg_citation::Report, word: &str) -> bool {
@@ -626,15 +586,6 @@ fn supported_evidence(
         .iter()
         .filter(|c| c.verdict == Verdict::Supported)
         .flat_map(|c| &c.evidence)
-}
-
-/// The years a question names ("in 2019", "the 2018 Halvorsen Medal").
-pub(crate) fn years_in(question: &str) -> Vec<String> {
-    question
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|w| rlmkg_text::is_year(w))
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Whether a sentence that a supported claim of `report` cites holds one of
@@ -671,7 +622,7 @@ fn typed(kind: &AnswerType) -> bool {
 /// `None` when it is not of the asked type.
 fn typed_answer(
     store: &Store,
-    question: &str,
+    question: &Question,
     kind: &AnswerType,
     claim: &rlmkg_citation::ClaimReport,
     text: &str,
@@ -697,13 +648,13 @@ fn typed_answer(
 /// of a person, place or organization names.
 fn typed_name(
     store: &Store,
-    question: &str,
+    question: &Question,
     kind: &AnswerType,
     claim: &rlmkg_citation::ClaimReport,
 ) -> Option<String> {
     let kinds = short::kinds_for(kind);
     let text = claim.text.to_lowercase();
-    let asked = question.to_lowercase();
+    let asked = question.lower();
     let cited = cited_text(claim);
     claim
         .citations
@@ -736,11 +687,11 @@ fn typed_name(
 /// is read from verified text; `None` when the verified claims hold none.
 fn short_answer(
     store: &Store,
-    question: &str,
+    question: &Question,
     report: &rlmkg_citation::Report,
     appended: &[String],
 ) -> Option<ShortAnswer> {
-    let kind = short::answer_type(question);
+    let kind = question.answer_type();
     let first = report
         .claims
         .iter()
@@ -750,12 +701,12 @@ fn short_answer(
         && text.split_whitespace().count() <= SHORT_ANSWER_WORDS
         && first.verdict == Verdict::Supported;
     if let Some(answer) = short
-        .then(|| typed_answer(store, question, &kind, first, text))
+        .then(|| typed_answer(store, question, kind, first, text))
         .flatten()
     {
         return Some(ShortAnswer {
             text: answer,
-            kind,
+            kind: kind.clone(),
             citation: first
                 .citations
                 .iter()
@@ -780,20 +731,20 @@ fn short_answer(
         return None;
     }
     let x = rlmkg_heuristic::Exploration {
-        question: question.to_owned(),
+        question: question.text().to_owned(),
         question_entities: Vec::new(),
         bridges: Vec::new(),
         chunks: Vec::new(),
         evidence,
     };
-    rlmkg_heuristic::short_answer(store, &x).1
+    rlmkg_heuristic::short_answer(store, question, &x).1
 }
 
 /// Whether the answer's own claim is carried by what it cites: supported,
 /// or partly — a paraphrase, not a name, number or date the cited text lacks
 /// (that would be the answer itself unsupported) — and saying no word of the
 /// question that its cited sentences lack.
-fn answer_carried(claim: &rlmkg_citation::ClaimReport, question: &str) -> bool {
+fn answer_carried(claim: &rlmkg_citation::ClaimReport, question: &Question) -> bool {
     let overreach = claim.reasons.iter().any(|r| {
         matches!(
             r.kind,
@@ -814,20 +765,20 @@ fn answer_carried(claim: &rlmkg_citation::ClaimReport, question: &str) -> bool {
 /// relation: "founded", "publisher") that the sentences it cites lack
 /// (compared by match keys): such a claim restates the question without its
 /// sources carrying it.
-fn asserts_uncited_question_words(claim: &rlmkg_citation::ClaimReport, question: &str) -> bool {
-    let asked: HashSet<String> = crate::handle::content_words(question)
-        .iter()
-        .map(|w| rlmkg_text::match_key(w))
-        .collect();
+fn asserts_uncited_question_words(
+    claim: &rlmkg_citation::ClaimReport,
+    question: &Question,
+) -> bool {
+    let asked: HashSet<&str> = question.content_keys().iter().map(String::as_str).collect();
     claim
         .reasons
         .iter()
         .flat_map(|r| r.missing_words())
-        .any(|w| asked.contains(&rlmkg_text::match_key(&w.to_lowercase())))
+        .any(|w| asked.contains(rlmkg_text::match_key(&w.to_lowercase()).as_str()))
 }
 
 /// The sentences a report's claims cite, as a handle output shows them
-/// (`[c12.s3] text` lines), for [`crate::handle::unasked_names`].
+/// (`[c12.s3] text` lines), for [`rlmkg_heuristic::unasked_names`].
 fn cited_output(report: &rlmkg_citation::Report) -> String {
     report
         .claims
@@ -898,18 +849,6 @@ fn coverage(store: &Store, read_chunks: &HashSet<String>) -> Result<(), String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn whole_collection_questions_are_told_apart() {
-        assert!(whole_collection(
-            "Which category of incident is reported most often?"
-        ));
-        assert!(whole_collection("In how many reports is Oslo mentioned?"));
-        assert!(!whole_collection(
-            "How many children did the founder of the institute have?"
-        ));
-        assert!(!whole_collection("Who designed the Pellan Bridge?"));
-    }
 
     #[test]
     fn brackets_that_are_not_citations_are_dropped() {

@@ -10,7 +10,7 @@ use rlm_core::testkit::{ChatServer, Reply, is_root_request, last_user};
 use rlmkg::backends::{BackendConfig, HttpModel};
 use rlmkg::{
     AnswerStrategy, AskEvent, AskOptions, Events, Heuristic, IngestOptions, Method, Models,
-    NoProgress, Run, Store, Strategy, Verdict,
+    NoProgress, Question, Run, Store, Strategy, Verdict,
 };
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -179,7 +179,8 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
     ))?;
     let mut quiet = |_: &str| {};
     let mut run = Run::new(store, &heuristic, &mut quiet);
-    let direct = runtime.block_on(Heuristic::new(None).answer(&mut run, question))?;
+    let read = Question::read(question);
+    let direct = runtime.block_on(Heuristic::new(None).answer(&mut run, &read))?;
     assert_eq!(direct.text, via_ask.text);
     assert_eq!(direct.method, Method::Extractive);
     Ok(())

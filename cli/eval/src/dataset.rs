@@ -79,6 +79,9 @@ pub struct EvalQuestion {
     pub gold: Vec<GoldRef>,
     /// Gold supporting sentences, when the dataset has them.
     pub gold_sentences: Vec<GoldSentence>,
+    /// The question's kind, when the dataset says it (`two-hop`, `count`, …
+    /// in a generated world; HotpotQA's `type`): results are reported per kind.
+    pub kind: Option<String>,
 }
 
 impl EvalQuestion {
@@ -90,6 +93,7 @@ impl EvalQuestion {
             answers,
             gold,
             gold_sentences: Vec::new(),
+            kind: None,
         }
     }
 }
@@ -369,6 +373,7 @@ pub fn from_hotpotqa(records: &[Value]) -> Result<Dataset, DatasetError> {
             answers: answers(answer, Vec::new()),
             gold,
             gold_sentences,
+            kind: field_str(r, &["type"]),
         });
     }
     Ok(Dataset {
@@ -425,7 +430,32 @@ pub fn from_musique(records: &[Value]) -> Result<Dataset, DatasetError> {
     })
 }
 
-/// Convert plain JSONL records `{id?, question, answer, answer_aliases?, gold_titles}`.
+/// The gold sentences of a record's `chain` (a generated world's hops
+/// `{file, sentence, …}`), titled by their file.
+fn chain_sentences(r: &Value) -> Vec<GoldSentence> {
+    let Some(Value::Array(hops)) = r.get("chain") else {
+        return Vec::new();
+    };
+    let mut out: Vec<GoldSentence> = Vec::new();
+    for hop in hops {
+        let (Some(title), Some(text)) = (field_str(hop, &["file"]), field_str(hop, &["sentence"]))
+        else {
+            continue;
+        };
+        let s = GoldSentence {
+            title,
+            text: text.trim().to_string(),
+        };
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Convert plain JSONL records `{id?, question, answer, answer_aliases?,
+/// gold_titles, kind?, chain?}` (`chain`: the hops of a generated world, whose
+/// sentences are the gold sentences).
 pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
     let mut seen = BTreeSet::new();
     let mut one = |n: usize, r: &Value| -> Result<EvalQuestion, DatasetError> {
@@ -445,7 +475,11 @@ pub fn from_jsonl(records: &[Value]) -> Result<Dataset, DatasetError> {
             }
         }
         let answers = answers(answer, aliases);
-        Ok(EvalQuestion::by_passages(id, question, answers, gold))
+        Ok(EvalQuestion {
+            gold_sentences: chain_sentences(r),
+            kind: field_str(r, &["kind"]),
+            ..EvalQuestion::by_passages(id, question, answers, gold)
+        })
     };
     let questions = records
         .iter()
@@ -540,6 +574,36 @@ mod tests {
             vec![GoldRef::Name("a.md".into()), GoldRef::Name("b.pdf".into())]
         );
         assert_eq!(ds.questions[1].gold, vec![GoldRef::Name("c.txt".into())]);
+    }
+
+    #[test]
+    fn jsonl_reads_the_kind_and_the_chain_sentences() {
+        let text = concat!(
+            r#"{"id": "two-hop-01", "question": "Q?", "answer": "Vik", "kind": "two-hop", "gold_titles": ["articles/a.md"], "#,
+            r#""chain": [{"subject": "A", "predicate": "founded_by", "object": "B", "file": "articles/a.md", "sentence": "It was founded by B."}, "#,
+            r#"{"subject": "B", "predicate": "born_in", "object": "Vik", "file": "articles/b.md", "sentence": "He was born in Vik."}, "#,
+            r#"{"subject": "B", "predicate": "born_in", "object": "Vik", "file": "articles/b.md", "sentence": "He was born in Vik."}]}"#,
+            "\n",
+            r#"{"question": "R?", "answer": "r", "gold_titles": []}"#,
+        );
+        let (_, ds) = convert_text(text, None).unwrap();
+        let q = &ds.questions[0];
+        assert_eq!(q.kind.as_deref(), Some("two-hop"));
+        assert_eq!(
+            q.gold_sentences,
+            vec![
+                GoldSentence {
+                    title: "articles/a.md".into(),
+                    text: "It was founded by B.".into()
+                },
+                GoldSentence {
+                    title: "articles/b.md".into(),
+                    text: "He was born in Vik.".into()
+                }
+            ]
+        );
+        assert_eq!(ds.questions[1].kind, None);
+        assert!(ds.questions[1].gold_sentences.is_empty());
     }
 
     #[test]

@@ -7,6 +7,8 @@
 
 use serde::Serialize;
 
+use crate::rng::Rng;
+
 /// Incident categories: the name a question uses, and the phrases reports use.
 const CATEGORIES: &[(&str, &[&str])] = &[
     (
@@ -97,40 +99,9 @@ pub struct Question {
     pub gold_titles: Vec<String>,
 }
 
-/// A tiny deterministic generator (SplitMix64), so a seed gives the same set
-/// on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn weighted(&mut self, weights: &[u32]) -> usize {
-        let total: u64 = weights.iter().map(|w| u64::from(*w)).sum();
-        let mut r = self.next() % total.max(1);
-        for (i, w) in weights.iter().enumerate() {
-            let w = u64::from(*w);
-            if r < w {
-                return i;
-            }
-            r -= w;
-        }
-        0
-    }
-}
-
 /// `n` reports from `seed`.
 pub fn reports(n: usize, seed: u64) -> Vec<Report> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     (0..n)
         .map(|i| {
             let c = rng.weighted(CATEGORY_WEIGHTS);

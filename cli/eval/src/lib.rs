@@ -8,10 +8,12 @@ pub mod dataset;
 pub mod graph_check;
 pub mod incidents;
 pub mod metrics;
+mod rng;
 pub mod runner;
 pub mod score;
 pub mod seeds;
 pub mod store;
+pub mod world;
 
 use std::path::PathBuf;
 

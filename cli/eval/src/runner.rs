@@ -101,6 +101,7 @@ pub fn question_run(answer: &Answer) -> QuestionRun {
         extractive: answer.method == Method::Extractive,
         method: Some(method.to_owned()),
         verified: Some(answer.verified),
+        fallback: answer.fallback.as_ref().map(ToString::to_string),
         read_ids: answer.read_ids.clone(),
         cited_sentences: cited,
         calls: answer.usage.calls,
@@ -271,6 +272,19 @@ impl RunConfig {
             && self.root_model == other.root_model
             && self.sub_model == other.sub_model
             && self.settings == other.settings
+    }
+
+    /// What the run is called in reports: `rlm`; `composed` (the heuristic's
+    /// evidence composed by a model, the plain-RAG baseline); `heuristic`
+    /// (no model).
+    pub fn label(&self) -> &'static str {
+        if self.effective == "rlm" {
+            "rlm"
+        } else if self.root_model.is_some() || self.sub_model.is_some() {
+            "composed"
+        } else {
+            "heuristic"
+        }
     }
 
     /// One line for messages.

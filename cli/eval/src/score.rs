@@ -63,6 +63,9 @@ pub struct QuestionRun {
     /// Whether every factual claim of the answer verified against its citations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
+    /// Why the RLM run handed the question to the heuristic, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// Chunk or sentence ids the run read (`read`, `search` results shown in full, …), in order.
     #[serde(default)]
     pub read_ids: Vec<String>,
@@ -184,6 +187,9 @@ pub struct QuestionRecord {
     pub answers: Vec<String>,
     /// Gold supporting passages (titles or names).
     pub gold: Vec<String>,
+    /// The question's kind, when the dataset gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// BM25 search ranking.
     pub bm25: Ranking,
     /// Graph (`related`) ranking.
@@ -397,6 +403,7 @@ pub fn evaluate_question(
         question: q.question.clone(),
         answers: q.answers.clone(),
         gold: q.gold.iter().map(|g| dataset.gold_name(g)).collect(),
+        kind: q.kind.clone(),
         bm25,
         graph,
         run,
@@ -458,6 +465,104 @@ pub fn gold_contained(text: &str, answers: &[String]) -> f64 {
     if hit { 1.0 } else { 0.0 }
 }
 
+impl RunScore {
+    /// The short answer is right: it equals the gold answer or an alias
+    /// once normalised (exact match).
+    pub fn right(&self) -> bool {
+        self.em >= 1.0
+    }
+
+    /// The answer was marked verified.
+    pub fn verified(&self) -> bool {
+        self.run.verified == Some(true)
+    }
+}
+
+/// How the runs of one kind of question ended (or of all, `kind` `all`).
+/// A run counts in every column that describes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KindRow {
+    /// The kind (`two-hop`, `count`, HotpotQA's `bridge`, …), or `all`.
+    pub kind: String,
+    /// Questions run.
+    pub questions: usize,
+    /// Right short answers ([`RunScore::right`]), whoever gave them.
+    pub right: usize,
+    /// Wrong answers that stood as the strategy's own: not "not found",
+    /// not handed to the heuristic, not failed.
+    pub wrong_stood: usize,
+    /// Answers marked verified.
+    pub verified: usize,
+    /// Answers marked verified that are wrong.
+    pub verified_wrong: usize,
+    /// Runs the RLM handed to the heuristic.
+    pub fell_back: usize,
+    /// Of those, the right ones.
+    pub fell_back_right: usize,
+    /// Answers that said "not found".
+    pub not_found: usize,
+    /// Runs that failed with an error.
+    pub failed: usize,
+}
+
+impl KindRow {
+    /// The row of `runs` under the name `kind`.
+    pub fn of(kind: &str, runs: &[&RunScore]) -> Self {
+        let count = |f: &dyn Fn(&RunScore) -> bool| runs.iter().filter(|r| f(r)).count();
+        Self {
+            kind: kind.to_owned(),
+            questions: runs.len(),
+            right: count(&|r| r.right()),
+            wrong_stood: count(&|r| {
+                !r.right() && !r.run.not_found && r.run.fallback.is_none() && r.run.error.is_none()
+            }),
+            verified: count(&|r| r.verified()),
+            verified_wrong: count(&|r| r.verified() && !r.right()),
+            fell_back: count(&|r| r.run.fallback.is_some()),
+            fell_back_right: count(&|r| r.run.fallback.is_some() && r.right()),
+            not_found: count(&|r| r.run.not_found),
+            failed: count(&|r| r.run.error.is_some()),
+        }
+    }
+}
+
+/// The row name of the runs of every kind.
+pub const ALL_KINDS: &str = "all";
+
+/// One row per kind of question, in the order the kinds first come, then
+/// the row of all (only the row of all when no question has a kind).
+fn kind_rows(records: &[QuestionRecord]) -> Vec<KindRow> {
+    let runs: Vec<(Option<&str>, &RunScore)> = records
+        .iter()
+        .filter_map(|r| Some((r.kind.as_deref(), r.run.as_ref()?)))
+        .collect();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let mut kinds: Vec<&str> = Vec::new();
+    for (k, _) in &runs {
+        if let Some(k) = *k
+            && !kinds.contains(&k)
+        {
+            kinds.push(k);
+        }
+    }
+    let mut rows: Vec<KindRow> = kinds
+        .iter()
+        .map(|k| {
+            let of: Vec<&RunScore> = runs
+                .iter()
+                .filter(|(rk, _)| rk == &Some(*k))
+                .map(|(_, r)| *r)
+                .collect();
+            KindRow::of(k, &of)
+        })
+        .collect();
+    let all: Vec<&RunScore> = runs.iter().map(|(_, r)| *r).collect();
+    rows.push(KindRow::of(ALL_KINDS, &all));
+    rows
+}
+
 /// The scores of the runs one method produced (extractive, composed, RLM).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MethodRow {
@@ -479,6 +584,12 @@ pub struct MethodRow {
     pub citation_recall: Option<f64>,
     /// Share of answers that said "not found".
     pub not_found: f64,
+    /// Runs whose short answer is right ([`RunScore::right`]).
+    pub right: usize,
+    /// Runs marked verified.
+    pub verified: usize,
+    /// Runs marked verified whose short answer is wrong.
+    pub verified_wrong: usize,
     /// Mean handle calls of the root per run.
     pub handle_calls: f64,
     /// Mean sub-model calls per run.
@@ -502,6 +613,9 @@ impl MethodRow {
             citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
             citation_recall: mean(runs.iter().map(|r| r.citation_recall)),
             not_found: runs.iter().filter(|r| r.run.not_found).count() as f64 / n,
+            right: runs.iter().filter(|r| r.right()).count(),
+            verified: runs.iter().filter(|r| r.verified()).count(),
+            verified_wrong: runs.iter().filter(|r| r.verified() && !r.right()).count(),
             handle_calls: runs.iter().map(|r| r.run.handle_calls as f64).sum::<f64>() / n,
             sub_calls: runs.iter().map(|r| r.run.sub_calls as f64).sum::<f64>() / n,
             turns: runs.iter().map(|r| f64::from(r.run.turns)).sum::<f64>() / n,
@@ -545,6 +659,9 @@ pub struct Summary {
     /// The same scores per method that produced the answers (only with runs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub by_method: Vec<MethodRow>,
+    /// How the runs ended per kind of question, then over all (only with runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_kind: Vec<KindRow>,
     /// Mean citation precision (runs on datasets with gold sentences).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub citation_precision: Option<f64>,
@@ -623,6 +740,7 @@ impl Summary {
                     })
                     .collect()
             },
+            by_kind: kind_rows(records),
             citation_precision: mean(runs.iter().map(|r| r.citation_precision)),
             citation_recall: mean(runs.iter().map(|r| r.citation_recall)),
             calls: runs.iter().map(|r| r.run.calls).sum(),
@@ -772,6 +890,77 @@ mod tests {
         assert_eq!(summary.em, Some(1.0));
         assert_eq!(summary.calls, 2);
         assert_eq!(summary.tokens, 15);
+    }
+
+    /// A scored run: right or not, verified or not, fell back or not.
+    fn scored(
+        kind: &str,
+        right: bool,
+        verified: bool,
+        fell_back: bool,
+        not_found: bool,
+    ) -> QuestionRecord {
+        QuestionRecord {
+            kind: Some(kind.into()),
+            run: Some(RunScore {
+                em: if right { 1.0 } else { 0.0 },
+                run: QuestionRun {
+                    verified: Some(verified),
+                    fallback: fell_back.then(|| "no answer".into()),
+                    not_found,
+                    ..QuestionRun::default()
+                },
+                ..RunScore::default()
+            }),
+            ..QuestionRecord::default()
+        }
+    }
+
+    #[test]
+    fn runs_are_counted_per_kind_and_over_all() {
+        let records = [
+            scored("two-hop", true, true, false, false),
+            scored("two-hop", false, true, false, false),
+            scored("count", false, false, true, false),
+            scored("two-hop", false, false, false, true),
+            scored("count", true, true, true, false),
+        ];
+        let s = Summary::of(&records);
+        let row = |k: &str| s.by_kind.iter().find(|r| r.kind == k).cloned().unwrap();
+        let names: Vec<&str> = s.by_kind.iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(names, ["two-hop", "count", ALL_KINDS]);
+        assert_eq!(
+            row("two-hop"),
+            KindRow {
+                kind: "two-hop".into(),
+                questions: 3,
+                right: 1,
+                wrong_stood: 1,
+                verified: 2,
+                verified_wrong: 1,
+                not_found: 1,
+                ..KindRow::default()
+            }
+        );
+        let count = row("count");
+        assert_eq!(
+            (count.fell_back, count.fell_back_right, count.wrong_stood),
+            (2, 1, 0)
+        );
+        let all = row(ALL_KINDS);
+        assert_eq!((all.questions, all.right, all.verified_wrong), (5, 2, 1));
+        // Without runs there are no rows; without kinds only the row of all.
+        assert!(Summary::of(&[QuestionRecord::default()]).by_kind.is_empty());
+        let plain = QuestionRecord {
+            kind: None,
+            ..scored("x", true, true, false, false)
+        };
+        let names: Vec<String> = Summary::of(&[plain])
+            .by_kind
+            .into_iter()
+            .map(|r| r.kind)
+            .collect();
+        assert_eq!(names, [ALL_KINDS]);
     }
 
     #[test]

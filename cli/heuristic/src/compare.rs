@@ -7,29 +7,14 @@ use std::collections::{BTreeMap, HashSet};
 
 use rlmkg_corpus::{Corpus, EntityInfo};
 
-use super::{Candidate, Evidence, collect_sentences, hops::Hops, short, terms};
+use super::{Candidate, Evidence, Question, collect_sentences, hops::Hops, short, terms};
 
 /// What a comparison of items asks about each of them.
 pub struct Comparison<'a> {
     /// The question.
-    pub question: &'a str,
+    pub question: &'a Question,
     /// The compared items (option texts or entity names), in question order.
     pub items: Vec<String>,
-}
-
-/// Whether the question compares dates ("older", "first") or quantities ("more").
-fn compares(question: &str) -> (bool, bool) {
-    let w = short::words(question);
-    let has = |x: &[&str]| w.iter().any(|t| x.contains(&t.as_str()));
-    let dates = has(&[
-        "first", "earlier", "older", "oldest", "before", "earliest", "later", "younger",
-        "youngest", "recent", "newer", "latest",
-    ]);
-    let amounts = has(&[
-        "more", "most", "larger", "largest", "bigger", "higher", "taller", "longer", "greater",
-        "fewer", "less", "smaller", "smallest", "shorter", "lower",
-    ]);
-    (dates, amounts)
 }
 
 /// A name as compared: without a leading article or a leading "the forming of".
@@ -65,8 +50,9 @@ impl Comparison<'_> {
     ) -> Result<Option<Vec<Evidence>>, C::Error> {
         let names: Vec<String> = self.items.iter().map(|i| core_name(i)).collect();
         let name_terms: HashSet<String> = names.iter().flat_map(|n| terms(n)).collect();
-        let hops = Hops::of(self.question, &name_terms);
-        let (dates, amounts) = compares(self.question);
+        let hops = Hops::of(self.question.words(), &name_terms);
+        let compared = self.question.compared();
+        let (dates, amounts) = (compared.by_date, compared.by_amount());
         let mut out: Vec<Evidence> = Vec::new();
         let mut found = 0;
         for (item, name) in self.items.iter().zip(&names) {
@@ -128,11 +114,11 @@ impl Comparison<'_> {
 /// The items a question compares: a choice's options, or (for yes/no) the two
 /// longest names of entities it names that are not dates, numbers or parts of a
 /// longer name, in question order.
-pub fn items(kind: &short::AnswerType, question: &str, entities: &[EntityInfo]) -> Vec<String> {
-    match kind {
+pub fn items(question: &Question, entities: &[EntityInfo]) -> Vec<String> {
+    match question.answer_type() {
         short::AnswerType::Choice(opts) => opts.clone(),
         short::AnswerType::YesNo => {
-            let q = question.to_lowercase();
+            let q = question.lower();
             let names: Vec<&String> = entities
                 .iter()
                 .filter(|e| !matches!(e.kind.as_str(), "date" | "number"))

@@ -8,14 +8,21 @@ use std::collections::HashSet;
 use super::relations::{expresses, is_relation_form};
 use super::short::{noun_class, words};
 
-/// Question words that carry no relation.
+/// Question words that carry no relation, besides the pronouns
+/// ([`rlmkg_text::PRONOUNS`]).
 const NOT_RELATIONS: &[&str] = &[
     "what", "which", "who", "whom", "whose", "where", "when", "how", "many", "much", "the", "and",
     "was", "were", "is", "are", "did", "does", "has", "have", "had", "that", "this", "these",
     "those", "with", "from", "into", "for", "also", "both", "same", "name", "named", "called",
-    "known", "person", "people", "man", "woman", "one", "two", "other", "there", "their", "its",
-    "his", "her", "than", "then", "about", "after", "before", "type", "kind",
+    "known", "person", "people", "man", "woman", "one", "two", "other", "there", "than", "then",
+    "about", "after", "before", "type", "kind",
 ];
+
+/// Whether the question word `w` (lower case) carries no relation: one of
+/// [`NOT_RELATIONS`] or a pronoun.
+pub(crate) fn not_relation(w: &str) -> bool {
+    NOT_RELATIONS.contains(&w) || rlmkg_text::PRONOUNS.contains(&w)
+}
 
 /// The relation words of a question and what the evidence covers of them.
 #[derive(Debug, Clone)]
@@ -32,10 +39,10 @@ pub struct Hops {
 }
 
 impl Hops {
-    /// Read `question`; `name_terms` are the words of the entities it names
-    /// (not relation words), as [`super::terms`] keys them.
-    pub fn of(question: &str, name_terms: &HashSet<String>) -> Self {
-        let w = words(question);
+    /// Read a question's lowercased words `w`; `name_terms` are the words
+    /// of the entities it names (not relation words), as [`super::terms`]
+    /// keys them.
+    pub fn of(w: &[String], name_terms: &HashSet<String>) -> Self {
         let wh = w.iter().position(|t| {
             matches!(
                 t.as_str(),
@@ -54,7 +61,7 @@ impl Hops {
         let mut bridge_nouns = Vec::new();
         for (i, t) in w.iter().enumerate() {
             if t.len() < 3
-                || NOT_RELATIONS.contains(&t.as_str())
+                || not_relation(t)
                 || name_terms.contains(&rlmkg_text::match_key(t))
                 || t.chars().all(|c| c.is_ascii_digit())
             {
@@ -160,140 +167,20 @@ impl Hops {
     }
 }
 
-/// Prepositions of a number a question may end with after its relation verb
-/// ("… join *in 2019*"). Not "by", "of" or a name: a verb before them may
-/// belong to a phrase inside the subject ("the book *published* by X", "a
-/// cricketer *born* in Christchurch").
-const TRAILING: &[&str] = &["in", "on", "at", "during"];
-/// Words before a noun, not a verb: a question's last word after one of
-/// them is not its verb ("have *in* common").
-const PREPOSITIONS: &[&str] = &[
-    "in", "on", "at", "of", "by", "for", "with", "from", "to", "into", "the", "a", "an",
-];
-/// Words that open a clause whose verb is not the question's ("the city
-/// *where* X was born", "the year *when* …").
-const CLAUSE_OPENERS: &[&str] = &["where", "when", "whose", "while", "after", "before"];
 /// Whether `word` reads as a past participle: regular ("founded") or
 /// irregular ([`rlmkg_text::is_irregular_participle`]: a question ends with
 /// its verb as "…was X *born*?").
-fn participle(word: &str) -> bool {
+pub(crate) fn participle(word: &str) -> bool {
     (word.len() > 4 && word.ends_with("ed")) || rlmkg_text::is_irregular_participle(word)
 }
 
-/// The relation the answer itself stands in, when the question's shape says
-/// plainly which word names it; a sentence that answers the question
-/// expresses it ([`expresses_relation`]), one that does not answers another
-/// hop. The shapes (the wh-word opens the question):
-///
-/// - "Who *founded* the publisher…", "Which company *built* the vessel…": the
-///   verb right after "who" or after the wh-phrase's noun;
-/// - "In what year was the founder of X *born*?", "Which institute did the
-///   winner of X *join* in 2019?": after "was"/"did" and an article, the
-///   question's last word (past a trailing "in 2019"), when it is a verb
-///   (a participle after "was", a relation verb after "did");
-/// - "Who was the *leader* of…": after "who", the person noun after the
-///   article.
-///
-/// `None` for every other shape, so a sentence is never held to a word the
-/// question does not ask of its answer: "In which city is the university
-/// that…" asks where (a sentence says it with a preposition), "…the city
-/// *where* X was born" puts its verb in a clause, "What nationality…" names
-/// no verb.
-pub fn answer_relation(question: &str) -> Option<String> {
-    // Tokens with case kept: a capitalized word past the first is a name.
-    let toks: Vec<(String, bool)> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .enumerate()
-        .map(|(i, w)| {
-            let name = i > 0 && w.chars().next().is_some_and(char::is_uppercase);
-            (w.to_lowercase(), name)
-        })
-        .collect();
-    let word = |i: usize| toks.get(i).map_or("", |(w, _)| w.as_str());
-    let relation = |i: usize| {
-        toks.get(i).is_some_and(|(w, name)| {
-            !*name
-                && w.chars().count() >= 3
-                && !NOT_RELATIONS.contains(&w.as_str())
-                && !w.chars().all(|c| c.is_ascii_digit())
-                && !matches!(noun_class(w), Some("place" | "date"))
-        })
-    };
-    // The wh-word opens the question ("Who…", "In which city…").
-    let wh = toks.iter().take(3).position(|(t, _)| {
-        matches!(
-            t.as_str(),
-            "what" | "which" | "who" | "whom" | "where" | "when" | "how"
-        )
-    })?;
-    let mut next = wh + 1;
-    // "How" asks a relation's manner ("how is X connected"), except in "how
-    // many" and "how much".
-    if word(wh) == "how" && !matches!(word(next), "many" | "much") {
-        return None;
-    }
-    // The answer's own noun: "which city", "what year", "how many people".
-    let mut place = false;
-    while matches!(word(next), "many" | "much") || noun_class(word(next)).is_some() {
-        place |= noun_class(word(next)) == Some("place");
-        next += 1;
-    }
-    let aux = word(next);
-    // An auxiliary puts the relation after the subject ("which institute
-    // *did* the author … join").
-    if !rlmkg_text::AUXILIARIES.contains(&aux) {
-        // "Who founded…", "Which company built…".
-        let named = next > wh + 1 || matches!(word(wh), "who" | "whom");
-        let verb = participle(aux) || is_relation_form(aux);
-        return (named && relation(next) && verb).then(|| aux.to_owned());
-    }
-    // The subject opens with an article or a name ("was the founder…",
-    // "was Tomas Reyes born").
-    let article = matches!(word(next + 1), "the" | "a" | "an")
-        || toks.get(next + 1).is_some_and(|(_, name)| *name);
-    let clause = toks[next..]
-        .iter()
-        .any(|(t, _)| CLAUSE_OPENERS.contains(&t.as_str()));
-    if !article || clause || (matches!(aux, "is" | "are") && (place || word(wh) == "where")) {
-        return None;
-    }
-    // The last word, past a trailing "in 2019".
-    let mut end = toks.len();
-    while end > next + 2 && word(end - 1).chars().all(|c| c.is_ascii_digit()) {
-        end -= 1;
-        if TRAILING.contains(&word(end - 1)) {
-            end -= 1;
-        }
-    }
-    let last = end - 1;
-    let copula = matches!(aux, "is" | "are" | "was" | "were");
-    let verb = if copula {
-        participle(word(last))
-    } else {
-        // After "did": the bare verb ("join"), not a noun after a
-        // preposition ("have in common").
-        !PREPOSITIONS.contains(&word(last - 1))
-    };
-    if last > next + 2 && relation(last) && verb {
-        return Some(word(last).to_owned());
-    }
-    // "Who was the leader of…": the person noun after the article.
-    let role = next + 2;
-    let who = matches!(word(wh), "who" | "whom");
-    (who && copula && relation(role) && noun_class(word(role)) == Some("person"))
-        .then(|| word(role).to_owned())
-}
-
-/// The relation words of `question` in order ("founder", "organised",
-/// "born"), the words of the names it spells with capitals left out: what a
-/// sentence leading from one hop to the next expresses.
-pub fn relation_words(question: &str) -> Vec<String> {
-    let names: HashSet<String> = super::short::capitalized_runs(question)
-        .iter()
-        .flat_map(|(_, n)| super::terms(n))
-        .collect();
-    Hops::of(question, &names).relations
+/// The relation words of a question in order ("founder", "organised",
+/// "born"), from its lowercased `words`, the words of the `names` it spells
+/// with capitals left out: what a sentence leading from one hop to the next
+/// expresses.
+pub(crate) fn relation_words(words: &[String], names: &[String]) -> Vec<String> {
+    let names: HashSet<String> = names.iter().flat_map(|n| super::terms(n)).collect();
+    Hops::of(words, &names).relations
 }
 
 /// Whether a word of [`relation_words`] is a verb or agent noun — a listed
@@ -318,7 +205,9 @@ mod tests {
             .into_iter()
             .collect();
         let mut h = Hops::of(
-            "In what year was the founder of the institute that organised the Skarvik Expedition born?",
+            &words(
+                "In what year was the founder of the institute that organised the Skarvik Expedition born?",
+            ),
             &names,
         );
         assert_eq!(h.relations, ["founder", "institute", "organised", "born"]);
@@ -423,7 +312,7 @@ mod tests {
                 None,
             ),
         ] {
-            assert_eq!(answer_relation(q).as_deref(), want, "{q}");
+            assert_eq!(crate::Question::read(q).answer_relation(), want, "{q}");
         }
         assert!(expresses_relation("born", "Lindqvist was born in 1941."));
         assert!(expresses_relation("founded", "Catherine Moray founded it."));
@@ -432,9 +321,10 @@ mod tests {
             "The institute was founded in 1998."
         ));
         assert_eq!(
-            relation_words(
+            crate::Question::read(
                 "In what year was the founder of the Kestrel Institute for Coastal Studies born?"
-            ),
+            )
+            .relations(),
             ["founder", "born"]
         );
     }

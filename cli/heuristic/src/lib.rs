@@ -7,9 +7,13 @@
 
 mod compare;
 mod hops;
-pub use hops::{answer_relation, expresses_relation, is_relation_verb, relation_words};
+pub use hops::{expresses_relation, is_relation_verb};
+mod question;
+pub use question::{Compared, Question};
 mod relations;
 pub mod short;
+mod unasked;
+pub use unasked::{MAX_NEXT_CHUNKS, chunk_ids_in, unasked_names};
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -170,37 +174,20 @@ impl Candidate {
 /// choice of sentences that cover the question and link through a bridge entity.
 pub fn explore<C: Corpus + ?Sized>(
     store: &C,
-    question: &str,
+    question: &Question,
     opts: &ExploreOptions,
 ) -> Result<Exploration, C::Error> {
-    let qterms: HashSet<String> = terms(question).into_iter().collect();
-    let qlower = question.to_lowercase();
-
-    // Entities named in the question.
-    let mut q_entities: Vec<(String, String, Vec<String>)> = Vec::new();
-    let mut q_found = store.entities(question, 12)?;
-    q_found.extend(named_in(store, question)?);
-    let mut q_infos: Vec<EntityInfo> = Vec::new();
-    for e in q_found {
-        if q_entities.iter().any(|(id, _, _)| *id == e.id) {
-            continue;
-        }
-        let names: Vec<String> = std::iter::once(e.name.clone())
-            .chain(e.aliases.clone())
-            .collect();
-        if names.iter().any(|n| n.len() > 2 && names_in(question, n)) {
-            q_entities.push((e.id.clone(), e.name.clone(), names));
-            q_infos.push(e);
-        }
-    }
+    let qterms = question.terms();
+    let qlower = question.lower();
+    let (q_entities, q_infos) = question_entities(store, question)?;
     // Comparison questions: one sentence about each compared item.
-    let wanted = short::answer_type(question);
-    let items = compare::items(&wanted, question, &q_infos);
+    let wanted = question.answer_type();
+    let items = compare::items(question, &q_infos);
     if items.len() >= 2 {
         let cmp = compare::Comparison { question, items };
         if let Some(evidence) = cmp.evidence(store)? {
             return Ok(Exploration {
-                question: question.to_owned(),
+                question: question.text().to_owned(),
                 question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
                 bridges: Vec::new(),
                 chunks: evidence.iter().map(|e| e.chunk.clone()).collect(),
@@ -209,115 +196,21 @@ pub fn explore<C: Corpus + ?Sized>(
         }
     }
 
-    // Chunks: BM25, graph-ranked, and evidence of paths between question entities.
-    let mut chunk_prior: BTreeMap<String, f64> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut add = |chunk: &str, prior: f64, order: &mut Vec<String>| {
-        let e = chunk_prior.entry(chunk.to_owned()).or_insert_with(|| {
-            order.push(chunk.to_owned());
-            0.0
-        });
-        *e = e.max(prior);
-    };
-    for (rank, hit) in store.search(question, opts.search_k)?.iter().enumerate() {
-        add(&hit.id.to_string(), 1.0 / (1.0 + rank as f64), &mut order);
-    }
     let seeds: Vec<String> = q_entities.iter().map(|(id, _, _)| id.clone()).collect();
-    for (rank, c) in store
-        .related(&seeds, Some(question), opts.related_k)?
-        .iter()
-        .enumerate()
-    {
-        add(&c.id.to_string(), 0.8 / (1.0 + rank as f64), &mut order);
-    }
-    for (i, a) in seeds.iter().enumerate() {
-        for b in seeds.iter().skip(i + 1) {
-            for path in store.path(a, b, 3).unwrap_or_default().iter().take(3) {
-                for step in &path.steps {
-                    for chunk in &step.evidence {
-                        add(&chunk.to_string(), 0.5, &mut order);
-                    }
-                }
-            }
-        }
-    }
+    let (mut chunk_prior, order) = question_chunks(store, question, &seeds, opts)?;
 
     let mut candidates = collect_sentences(store, &order, &chunk_prior)?;
-    // Rare question words say more than words every candidate shares.
-    let n = candidates.len().max(1) as f64;
-    let idf: std::collections::HashMap<String, f64> = qterms
-        .iter()
-        .map(|t| {
-            let df = candidates.iter().filter(|c| c.terms.contains(t)).count() as f64;
-            (t.clone(), (1.0 + n / (1.0 + df)).ln())
-        })
-        .collect();
-    let weight = |t: &String| idf.get(t).copied().unwrap_or(0.0);
+    let weights = Weights::of(qterms, &candidates, &q_entities);
+    let weight = |t: &String| weights.weight(t);
+    let name_terms = &weights.name_terms;
     let mut evidence: Vec<Evidence> = Vec::new();
     let mut covered: HashSet<String> = HashSet::new();
     let mut bridges: Vec<String> = Vec::new();
-
-    // Hop 1: the sentence that best covers the question. Words of the question's
-    // names count little (naming the entity is rewarded once, below); the relation
-    // words ("founder", "published", "born") decide.
-    let name_terms: HashSet<String> = q_entities
-        .iter()
-        .flat_map(|(_, _, names)| names.iter().flat_map(|n| terms(n)))
-        .collect();
-    let mut hop = hops::Hops::of(question, &name_terms);
-    let hop1_weight = |t: &String| {
-        if name_terms.contains(t) {
-            0.3 * weight(t)
-        } else {
-            weight(t)
-        }
-    };
-    let anchored = |c: &Candidate| {
-        q_entities.iter().any(|(_, _, names)| {
-            c.names_any(names)
-                || names.iter().any(|n| {
-                    let n = n.to_lowercase();
-                    n.len() > 2 && c.ev.title.to_lowercase().contains(&n)
-                })
-        })
-    };
-    let first = best(&candidates, |c| {
-        // A sentence opening with a pronoun is about what the sentence before named.
-        let context_share = if c.refers_back() { 1.0 } else { 0.5 };
-        let overlap: f64 = c.terms.intersection(&qterms).map(hop1_weight).sum::<f64>()
-            + context_share
-                * c.context
-                    .iter()
-                    .filter(|t| qterms.contains(*t) && !c.terms.contains(*t))
-                    .map(hop1_weight)
-                    .sum::<f64>();
-        let ent: f64 = q_entities
-            .iter()
-            .map(|(_, _, names)| {
-                if c.names_any(names) {
-                    1.5
-                } else if names.iter().any(|n| {
-                    let n = n.to_lowercase();
-                    n.len() > 2 && c.ev.title.to_lowercase().contains(&n)
-                }) {
-                    1.0 // in a document whose title names it
-                } else {
-                    0.0
-                }
-            })
-            .sum();
-        // The first hop starts at what the question names: a sentence about
-        // none of its entities only shares words with it.
-        let anchor = if q_entities.is_empty() || anchored(c) {
-            1.0
-        } else {
-            0.5
-        };
-        anchor * (overlap + 0.5 * hop.relation_fit(&c.lower)) + ent + c.prior
-    });
+    let mut hop = hops::Hops::of(question.words(), name_terms);
+    let first = best(&candidates, |c| weights.first_hop(c, &q_entities, &hop));
     let Some(first) = first else {
         return Ok(Exploration {
-            question: question.to_owned(),
+            question: question.text().to_owned(),
             question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
             bridges,
             chunks: order,
@@ -328,48 +221,13 @@ pub fn explore<C: Corpus + ?Sized>(
     loop {
         covered.extend(chosen.terms.iter().filter(|t| qterms.contains(*t)).cloned());
         hop.cover(&chosen.lower);
-        // Bridge entities: named in the chosen sentence, not in the question,
-        // each with how well the question's relation words point at it.
-        let mut new_bridges: Vec<Bridge> = Vec::new();
-        for e in mentioned(store, &chosen.ev.chunk, &chosen.ev.text)? {
-            let names: Vec<String> = std::iter::once(e.name.clone())
-                .chain(e.aliases.clone())
-                .collect();
-            let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
-            // A date or number names no entity a next hop could be about.
-            let datum = matches!(e.kind.as_str(), "date" | "number");
-            if !in_question && !datum && !bridges.contains(&e.name) {
-                let fit = hop.bridge_fit(&chosen.lower, &names, &e.kind);
-                new_bridges.push(Bridge {
-                    id: e.id.clone(),
-                    names,
-                    fit,
-                });
-            }
-        }
-        let answered = hop.all_covered() && has_answer(store, &chosen, &wanted, &qlower, &[]);
+        let new_bridges = bridges_of(store, &chosen, qlower, &bridges, &hop)?;
+        let answered = hop.all_covered() && has_answer(store, &chosen, wanted, qlower, &[]);
         evidence.push(chosen.ev.clone());
         if evidence.len() >= opts.evidence || new_bridges.is_empty() || answered {
             break;
         }
-        // Pull in chunks about the bridges: their own documents first.
-        let mut more: Vec<String> = Vec::new();
-        for b in &new_bridges {
-            for chunk in store.chunks_of_entity(&b.id)?.into_iter().take(40) {
-                let chunk = chunk.to_string();
-                if !chunk_prior.contains_key(&chunk) {
-                    chunk_prior.insert(chunk.clone(), 0.3);
-                    more.push(chunk);
-                }
-            }
-            for hit in store.search(&b.names[0], 5)? {
-                let id = hit.id.to_string();
-                if !chunk_prior.contains_key(&id) {
-                    chunk_prior.insert(id.clone(), 0.3);
-                    more.push(id);
-                }
-            }
-        }
+        let more = bridge_chunks(store, &new_bridges, &mut chunk_prior)?;
         candidates.extend(collect_sentences(store, &more, &chunk_prior)?);
         let used_docs: HashSet<String> = evidence.iter().map(|e| e.path.clone()).collect();
         let bridge_names: Vec<String> = new_bridges
@@ -400,7 +258,7 @@ pub fn explore<C: Corpus + ?Sized>(
             } else {
                 1.0
             };
-            let typed = if has_answer(store, c, &wanted, &qlower, &bridge_names) {
+            let typed = if has_answer(store, c, wanted, qlower, &bridge_names) {
                 2.0
             } else {
                 0.0
@@ -416,7 +274,7 @@ pub fn explore<C: Corpus + ?Sized>(
                 return f64::NEG_INFINITY;
             }
             2.0 * fresh
-                + c.terms.intersection(&qterms).map(weight).sum::<f64>() * 0.5
+                + c.terms.intersection(qterms).map(weight).sum::<f64>() * 0.5
                 + 1.5 * fresh_relations
                 + other_doc
                 + typed
@@ -435,12 +293,250 @@ pub fn explore<C: Corpus + ?Sized>(
     }
 
     Ok(Exploration {
-        question: question.to_owned(),
+        question: question.text().to_owned(),
         question_entities: q_entities.into_iter().map(|(_, n, _)| n).collect(),
         bridges,
         chunks: order,
         evidence,
     })
+}
+
+/// How much a question's term counts in a sentence.
+struct Weights<'q> {
+    /// The question's terms.
+    qterms: &'q HashSet<String>,
+    /// Each term's inverse frequency among the first candidates: rare
+    /// question words say more than words every candidate shares.
+    idf: std::collections::HashMap<String, f64>,
+    /// The terms of the names of the question's entities.
+    name_terms: HashSet<String>,
+}
+
+impl<'q> Weights<'q> {
+    fn of(
+        qterms: &'q HashSet<String>,
+        candidates: &[Candidate],
+        q_entities: &[QuestionEntity],
+    ) -> Self {
+        let n = candidates.len().max(1) as f64;
+        let idf = qterms
+            .iter()
+            .map(|t| {
+                let df = candidates.iter().filter(|c| c.terms.contains(t)).count() as f64;
+                (t.clone(), (1.0 + n / (1.0 + df)).ln())
+            })
+            .collect();
+        let name_terms = q_entities
+            .iter()
+            .flat_map(|(_, _, names)| names.iter().flat_map(|n| terms(n)))
+            .collect();
+        Self {
+            qterms,
+            idf,
+            name_terms,
+        }
+    }
+
+    fn weight(&self, t: &String) -> f64 {
+        self.idf.get(t).copied().unwrap_or(0.0)
+    }
+
+    /// A term's weight on the first hop: words of the question's names
+    /// count little (naming the entity is rewarded once, in
+    /// [`Weights::first_hop`]); the relation words ("founder", "published",
+    /// "born") decide.
+    fn hop1_weight(&self, t: &String) -> f64 {
+        if self.name_terms.contains(t) {
+            0.3 * self.weight(t)
+        } else {
+            self.weight(t)
+        }
+    }
+
+    /// The score of `c` as the first hop: the sentence that best covers the
+    /// question, naming its entities (`q_entities`) and saying its relations
+    /// (`hop`).
+    fn first_hop(&self, c: &Candidate, q_entities: &[QuestionEntity], hop: &hops::Hops) -> f64 {
+        let qterms = self.qterms;
+        // A sentence opening with a pronoun is about what the sentence before named.
+        let context_share = if c.refers_back() { 1.0 } else { 0.5 };
+        let overlap: f64 = c
+            .terms
+            .intersection(qterms)
+            .map(|t| self.hop1_weight(t))
+            .sum::<f64>()
+            + context_share
+                * c.context
+                    .iter()
+                    .filter(|t| qterms.contains(*t) && !c.terms.contains(*t))
+                    .map(|t| self.hop1_weight(t))
+                    .sum::<f64>();
+        let in_title = |names: &[String]| {
+            names.iter().any(|n| {
+                let n = n.to_lowercase();
+                n.len() > 2 && c.ev.title.to_lowercase().contains(&n)
+            })
+        };
+        let ent: f64 = q_entities
+            .iter()
+            .map(|(_, _, names)| {
+                if c.names_any(names) {
+                    1.5
+                } else if in_title(names) {
+                    1.0 // in a document whose title names it
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        // The first hop starts at what the question names: a sentence about
+        // none of its entities only shares words with it.
+        let anchored = q_entities
+            .iter()
+            .any(|(_, _, names)| c.names_any(names) || in_title(names));
+        let anchor = if q_entities.is_empty() || anchored {
+            1.0
+        } else {
+            0.5
+        };
+        anchor * (overlap + 0.5 * hop.relation_fit(&c.lower)) + ent + c.prior
+    }
+}
+
+/// An entity the question names: its id, its name, and its names (the name
+/// and its aliases).
+type QuestionEntity = (String, String, Vec<String>);
+
+/// The entities `question` names (the store's matches for its text and its
+/// capitalized runs, kept when the question writes one of their names as a
+/// name), once each, with their records.
+fn question_entities<C: Corpus + ?Sized>(
+    store: &C,
+    question: &Question,
+) -> Result<(Vec<QuestionEntity>, Vec<EntityInfo>), C::Error> {
+    let mut q_entities: Vec<QuestionEntity> = Vec::new();
+    let mut q_found = store.entities(question.text(), 12)?;
+    q_found.extend(named_in(store, question.text())?);
+    let mut q_infos: Vec<EntityInfo> = Vec::new();
+    for e in q_found {
+        if q_entities.iter().any(|(id, _, _)| *id == e.id) {
+            continue;
+        }
+        let names: Vec<String> = std::iter::once(e.name.clone())
+            .chain(e.aliases.clone())
+            .collect();
+        if names.iter().any(|n| n.len() > 2 && question.writes_name(n)) {
+            q_entities.push((e.id.clone(), e.name.clone(), names));
+            q_infos.push(e);
+        }
+    }
+    Ok((q_entities, q_infos))
+}
+
+/// Chunks (by id) with their priors.
+type ChunkPriors = BTreeMap<String, f64>;
+
+/// The chunks to look in for `question`: BM25 hits, graph-ranked chunks of
+/// its entities (`seeds`), and the evidence of paths between them, each
+/// with its best prior, and in the order first found.
+fn question_chunks<C: Corpus + ?Sized>(
+    store: &C,
+    question: &Question,
+    seeds: &[String],
+    opts: &ExploreOptions,
+) -> Result<(ChunkPriors, Vec<String>), C::Error> {
+    let mut chunk_prior = ChunkPriors::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut add = |chunk: &str, prior: f64, order: &mut Vec<String>| {
+        let e = chunk_prior.entry(chunk.to_owned()).or_insert_with(|| {
+            order.push(chunk.to_owned());
+            0.0
+        });
+        *e = e.max(prior);
+    };
+    for (rank, hit) in store
+        .search(question.text(), opts.search_k)?
+        .iter()
+        .enumerate()
+    {
+        add(&hit.id.to_string(), 1.0 / (1.0 + rank as f64), &mut order);
+    }
+    for (rank, c) in store
+        .related(seeds, Some(question.text()), opts.related_k)?
+        .iter()
+        .enumerate()
+    {
+        add(&c.id.to_string(), 0.8 / (1.0 + rank as f64), &mut order);
+    }
+    for (i, a) in seeds.iter().enumerate() {
+        for b in seeds.iter().skip(i + 1) {
+            for path in store.path(a, b, 3).unwrap_or_default().iter().take(3) {
+                for step in &path.steps {
+                    for chunk in &step.evidence {
+                        add(&chunk.to_string(), 0.5, &mut order);
+                    }
+                }
+            }
+        }
+    }
+    Ok((chunk_prior, order))
+}
+
+/// Bridge entities: named in the `chosen` sentence, not in the question
+/// (`qlower`) nor among the `bridges` so far, each with how well the
+/// question's relation words (`hop`) point at it.
+fn bridges_of<C: Corpus + ?Sized>(
+    store: &C,
+    chosen: &Candidate,
+    qlower: &str,
+    bridges: &[String],
+    hop: &hops::Hops,
+) -> Result<Vec<Bridge>, C::Error> {
+    let mut new_bridges: Vec<Bridge> = Vec::new();
+    for e in mentioned(store, &chosen.ev.chunk, &chosen.ev.text)? {
+        let names: Vec<String> = std::iter::once(e.name.clone())
+            .chain(e.aliases.clone())
+            .collect();
+        let in_question = names.iter().any(|n| qlower.contains(&n.to_lowercase()));
+        // A date or number names no entity a next hop could be about.
+        let datum = matches!(e.kind.as_str(), "date" | "number");
+        if !in_question && !datum && !bridges.contains(&e.name) {
+            let fit = hop.bridge_fit(&chosen.lower, &names, &e.kind);
+            new_bridges.push(Bridge {
+                id: e.id.clone(),
+                names,
+                fit,
+            });
+        }
+    }
+    Ok(new_bridges)
+}
+
+/// The chunks about `bridges` not looked in yet (their own documents
+/// first, then their search hits), entered in `chunk_prior` with a low prior.
+fn bridge_chunks<C: Corpus + ?Sized>(
+    store: &C,
+    bridges: &[Bridge],
+    chunk_prior: &mut BTreeMap<String, f64>,
+) -> Result<Vec<String>, C::Error> {
+    let mut more: Vec<String> = Vec::new();
+    for b in bridges {
+        for chunk in store.chunks_of_entity(&b.id)?.into_iter().take(40) {
+            let chunk = chunk.to_string();
+            if !chunk_prior.contains_key(&chunk) {
+                chunk_prior.insert(chunk.clone(), 0.3);
+                more.push(chunk);
+            }
+        }
+        for hit in store.search(&b.names[0], 5)? {
+            let id = hit.id.to_string();
+            if !chunk_prior.contains_key(&id) {
+                chunk_prior.insert(id.clone(), 0.3);
+                more.push(id);
+            }
+        }
+    }
+    Ok(more)
 }
 
 /// An entity the chosen evidence names that the question does not: where the
@@ -469,25 +565,6 @@ impl Bridge {
             None
         }
     }
-}
-
-/// Whether `question` names `name` as a name: as written, or in another case
-/// where the question's text there opens with a capital ("research" in "the
-/// research vessel" is no mention of an entity "Research").
-fn names_in(question: &str, name: &str) -> bool {
-    if question.contains(name) {
-        return true;
-    }
-    let (q, n) = (question.to_lowercase(), name.to_lowercase());
-    if q.len() != question.len() {
-        return false; // offsets would not line up
-    }
-    q.match_indices(&n).any(|(at, _)| {
-        question
-            .get(at..)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-    })
 }
 
 /// Entities the store knows that `text` names: those its chunk mentions, and
@@ -637,9 +714,10 @@ pub fn extractive_answer(x: &Exploration) -> String {
 /// (SPEC §7.3), from the typed mentions of each evidence chunk.
 pub fn short_answer<C: Corpus + ?Sized>(
     store: &C,
+    question: &Question,
     x: &Exploration,
 ) -> (short::AnswerType, Option<short::ShortAnswer>) {
-    let kind = short::answer_type(&x.question);
+    let kind = question.answer_type().clone();
     let mut by_chunk: BTreeMap<&str, Vec<short::Mention>> = BTreeMap::new();
     for e in &x.evidence {
         by_chunk.entry(e.chunk.as_str()).or_insert_with(|| {
@@ -665,7 +743,7 @@ pub fn short_answer<C: Corpus + ?Sized>(
             about: e.about.as_deref(),
         })
         .collect();
-    let picked = short::pick(&x.question, &kind, &sentences);
+    let picked = short::pick(question, &sentences);
     (kind, picked)
 }
 
@@ -866,17 +944,18 @@ pub fn insert_marks(text: &str, mut inserts: Vec<(usize, String)>) -> String {
 /// Names in the question (capitalized runs after its first word) with a word
 /// that the corpus never contains (no chunk text or title matches it): what the
 /// question is about but the sources do not carry.
-pub fn unmatched_names<C: Corpus + ?Sized>(store: &C, question: &str) -> Vec<String> {
+pub fn unmatched_names<C: Corpus + ?Sized>(store: &C, question: &Question) -> Vec<String> {
     let absent = |w: &str| store.search(w, 1).is_ok_and(|hits| hits.is_empty());
-    short::capitalized_runs(question)
-        .into_iter()
-        .map(|(_, name)| name)
+    question
+        .names()
+        .iter()
         .filter(|name| {
             name.split(|c: char| !c.is_alphanumeric())
                 .map(str::to_lowercase)
                 .filter(|w| w.chars().count() >= 2 && !is_stopword(w))
                 .any(|w| absent(&w))
         })
+        .cloned()
         .collect()
 }
 

@@ -1,7 +1,7 @@
 //! The short answer (SPEC §7.3): the person, place, date, number, name or yes/no
 //! a question asks for, picked from the evidence without a model.
 //!
-//! The question's wording gives the answer type ([`answer_type`]); candidates are
+//! The question's wording gives the answer type ([`crate::Question::answer_type`]); candidates are
 //! the typed mentions of the evidence sentences (entities the store recognised,
 //! dates and numbers read off the text, capitalized names as a last resort);
 //! [`pick`] scores them by how late in the chain of evidence their sentence comes
@@ -13,6 +13,8 @@ use std::collections::HashSet;
 
 use rlmkg_text::{NumberKind, date_at, is_name_joiner, is_year};
 use serde::Serialize;
+
+use crate::Question;
 
 /// What a question asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -164,28 +166,13 @@ pub(crate) const ORG_NOUNS: &[&str] = &[
     "shipyard",
     "museum",
 ];
-/// Nouns of a quantity: "what was the population…" asks for a number.
-const QUANTITY_NOUNS: &[&str] = &[
-    "population",
-    "number",
-    "amount",
-    "total",
-    "height",
-    "length",
-    "capacity",
-    "attendance",
-    "output",
-    "area",
-    "revenue",
-    "salary",
-];
 pub(crate) const DATE_NOUNS: &[&str] = &["year", "date", "day", "month", "decade", "century"];
 /// The modals a yes/no question may open with, read as auxiliaries beside
 /// `rlmkg-text`'s [`AUXILIARIES`](rlmkg_text::AUXILIARIES).
 const MODALS: &[&str] = &["can", "could", "will", "would", "should"];
 
 /// Whether `w` (lower case) is an auxiliary or one of the [`MODALS`].
-fn is_auxiliary(w: &str) -> bool {
+pub(crate) fn is_auxiliary(w: &str) -> bool {
     rlmkg_text::AUXILIARIES.contains(&w) || MODALS.contains(&w)
 }
 
@@ -194,79 +181,6 @@ pub(crate) fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
-}
-
-/// The options of a choice question: "…, A or B?" (also "between A and B").
-fn options(question: &str) -> Option<Vec<String>> {
-    let q = question.trim().trim_end_matches('?').trim();
-    let lower_q = q.to_ascii_lowercase();
-    let between = lower_q
-        .rfind(" between ")
-        .map(|i| i + " between ".len())
-        .or_else(|| lower_q.starts_with("between ").then_some("between ".len()));
-    let tail = match (q.rfind(','), between) {
-        (_, Some(i)) => {
-            let t = q.get(i..)?;
-            t.split(',').next().unwrap_or(t)
-        }
-        (Some(i), None) if q.get(i + 1..).is_some_and(|t| t.contains(" or ")) => q.get(i + 1..)?,
-        _ => {
-            // "Which band was formed first The Exies or Circus Diablo": option A is
-            // the capitalized run just before " or ".
-            let at = lower_q.rfind(" or ")?;
-            let left = q.get(..at)?;
-            let words: Vec<&str> = left.split_whitespace().collect();
-            let mut start = words.len();
-            while start > 0 {
-                let w = words[start - 1];
-                let cap = w
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
-                if cap || (start < words.len() && matches!(w, "of" | "the" | "and" | "de")) {
-                    start -= 1;
-                } else {
-                    break;
-                }
-            }
-            if start == words.len() {
-                return None;
-            }
-            let a = words[start..].join(" ");
-            let b = q.get(at + 4..)?.trim();
-            return Some(vec![a, b.to_string()]).filter(|v| {
-                v.iter()
-                    .all(|o| !o.is_empty() && o.split_whitespace().count() <= 8)
-            });
-        }
-    };
-    let lower = tail.to_ascii_lowercase();
-    let sep = [" or ", " and "]
-        .iter()
-        .find_map(|s| lower.find(s).map(|i| (i, s.len())))?;
-    let a = tail.get(..sep.0)?.trim();
-    let b = tail.get(sep.0 + sep.1..)?.trim();
-    let ok = |s: &str| !s.is_empty() && s.split_whitespace().count() <= 8;
-    (ok(a) && ok(b)).then(|| vec![a.to_string(), b.to_string()])
-}
-
-/// The type noun a question asks for after "which"/"what"/"whose" ("In
-/// which *city* …", "What *year* …"), in lower case, when it names one.
-pub fn asked_noun(question: &str) -> Option<String> {
-    type_noun(&words(question)).map(|(n, _)| n.to_owned())
-}
-
-/// The noun a question asks for after "which"/"what"/"whose", whatever it
-/// is ("Which *category* of incident …", "In which *city* …"), in lower
-/// case: the first word after it that is no auxiliary or article.
-pub fn which_noun(question: &str) -> Option<String> {
-    let w = words(question);
-    let i = w
-        .iter()
-        .position(|t| matches!(t.as_str(), "which" | "what" | "whose"))?;
-    w.into_iter()
-        .skip(i + 1)
-        .find(|t| !is_auxiliary(t) && !matches!(t.as_str(), "the" | "a" | "an"))
 }
 
 /// Whether `text` says a date and nothing more ("January 20, 2024", "on 3
@@ -285,69 +199,6 @@ pub fn is_date_only(text: &str) -> bool {
             || matches!(lower.as_str(), "on" | "in" | "the" | "of")
     });
     all && dated
-}
-
-/// The type noun after "which"/"what"/"whose" in the question's words and
-/// the answer type it asks for: the first of the next two words (skipping
-/// auxiliaries and articles; adjectives are beyond us) that is a type noun.
-fn type_noun(w: &[String]) -> Option<(&str, AnswerType)> {
-    let i = w
-        .iter()
-        .position(|t| matches!(t.as_str(), "which" | "what" | "whose"))?;
-    w.iter()
-        .skip(i + 1)
-        .map(String::as_str)
-        .filter(|t| !is_auxiliary(t) && !matches!(*t, "the" | "a" | "an"))
-        .take(2)
-        .find_map(|n| {
-            [
-                (DATE_NOUNS, AnswerType::Date),
-                (PLACE_NOUNS, AnswerType::Place),
-                (PERSON_NOUNS, AnswerType::Person),
-                (ORG_NOUNS, AnswerType::Organization),
-                (QUANTITY_NOUNS, AnswerType::Number),
-            ]
-            .into_iter()
-            .find(|(list, _)| list.contains(&n))
-            .map(|(_, t)| (n, t))
-        })
-}
-
-/// The answer type of a question, from its wording.
-pub fn answer_type(question: &str) -> AnswerType {
-    let w = words(question);
-    let first = w.first().map(String::as_str).unwrap_or("");
-    let has = |x: &str| w.iter().any(|t| t == x);
-    if let Some(opts) = options(question)
-        && (question.contains(" or ") || has("between"))
-    {
-        return AnswerType::Choice(opts);
-    }
-    let last_sentence_first = question
-        .trim()
-        .rsplit(['.', ';'])
-        .find(|p| !p.trim().is_empty())
-        .and_then(|p| words(p).into_iter().next())
-        .unwrap_or_default();
-    if is_auxiliary(first) || is_auxiliary(&last_sentence_first) {
-        return AnswerType::YesNo;
-    }
-    if let Some((_, t)) = type_noun(&w) {
-        return t;
-    }
-    if has("how") && (has("many") || has("much") || has("old") || has("long") || has("far")) {
-        return AnswerType::Number;
-    }
-    if has("when") {
-        return AnswerType::Date;
-    }
-    if has("where") {
-        return AnswerType::Place;
-    }
-    if has("who") || has("whom") || has("whose") {
-        return AnswerType::Person;
-    }
-    AnswerType::Name
 }
 
 /// A typed mention the store recognised in an evidence chunk.
@@ -588,86 +439,105 @@ pub fn kinds_for(t: &AnswerType) -> &'static [&'static str] {
 /// HotpotQA-100, the development sets).
 const PASSED: f64 = 0.75;
 
-/// Pick the short answer from `evidence` (in reasoning order: the last hop last).
-pub fn pick(
-    question: &str,
-    kind: &AnswerType,
-    evidence: &[EvidenceSentence<'_>],
-) -> Option<ShortAnswer> {
+/// Whether `w` is a type noun of a place, person, organization or date.
+pub(crate) fn is_type_noun(w: &str) -> bool {
+    [PLACE_NOUNS, PERSON_NOUNS, ORG_NOUNS, DATE_NOUNS]
+        .iter()
+        .any(|l| l.contains(&w))
+}
+
+/// Pick the short answer to `question` from `evidence` (in reasoning order:
+/// the last hop last).
+pub fn pick(question: &Question, evidence: &[EvidenceSentence<'_>]) -> Option<ShortAnswer> {
     if evidence.is_empty() {
         return None;
     }
-    let q_words: HashSet<String> = words(question).into_iter().collect();
+    let kind = question.answer_type();
+    let q_words: HashSet<String> = question.words().iter().cloned().collect();
     match kind {
         AnswerType::YesNo => return yes_no(question, &q_words, evidence, kind),
         AnswerType::Choice(opts) => return choice(question, opts, evidence, kind),
         _ => {}
     }
-    let n = evidence.len() as f64;
-    let type_noun = |w: &str| {
-        [PLACE_NOUNS, PERSON_NOUNS, ORG_NOUNS, DATE_NOUNS]
-            .iter()
-            .any(|l| l.contains(&w))
-    };
-    // The question's main relation: its first content word after the wh-word that
-    // is not the type noun ("Who founded …" → founded, "… what was the population" → population).
-    let q_list = words(question);
-    let wh_at = q_list
-        .iter()
-        .position(|w| {
-            matches!(
-                w.as_str(),
-                "who" | "whom" | "whose" | "what" | "which" | "where" | "when" | "how"
-            )
-        })
-        .unwrap_or(0);
-    // "In which city was the vessel built?": the relation is the closing verb.
-    let closing = matches!(
-        q_list.first().map(String::as_str),
-        Some("in" | "at" | "from" | "for" | "by" | "on" | "to" | "during" | "of")
-    )
-    .then(|| {
-        q_list
-            .last()
-            .filter(|w| w.len() > 3 && !type_noun(w))
-            .cloned()
-    })
-    .flatten();
-    let main: Option<String> = closing.or_else(|| {
-        q_list
-            .iter()
-            .skip(wh_at + 1)
-            .find(|w| {
-                w.len() > 3
-                    && !type_noun(w)
-                    && !is_auxiliary(w)
-                    && !matches!(
-                        w.as_str(),
-                        "many" | "much" | "year" | "that" | "this" | "there"
-                    )
-            })
-            .cloned()
-    });
+    let asked = Asked::of(question, &q_words);
     let mut best: Option<(f64, String, String)> = None;
     for (hop, ev) in evidence.iter().enumerate() {
-        let toks = tokens(ev.text);
-        // Positions of the question's words in the sentence (relation words, mostly).
-        let anchors: Vec<(usize, f64)> = toks
-            .iter()
+        for (score, text) in asked.scored(hop, ev, evidence) {
+            if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+                best = Some((score, text, ev.id.to_string()));
+            }
+        }
+    }
+    best.map(|(_, text, citation)| ShortAnswer {
+        text,
+        kind: kind.clone(),
+        citation,
+    })
+}
+
+/// What [`pick`] reads a typed candidate against: the question's words,
+/// its main relation and the level of place it asks for.
+struct Asked<'q> {
+    kind: &'q AnswerType,
+    q_words: &'q HashSet<String>,
+    main: Option<&'q str>,
+    /// A unit coarser than a city is asked: the part after a comma ("Portland, Oregon").
+    wants_country: bool,
+    /// "Where…" with no unit named: the whole "City, Region" chain.
+    whole_chain: bool,
+    /// A nationality is asked: a demonym may answer a name question.
+    asks_nationality: bool,
+}
+
+impl<'q> Asked<'q> {
+    fn of(question: &'q Question, q_words: &'q HashSet<String>) -> Self {
+        let kind = question.answer_type();
+        let any = |list: &[&str]| list.iter().any(|w| q_words.contains(*w));
+        Self {
+            kind,
+            q_words,
+            main: question.main_relation(),
+            wants_country: any(&[
+                "country",
+                "nation",
+                "nationality",
+                "state",
+                "province",
+                "region",
+            ]),
+            whole_chain: *kind == AnswerType::Place
+                && q_words.contains("where")
+                && !q_words.iter().any(|w| PLACE_NOUNS.contains(&w.as_str())),
+            asks_nationality: any(&["nationality", "common"]),
+        }
+    }
+
+    /// Positions of the question's words in the sentence `toks` (relation
+    /// words, mostly), weighted: the main relation 1, other words 0.5.
+    fn anchors(&self, toks: &[(usize, usize, &str)]) -> Vec<(usize, f64)> {
+        toks.iter()
             .enumerate()
             .filter_map(|(i, t)| {
                 let l = t.2.to_lowercase();
-                if main.as_deref().is_some_and(|m| share_stem(m, &l)) {
+                if self.main.is_some_and(|m| share_stem(m, &l)) {
                     return Some((i, 1.0));
                 }
-                (l.len() > 3 && q_words.iter().any(|q| q.len() > 3 && share_stem(q, &l)))
-                    .then_some((i, 0.5))
+                (l.len() > 3
+                    && self
+                        .q_words
+                        .iter()
+                        .any(|q| q.len() > 3 && share_stem(q, &l)))
+                .then_some((i, 0.5))
             })
-            .collect();
-        // How much of the question the sentence carries.
-        let content: Vec<&String> = q_words.iter().filter(|w| w.len() > 3).collect();
-        let s_words: HashSet<String> = words(ev.text).into_iter().collect();
-        let relevance = if content.is_empty() {
+            .collect()
+    }
+
+    /// How much of the question `text` carries: the share of its longer
+    /// words the sentence says.
+    fn relevance(&self, text: &str) -> f64 {
+        let content: Vec<&String> = self.q_words.iter().filter(|w| w.len() > 3).collect();
+        let s_words: HashSet<String> = words(text).into_iter().collect();
+        if content.is_empty() {
             0.0
         } else {
             content
@@ -675,14 +545,19 @@ pub fn pick(
                 .filter(|w| s_words.iter().any(|x| share_stem(w, x)))
                 .count() as f64
                 / content.len() as f64
-        };
+        }
+    }
+
+    /// The candidates of the asked type in `ev`: (token, text, type fit).
+    fn candidates(&self, ev: &EvidenceSentence<'_>) -> Vec<(usize, String, f64)> {
+        let kind = self.kind;
         let mut cands: Vec<(usize, String, f64)> = Vec::new();
         match kind {
-            AnswerType::Date if q_words.contains("century") => {
+            AnswerType::Date if self.q_words.contains("century") => {
                 cands.extend(centuries(ev.text).into_iter().map(|(i, s)| (i, s, 1.0)))
             }
             AnswerType::Date => cands.extend(dates(ev.text).into_iter().map(|(i, s)| {
-                let year_only = q_words.contains("year");
+                let year_only = self.q_words.contains("year");
                 let s = if year_only {
                     s.rsplit(' ').next().unwrap_or(&s).to_string()
                 } else {
@@ -693,72 +568,47 @@ pub fn pick(
             AnswerType::Number => {
                 cands.extend(numbers(ev.text).into_iter().map(|(i, s)| (i, s, 1.0)))
             }
-            _ => {
-                let allowed = kinds_for(kind);
-                for m in ev
-                    .mentions
-                    .iter()
-                    .filter(|m| allowed.contains(&m.kind.as_str()))
-                {
-                    let found = m
-                        .names
-                        .iter()
-                        .filter_map(|name| find_name(ev.text, name))
-                        .max_by_key(|(_, s)| s.len());
-                    if let Some((i, s)) = found {
-                        let exact = if m.kind == allowed[0] { 1.0 } else { 0.6 };
-                        cands.push((i, s, exact));
-                    }
-                }
-                if *kind == AnswerType::Name {
-                    cands.extend(quoted(ev.text).into_iter().map(|(i, s)| (i, s, 0.8)));
-                }
-                if cands.is_empty() && matches!(kind, AnswerType::Name | AnswerType::Organization) {
-                    cands.extend(
-                        capitalized_runs(ev.text)
-                            .into_iter()
-                            .map(|(i, s)| (i, s, 0.4)),
-                    );
-                }
-            }
+            _ => cands.extend(named_candidates(kind, ev)),
         }
-        // A unit coarser than a city is the part after a comma ("Portland, Oregon").
-        let wants_country = [
-            "country",
-            "nation",
-            "nationality",
-            "state",
-            "province",
-            "region",
-        ]
-        .iter()
-        .any(|w| q_words.contains(*w));
-        // "Where…" with no unit named: the whole "City, Region" chain.
-        let whole_chain = *kind == AnswerType::Place
-            && q_words.contains("where")
-            && !q_words.iter().any(|w| PLACE_NOUNS.contains(&w.as_str()));
-        for (pos, text, type_fit) in cands {
+        cands
+    }
+
+    /// Whether a candidate's `text` cannot answer: empty, named by the
+    /// question, or a demonym where a place, person or organization is asked.
+    fn ruled_out(&self, text: &str) -> bool {
+        let kind = self.kind;
+        text.is_empty()
+            || in_question(text, self.q_words)
+            || matches!(
+                kind,
+                AnswerType::Place | AnswerType::Person | AnswerType::Organization
+            ) && demonym(text)
+            || *kind == AnswerType::Name && demonym(text) && !self.asks_nationality
+    }
+
+    /// Each candidate of `ev`, the sentence of hop `hop` of `evidence`, with
+    /// its score.
+    fn scored(
+        &self,
+        hop: usize,
+        ev: &EvidenceSentence<'_>,
+        evidence: &[EvidenceSentence<'_>],
+    ) -> Vec<(f64, String)> {
+        let n = evidence.len() as f64;
+        let toks = tokens(ev.text);
+        let anchors = self.anchors(&toks);
+        let relevance = self.relevance(ev.text);
+        let mut out = Vec::new();
+        for (pos, text, type_fit) in self.candidates(ev) {
             let text = strip_article(&text);
-            let text = if whole_chain {
+            let text = if self.whole_chain {
                 comma_chain(ev.text, &toks, pos, &text)
             } else {
                 text
             };
-            if text.is_empty() || in_question(&text, &q_words) {
+            if self.ruled_out(&text) {
                 continue;
             }
-            let asks_nationality = ["nationality", "common"]
-                .iter()
-                .any(|w| q_words.contains(*w));
-            if matches!(
-                kind,
-                AnswerType::Place | AnswerType::Person | AnswerType::Organization
-            ) && demonym(&text)
-                || *kind == AnswerType::Name && demonym(&text) && !asks_nationality
-            {
-                continue;
-            }
-
             let near = anchors
                 .iter()
                 .map(|(a, w)| w / (1.0 + a.abs_diff(pos) as f64 / 3.0))
@@ -770,7 +620,7 @@ pub fn pick(
                         .get(..t.0)
                         .is_some_and(|b| b.trim_end().ends_with(','))
                 });
-            let country = if wants_country && *kind == AnswerType::Place && after_comma {
+            let country = if self.wants_country && *self.kind == AnswerType::Place && after_comma {
                 1.0
             } else {
                 0.0
@@ -779,7 +629,7 @@ pub fn pick(
             // about Leland): most likely the question's own entity.
             let overlap = words(&text)
                 .iter()
-                .filter(|w| w.len() > 2 && q_words.contains(*w) && !type_noun(w))
+                .filter(|w| w.len() > 2 && self.q_words.contains(*w) && !is_type_noun(w))
                 .count();
             let partial = if overlap > 0 { 1.0 } else { 0.0 };
             // Named before the last hop and not in it: what led to the answer.
@@ -789,21 +639,49 @@ pub fn pick(
                     .get(last)
                     .is_some_and(|l| find_name(l.text, &text).is_none());
             let passed = if passed { PASSED } else { 0.0 };
-
             let score =
                 0.5 * (hop as f64 + 1.0) / n + 1.5 * relevance + type_fit + 3.0 * near + country
                     - partial
                     - passed;
-            if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
-                best = Some((score, text, ev.id.to_string()));
-            }
+            out.push((score, text));
+        }
+        out
+    }
+}
+
+/// The named candidates of `ev` for a question asking for `kind` (a person,
+/// place, organization or any name): its chunk's typed mentions the
+/// sentence names, quoted titles for a name, and, when none, capitalized
+/// runs for a name or an organization.
+fn named_candidates(kind: &AnswerType, ev: &EvidenceSentence<'_>) -> Vec<(usize, String, f64)> {
+    let mut cands: Vec<(usize, String, f64)> = Vec::new();
+    let allowed = kinds_for(kind);
+    for m in ev
+        .mentions
+        .iter()
+        .filter(|m| allowed.contains(&m.kind.as_str()))
+    {
+        let found = m
+            .names
+            .iter()
+            .filter_map(|name| find_name(ev.text, name))
+            .max_by_key(|(_, s)| s.len());
+        if let Some((i, s)) = found {
+            let exact = if m.kind == allowed[0] { 1.0 } else { 0.6 };
+            cands.push((i, s, exact));
         }
     }
-    best.map(|(_, text, citation)| ShortAnswer {
-        text,
-        kind: kind.clone(),
-        citation,
-    })
+    if *kind == AnswerType::Name {
+        cands.extend(quoted(ev.text).into_iter().map(|(i, s)| (i, s, 0.8)));
+    }
+    if cands.is_empty() && matches!(kind, AnswerType::Name | AnswerType::Organization) {
+        cands.extend(
+            capitalized_runs(ev.text)
+                .into_iter()
+                .map(|(i, s)| (i, s, 0.4)),
+        );
+    }
+    cands
 }
 
 /// A place with the capitalized place after it across a comma ("Columbus" in
@@ -916,7 +794,7 @@ pub fn strip_parenthetical(title: &str) -> &str {
 
 /// Yes when the evidence carries the question's content words (beyond its names), else no.
 fn yes_no(
-    question: &str,
+    question: &Question,
     q_words: &HashSet<String>,
     evidence: &[EvidenceSentence<'_>],
     kind: &AnswerType,
@@ -1012,7 +890,7 @@ fn values(
 /// question's property words (every capitalized one, such as a nationality,
 /// and at least half of the rest). `None` without two items.
 fn yes_no_by_item(
-    question: &str,
+    question: &Question,
     q_words: &HashSet<String>,
     evidence: &[EvidenceSentence<'_>],
     kind: &AnswerType,
@@ -1055,41 +933,32 @@ fn yes_no_by_item(
     // The property words, and which of them the question capitalizes.
     let mut key: Vec<String> = Vec::new();
     let mut rest: Vec<String> = Vec::new();
-    for (k, raw) in question
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .enumerate()
-    {
-        let w = raw.to_lowercase();
+    for (w, capital) in question.words_with_capitals() {
         if w.len() < 3
-            || item_words.contains(&w)
-            || is_auxiliary(&w)
+            || item_words.contains(w)
+            || is_auxiliary(w)
+            || rlmkg_text::PRONOUNS.contains(&w)
             || matches!(
-                w.as_str(),
+                w,
                 "both"
                     | "also"
                     | "the"
                     | "and"
                     | "that"
                     | "this"
-                    | "they"
                     | "from"
                     | "one"
                     | "have"
                     | "has"
                     | "with"
                     | "for"
-                    | "its"
-                    | "their"
-                    | "them"
             )
         {
             continue;
         }
-        let capital = k > 0 && raw.chars().next().is_some_and(char::is_uppercase);
         let list = if capital { &mut key } else { &mut rest };
-        if !list.contains(&w) {
-            list.push(w);
+        if !list.iter().any(|k| k.as_str() == w) {
+            list.push(w.to_owned());
         }
     }
     if key.is_empty() && rest.is_empty() {
@@ -1118,21 +987,19 @@ type Seen<'a> = (usize, &'a str, Option<i64>, Option<f64>);
 /// The option the evidence favours: compared by the dates or numbers next to each
 /// when the question compares ("first", "older", "more"), else the better-covered one.
 fn choice(
-    question: &str,
+    question: &Question,
     opts: &[String],
     evidence: &[EvidenceSentence<'_>],
     kind: &AnswerType,
 ) -> Option<ShortAnswer> {
-    let q = words(question);
-    let has = |x: &[&str]| q.iter().any(|w| x.contains(&w.as_str()));
-    let earlier = has(&["first", "earlier", "older", "oldest", "before", "earliest"]);
-    let later = has(&[
-        "later", "younger", "youngest", "recent", "newer", "last", "latest",
-    ]);
-    let more = has(&[
-        "more", "most", "larger", "largest", "bigger", "higher", "taller", "longer", "greater",
-    ]);
-    let fewer = has(&["fewer", "less", "smaller", "smallest", "shorter", "lower"]);
+    let q = question.words();
+    let crate::question::Compared {
+        earlier,
+        later,
+        more,
+        fewer,
+        ..
+    } = question.compared();
     // Per option: the sentence naming it, its first year and first number.
     let mut seen: Vec<Seen<'_>> = Vec::new();
     for (oi, o) in opts.iter().enumerate() {
@@ -1267,14 +1134,14 @@ mod tests {
             ),
         ];
         for (q, want) in cases {
-            assert_eq!(&answer_type(q), want, "{q}");
+            assert_eq!(Question::read(q).answer_type(), want, "{q}");
         }
     }
 
     /// The short answer `pick` reads for `q` off `evidence` (the test fails
     /// when there is none).
     fn picked(q: &str, evidence: &[EvidenceSentence<'_>]) -> String {
-        pick(q, &answer_type(q), evidence)
+        pick(&Question::read(q), evidence)
             .map(|a| a.text)
             .unwrap_or_else(|| panic!("no answer to {q:?}"))
     }
@@ -1313,17 +1180,17 @@ mod tests {
             ),
         ];
         let q = "In which country was the designer of the Pellan Bridge born?";
-        let a = pick(q, &answer_type(q), &evidence).unwrap();
+        let a = pick(&Question::read(q), &evidence).unwrap();
         assert!(a.text == "Portugal" || a.text == "Porto", "{a:?}");
         assert_eq!(a.citation, "c4.s1");
         let q = "In what year was the designer of the Pellan Bridge born?";
-        let a = pick(q, &answer_type(q), &evidence).unwrap();
+        let a = pick(&Question::read(q), &evidence).unwrap();
         assert_eq!((a.text.as_str(), a.citation.as_str()), ("1931", "c4.s1"));
         let q = "Who designed the Pellan Bridge?";
         assert_eq!(picked(q, &evidence), "Ines Varga");
         // Nothing of the asked type: not found.
         let q = "How many spans does the Pellan Bridge have?";
-        assert_eq!(pick(q, &answer_type(q), &evidence), None);
+        assert_eq!(pick(&Question::read(q), &evidence), None);
     }
 
     #[test]
@@ -1340,10 +1207,10 @@ mod tests {
             assert!(!is_date_only(not), "{not}");
         }
         assert_eq!(
-            which_noun("Which category of incident is reported least often?").as_deref(),
+            Question::read("Which category of incident is reported least often?").which_noun(),
             Some("category")
         );
-        assert_eq!(which_noun("Who founded it?"), None);
+        assert_eq!(Question::read("Who founded it?").which_noun(), None);
     }
 
     #[test]
@@ -1378,7 +1245,7 @@ mod tests {
             ),
         ];
         let q = "Which magazine was started first, Arthur's Magazine or First for Women?";
-        let a = pick(q, &answer_type(q), &evidence).unwrap();
+        let a = pick(&Question::read(q), &evidence).unwrap();
         assert_eq!(a.text, "Arthur's Magazine");
     }
 
@@ -1432,7 +1299,7 @@ mod tests {
             ),
         ];
         for (q, evidence, want) in cases {
-            let a = pick(q, &answer_type(q), evidence).unwrap();
+            let a = pick(&Question::read(q), evidence).unwrap();
             assert_eq!(a.text, *want, "{q}");
         }
     }
@@ -1455,7 +1322,7 @@ mod tests {
         assert_eq!(picked(q, &evidence), "Nick Hollis");
         let q = "Between Mark Vale and Nick Hollis, which musician is older?";
         assert_eq!(
-            answer_type(q),
+            *Question::read(q).answer_type(),
             AnswerType::Choice(vec!["Mark Vale".into(), "Nick Hollis".into()])
         );
         assert_eq!(picked(q, &evidence), "Mark Vale");
@@ -1501,7 +1368,7 @@ mod tests {
         for text in ["", "İ", "ẞ 1,", ",,,", "June", "3 June", "- - -", "1,2,3,4"] {
             let e = [ev("c1.s1", text, &[("İ", "person")])];
             for q in ["Who?", "When?", "How many?", "Is it?", "A or B?"] {
-                let _ = pick(q, &answer_type(q), &e);
+                let _ = pick(&Question::read(q), &e);
             }
         }
     }

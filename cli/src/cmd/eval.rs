@@ -384,6 +384,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         writeln!(stdout)?;
     } else {
         write_table(&mut stdout, &summary)?;
+        write_kinds(&mut stdout, &summary, run_config.as_ref())?;
         if !global.quiet {
             eprintln!(
                 "{} questions ({} new, {} resumed) over {documents} documents in {:.1} s; per-question results: {}",
@@ -499,6 +500,46 @@ fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// How the runs ended per kind of question and over all, under the run's
+/// label (`rlm`, `composed`, `heuristic`).
+fn write_kinds(out: &mut dyn Write, s: &Summary, run: Option<&RunConfig>) -> std::io::Result<()> {
+    if s.by_kind.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<20} {:>5} {:>6} {:>7} {:>9} {:>9} {:>10} {:>10} {:>7}",
+        format!("by kind ({})", run.map_or("run", RunConfig::label)),
+        "runs",
+        "right",
+        "wrong*",
+        "verified",
+        "verif+wr",
+        "fell back",
+        "not found",
+        "failed"
+    )?;
+    for k in &s.by_kind {
+        writeln!(
+            out,
+            "{:<20} {:>5} {:>6} {:>7} {:>9} {:>9} {:>10} {:>10} {:>7}",
+            k.kind,
+            k.questions,
+            k.right,
+            k.wrong_stood,
+            k.verified,
+            k.verified_wrong,
+            format!("{} ({})", k.fell_back, k.fell_back_right),
+            k.not_found,
+            k.failed
+        )?;
+    }
+    writeln!(
+        out,
+        "wrong* = wrong and standing as the strategy's answer; verif+wr = verified but wrong; fell back (right)"
+    )
 }
 
 /// Records already written, and the number of lines that could not be read.

@@ -15,6 +15,10 @@ pub enum SetKind {
     /// Short incident reports (category, place) and questions counted over all
     /// of them ("which … most often", "in how many reports …").
     Incidents,
+    /// A fictional encyclopaedia (people, organisations, places, works, dates;
+    /// one article a file) and multi-hop questions of five kinds with their
+    /// gold answers and gold chains (docs/world.md).
+    World,
 }
 
 /// Arguments of `rlmkg generate`.
@@ -22,10 +26,10 @@ pub enum SetKind {
 pub struct GenerateArgs {
     /// Which set.
     pub kind: SetKind,
-    /// The directory to write: `reports/` and `questions.jsonl` (must be empty
-    /// or absent).
+    /// The directory to write: `reports/` (incidents) or `articles/` and
+    /// `facts.jsonl` (world), and `questions.jsonl` (must be empty or absent).
     pub dir: PathBuf,
-    /// How many documents.
+    /// How many documents (incidents; a world has its own size).
     #[arg(long, default_value_t = 40)]
     pub reports: usize,
     /// The generator's seed (the same seed gives the same set).
@@ -49,7 +53,9 @@ pub fn run(args: GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             args.dir.display()
         );
     }
-    let SetKind::Incidents = args.kind;
+    if let SetKind::World = args.kind {
+        return world(&args, global);
+    }
     let reports = rlmkg_eval::incidents::reports(args.reports, args.seed);
     let questions = rlmkg_eval::incidents::questions(&reports);
     let docs = args.dir.join("reports");
@@ -90,4 +96,78 @@ pub fn run(args: GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+/// Write the world of `--seed`: `articles/`, `questions.jsonl`, `facts.jsonl`.
+fn world(args: &GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    use rlmkg_eval::world;
+    let w = world::generate(args.seed)
+        .with_context(|| format!("generating the world of seed {}", args.seed))?;
+    let docs = args.dir.join(world::ARTICLES_DIR);
+    std::fs::create_dir_all(&docs).with_context(|| format!("creating {}", docs.display()))?;
+    for a in &w.articles {
+        let path = args.dir.join(&a.file);
+        std::fs::write(&path, &a.text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let qpath = args.dir.join("questions.jsonl");
+    let lines = jsonl(&w.questions)?;
+    std::fs::write(&qpath, lines).with_context(|| format!("writing {}", qpath.display()))?;
+    let fpath = args.dir.join("facts.jsonl");
+    let lines = jsonl(&w.facts)?;
+    std::fs::write(&fpath, lines).with_context(|| format!("writing {}", fpath.display()))?;
+    let counts: Vec<(&str, usize)> = world::Kind::ALL
+        .iter()
+        .map(|k| {
+            (
+                k.name(),
+                w.questions.iter().filter(|q| q.kind == *k).count(),
+            )
+        })
+        .collect();
+    let kinds: serde_json::Map<String, serde_json::Value> = counts
+        .iter()
+        .map(|(k, n)| ((*k).to_owned(), (*n).into()))
+        .collect();
+    let mut stdout = crate::out::stdout();
+    if global.json {
+        writeln!(
+            stdout,
+            "{}",
+            serde_json::json!({
+                "articles": w.articles.len(),
+                "questions": w.questions.len(),
+                "kinds": kinds,
+                "facts": w.facts.len(),
+                "corpus": docs,
+                "dataset": qpath,
+                "fact_list": fpath,
+            })
+        )?;
+    } else if !global.quiet {
+        let per_kind: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        writeln!(
+            stdout,
+            "wrote {} articles to {}, {} questions ({}) to {} and {} facts to {}\nrun: rlmkg --store STORE eval {} --corpus {}",
+            w.articles.len(),
+            docs.display(),
+            w.questions.len(),
+            per_kind.join(", "),
+            qpath.display(),
+            w.facts.len(),
+            fpath.display(),
+            qpath.display(),
+            docs.display()
+        )?;
+    }
+    Ok(0)
+}
+
+/// `items` as JSON lines.
+fn jsonl<T: serde::Serialize>(items: &[T]) -> serde_json::Result<String> {
+    let mut out = String::new();
+    for item in items {
+        out.push_str(&serde_json::to_string(item)?);
+        out.push('\n');
+    }
+    Ok(out)
 }

@@ -25,7 +25,9 @@
 //! - [`PLACE_WORDS`]: the words that make a name a place, and
 //!   [`place_kind_clash`]: a place of another kind than a question asks for;
 //! - [`one_of`]: a word naming one of a closed set of values (settings and
-//!   command-line names), any case.
+//!   command-line names), any case;
+//! - [`content_words`] and [`word_key`]: a question's words that matter, and
+//!   the key under which a run of words is found in a sentence.
 //!
 //! It depends on nothing of rlmkg's.
 //!
@@ -56,6 +58,7 @@ mod sentence;
 mod stem;
 mod stopwords;
 mod verbs;
+mod words;
 
 pub use closed::one_of;
 pub use dates::{DateWords, date_at, day_of_month, is_year, month_name, year};
@@ -76,3 +79,4 @@ pub use verbs::{
     AUXILIARIES, HOMOGRAPHS, IRREGULAR_VERBS, irregular_base, is_irregular_participle,
     is_irregular_past,
 };
+pub use words::{content_words, word_key};

@@ -165,6 +165,8 @@ impl Session {
         question: &str,
         depth: u32,
     ) -> Self {
+        // The handle that reads this session's question, once.
+        let handle = handle.asking(question).unwrap_or(handle);
         let cfg = &shared.cfg;
         let profile = cfg
             .profile
@@ -175,10 +177,10 @@ impl Session {
             None
         };
         let protocol = cfg.protocol.resolve(profile, cfg.system_prompt.is_some());
-        let whole_collection = handle.about_whole_collection(question);
+        let whole_collection = handle.about_whole_collection();
         let with_map = handle.can_map() && (profile != Profile::Small || whole_collection);
         let map_key = (with_map && whole_collection)
-            .then(|| handle.map_key(question))
+            .then(|| handle.map_key())
             .flatten();
         let facts = PromptFacts {
             whole_collection: with_map && whole_collection,
@@ -948,7 +950,7 @@ impl Session {
             } else if counted.is_empty() {
                 let shown: String = it.blocks.iter().map(|b| b.output.as_str()).collect();
                 let read = self.host.state_read_ids();
-                let step = self.host.handle.next_step(&self.question, &shown, &read);
+                let step = self.host.handle.next_step(&shown, &read);
                 extra.extend(step.hint);
                 self.suggested = step.search;
                 if step.answer_here {
@@ -1041,10 +1043,9 @@ impl Session {
             return Err(why);
         }
         let handle = self.host.handle.clone();
-        let question = self.question.clone();
         let answer = text.to_owned();
         let read = self.host.state_read_ids();
-        let verdict = tokio::task::spawn_blocking(move || handle.review(&question, &answer, &read))
+        let verdict = tokio::task::spawn_blocking(move || handle.review(&answer, &read))
             .await
             .unwrap_or(Ok(()));
         if verdict.is_err() {

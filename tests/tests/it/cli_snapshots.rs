@@ -214,6 +214,7 @@ const CASES: &[Case] = &[
     case("generate_json", Bare, &["--json", "generate", "incidents", "gen", "--reports", "3"]),
     case("error_generate_not_empty", Bare, &["generate", "incidents", "nonempty"]),
     case("error_generate_zero", Bare, &["generate", "incidents", "gen", "--reports", "0"]),
+    case("generate_world", Bare, &["generate", "world", "gen", "--seed", "1"]),
     // model (list only: pull downloads)
     case("model_list", Bare, &["model", "list"]),
     case("model_list_json", Bare, &["--json", "model", "list"]),

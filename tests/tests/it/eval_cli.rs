@@ -418,6 +418,118 @@ fn heuristic_answer_run_scores_every_question() {
     assert_eq!(again["summary"], report["summary"]);
 }
 
+/// The kinds of question a generated world has, in report order.
+const WORLD_KINDS: [&str; 5] = ["two-hop", "three-hop", "comparison", "count", "date"];
+
+/// The columns of a row of `summary.by_kind`.
+const KIND_COLUMNS: [&str; 9] = [
+    "questions",
+    "right",
+    "wrong_stood",
+    "verified",
+    "verified_wrong",
+    "fell_back",
+    "fell_back_right",
+    "not_found",
+    "failed",
+];
+
+#[test]
+fn a_generated_world_is_ingested_and_evaluated_per_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let out = run(dir, &["--json", "generate", "world", "w", "--seed", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let made: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let articles = made["articles"].as_u64().unwrap();
+    assert!(made["questions"].as_u64().unwrap() >= 60, "{made}");
+    for kind in WORLD_KINDS {
+        assert!(
+            made["kinds"][kind].as_u64().unwrap() >= 10,
+            "{kind}: {made}"
+        );
+    }
+    // One document per article, titled by its heading.
+    let out = without_models(dir)
+        .args(["--store", "s", "--json", "ingest", "w/articles"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = without_models(dir)
+        .args(["--store", "s", "--json", "stats"])
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(stats["stats"]["docs"].as_u64(), Some(articles), "{stats}");
+
+    let report = report_of(&eval_run(
+        dir,
+        &[
+            "w/questions.jsonl",
+            "--corpus",
+            "w/articles",
+            "--strategy",
+            "heuristic",
+            "--out",
+            "o",
+        ],
+    ));
+    assert_eq!(report["run"]["label"], "heuristic", "{report}");
+    let summary = &report["summary"];
+    let rows = summary["by_kind"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(names, [&WORLD_KINDS[..], &["all"]].concat(), "{summary}");
+    let recs = records(&dir.join("o/results-run.jsonl"));
+    for row in rows {
+        for col in KIND_COLUMNS {
+            assert!(row[col].is_u64(), "{col} in {row}");
+        }
+        let kind = row["kind"].as_str().unwrap();
+        let of_kind: Vec<&Value> = recs
+            .iter()
+            .filter(|r| kind == "all" || r["kind"] == kind)
+            .collect();
+        assert_eq!(
+            row["questions"].as_u64(),
+            Some(of_kind.len() as u64),
+            "{row}"
+        );
+        let right = of_kind.iter().filter(|r| r["run"]["em"] == 1.0).count();
+        assert_eq!(row["right"].as_u64(), Some(right as u64), "{row}");
+        let verified_wrong = of_kind
+            .iter()
+            .filter(|r| r["run"]["run"]["verified"] == true && r["run"]["em"] != 1.0)
+            .count();
+        assert_eq!(
+            row["verified_wrong"].as_u64(),
+            Some(verified_wrong as u64),
+            "{row}"
+        );
+        assert_eq!(row["fell_back"], 0, "no model, no RLM to fall back: {row}");
+    }
+    // The gold chain's sentences are the gold sentences: citations are scored.
+    assert!(summary["citation_precision"].is_f64(), "{summary}");
+    let methods = summary["by_method"].as_array().unwrap();
+    assert_eq!(methods.len(), 1, "{summary}");
+    assert!(methods[0]["verified_wrong"].is_u64(), "{summary}");
+
+    // The human table (resumed: nothing runs again), its figures redacted:
+    // the shape, not the quality.
+    let out = without_models(dir)
+        .args(["eval", "w/questions.jsonl", "--corpus", "w/articles"])
+        .args(["--strategy", "heuristic", "--out", "o"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let table = text
+        .get(text.find("by kind").expect("a per-kind table")..)
+        .unwrap();
+    // Figures (and the padding before them, which follows their width) as N.
+    let figures = regex::Regex::new(r"[ (]+\d+\)?").unwrap();
+    insta::assert_snapshot!("eval_world_by_kind", figures.replace_all(table, " N"));
+}
+
 const PAINTER_Q: &str = "painter of Grey Tide";
 /// Prompt tokens the scripted server reports for every call.
 const PROMPT_TOKENS: u64 = 5000;
@@ -511,6 +623,23 @@ fn scripted_model_run_counts_calls_and_resumes_without_calling_again() {
     let hq2 = &recs[1]["run"];
     assert_ne!(hq2["run"]["method"], "rlm", "{hq2}");
     let hq2_em = hq2["em"].as_f64().unwrap();
+    // The run's answers per kind (HotpotQA's `type`): a question the model gave
+    // up on is handed to the heuristic, and counted as fallen back.
+    assert_eq!(first["run"]["label"], "rlm");
+    let fell_back = recs
+        .iter()
+        .filter(|r| r["run"]["run"]["fallback"].is_string())
+        .count();
+    assert_eq!(hq1["run"]["fallback"], Value::Null, "{hq1}");
+    assert!(hq2["run"]["fallback"].is_string(), "{hq2}");
+    let all = first["summary"]["by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "all")
+        .unwrap();
+    assert_eq!(all["fell_back"].as_u64(), Some(fell_back as u64), "{all}");
+    assert_eq!(all["right"].as_f64(), Some(1.0 + hq2_em), "{all}");
     let gallery_calls = requests_for(&server, "gallery that holds Grey Tide");
     assert!(gallery_calls >= 1);
     assert_eq!(hq2["run"]["calls"], gallery_calls, "{hq2}");
@@ -584,6 +713,10 @@ fn scripted_model_run_counts_calls_and_resumes_without_calling_again() {
         (Some(3), Some(0))
     );
     assert_eq!(fresh["run"]["effective"], "heuristic");
+    assert_eq!(
+        fresh["run"]["label"], "composed",
+        "the heuristic's evidence composed by the model"
+    );
     assert!(!tmp.path().join("o/traces/hq1.jsonl").exists());
 }
 

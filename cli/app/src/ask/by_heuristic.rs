@@ -11,7 +11,7 @@ use rlmkg_ingest::{Store, StoreError};
 
 use super::{Answer, AnswerStrategy, AskError, AskOptions, Method, Run};
 use rlmkg_heuristic::short::{AnswerType, ShortAnswer};
-use rlmkg_heuristic::{self as heuristic, Exploration, ExploreOptions};
+use rlmkg_heuristic::{self as heuristic, Exploration, ExploreOptions, Question};
 
 /// The heuristic strategy, composing its evidence through `composer` when
 /// there is one (else answering extractively).
@@ -30,27 +30,27 @@ impl<'c> Heuristic<'c> {
     }
 
     /// The strategy's evidence for `question` (what `context.explore` shows).
-    pub fn explore(&self, store: &Store, question: &str) -> Result<Exploration, StoreError> {
+    pub fn explore(&self, store: &Store, question: &Question) -> Result<Exploration, StoreError> {
         heuristic::explore(store, question, &self.explore)
     }
 }
 
 impl AnswerStrategy for Heuristic<'_> {
-    async fn answer(&self, run: &mut Run<'_>, question: &str) -> Result<Answer, AskError> {
+    async fn answer(&self, run: &mut Run<'_>, question: &Question) -> Result<Answer, AskError> {
         let (opts, spans, note) = (run.opts, &run.spans, &mut *run.note);
         let composer = self.composer;
         let store = Arc::clone(&run.store);
         let explore = self.explore.clone();
-        let q = question.to_owned();
+        let q = question.clone();
         let (found, answer_type, picked, absent) = tokio::task::spawn_blocking(move || {
             let found = heuristic::explore(store.as_ref(), &q, &explore)?;
             // A question about something the corpus never names: whatever candidate
             // of the asked type the evidence holds answers another question.
             let absent = heuristic::unmatched_names(store.as_ref(), &q);
             let (kind, picked) = if absent.is_empty() {
-                heuristic::short_answer(store.as_ref(), &found)
+                heuristic::short_answer(store.as_ref(), &q, &found)
             } else {
-                (heuristic::short::answer_type(&q), None)
+                (q.answer_type().clone(), None)
             };
             Ok::<_, StoreError>((found, kind, picked, absent))
         })
@@ -107,7 +107,7 @@ impl AnswerStrategy for Heuristic<'_> {
         }
         let verified = !not_found && !text.trim().is_empty() && report.all_supported();
         Ok(Answer {
-            question: question.to_owned(),
+            question: question.text().to_owned(),
             short_answer,
             answer_type,
             not_found,

@@ -10,7 +10,7 @@ use rlmkg_citation::Report;
 
 use super::{Answer, AnswerStrategy, AskError, Heuristic, Method, Run};
 use crate::handle::StoreHandle;
-use rlmkg_heuristic::short;
+use rlmkg_heuristic::Question;
 
 /// The RLM strategy: a root model writing REPL code, a sub-model for its calls.
 pub struct RlmStrategy {
@@ -26,10 +26,13 @@ impl RlmStrategy {
 }
 
 impl AnswerStrategy for RlmStrategy {
-    async fn answer(&self, run: &mut Run<'_>, question: &str) -> Result<Answer, AskError> {
+    async fn answer(&self, run: &mut Run<'_>, question: &Question) -> Result<Answer, AskError> {
         let opts = run.opts;
-        let handle =
-            Arc::new(StoreHandle::new(Arc::clone(&run.store)).reviewing(opts.check.clone()));
+        let handle = Arc::new(
+            StoreHandle::new(Arc::clone(&run.store))
+                .reviewing(opts.check.clone())
+                .with_question(Arc::new(question.clone())),
+        );
         let mut rlm = Rlm::new(
             opts.rlm.clone(),
             Arc::clone(&self.root),
@@ -39,7 +42,7 @@ impl AnswerStrategy for RlmStrategy {
         if let Some(observer) = opts.events.observer() {
             rlm = rlm.with_observer(observer);
         }
-        let (mut session, mut outcome) = rlm.run(question).await?;
+        let (mut session, mut outcome) = rlm.run(question.text()).await?;
         for w in &outcome.warnings {
             (run.note)(w);
         }
@@ -120,12 +123,11 @@ impl AnswerStrategy for RlmStrategy {
         let verified = !text.trim().is_empty() && report.all_supported();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;
-        let answer_type = short::answer_type(question);
         Ok(Answer {
-            question: question.to_owned(),
+            question: question.text().to_owned(),
             not_found: text.trim().is_empty(),
             short_answer,
-            answer_type,
+            answer_type: question.answer_type().clone(),
             text,
             method: Method::Rlm,
             verified,
@@ -148,7 +150,7 @@ async fn fall_back(
     outcome: RunOutcome,
     reason: FallbackReason,
     run: &mut Run<'_>,
-    question: &str,
+    question: &Question,
 ) -> Result<Answer, AskError> {
     (run.note)(&format!(
         "{reason}: answering with the heuristic strategy (evidence composed by the model) instead"

@@ -20,6 +20,7 @@ use rlmkg_ingest::Store;
 use serde::Serialize;
 
 use crate::spans::StoreSpans;
+use rlmkg_heuristic::Question;
 use rlmkg_heuristic::short::{AnswerType, ShortAnswer};
 
 pub use by_heuristic::Heuristic;
@@ -205,11 +206,12 @@ pub enum AskError {
 /// picks one, and an RLM run whose model gave no usable answer hands the
 /// question to the heuristic through this same trait.
 pub trait AnswerStrategy {
-    /// Answer `question` in `run`, with the answer's claims checked.
+    /// Answer `question` (read once, by [`ask`]) in `run`, with the
+    /// answer's claims checked.
     fn answer(
         &self,
         run: &mut Run<'_>,
-        question: &str,
+        question: &Question,
     ) -> impl Future<Output = Result<Answer, AskError>> + Send;
 }
 
@@ -242,7 +244,9 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Answer `question` over `store`, then verify the answer's citations.
+/// Answer `question` over `store`, then verify the answer's citations. The
+/// question is read here, once ([`Question::read`]); everything that answers
+/// it reads that.
 ///
 /// `note` receives human-readable remarks (strategy fallbacks, repair turns) for
 /// the caller to show; the library prints nothing.
@@ -268,6 +272,7 @@ pub async fn ask(
         }
         (Strategy::Heuristic, _) => None,
     };
+    let question = &Question::read(question);
     let mut run = Run::new(store, opts, note);
     if let Some(root) = root {
         let sub = models.sub.clone().unwrap_or_else(|| Arc::clone(&root));

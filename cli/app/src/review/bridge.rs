@@ -16,6 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 use rlmkg_citation::Report;
+use rlmkg_heuristic::Question;
 use rlmkg_ids::ChunkId;
 use rlmkg_ingest::Store;
 
@@ -175,14 +176,14 @@ pub(super) fn named_sentences<'r>(store: &Store, reads: &'r Reads) -> Vec<Named<
 /// own claims, or no chain of read sentences links a year to it.
 pub(super) fn bridge_year(
     store: &Store,
-    question: &str,
+    question: &Question,
     answer: &str,
     report: &Report,
     reads: &Reads,
 ) -> Option<(String, Vec<String>)> {
-    let years = super::years_in(question);
+    let years = question.years();
     if years.is_empty()
-        || super::cites_any(report, &years)
+        || super::cites_any(report, years)
         || super::not_carried(report, question).is_some()
     {
         return None;
@@ -192,10 +193,12 @@ pub(super) fn bridge_year(
     if words == 0 {
         return None;
     }
-    let asked: HashSet<String> = crate::handle::content_words(question)
+    let asked: HashSet<&String> = question
+        .content_words()
         .iter()
-        .filter(|w| !years.contains(w))
-        .map(|w| rlmkg_text::match_key(w))
+        .zip(question.content_keys())
+        .filter(|(w, _)| !years.contains(w))
+        .map(|(_, key)| key)
         .collect();
     let sentences = named_sentences(store, reads);
     let says_asked = |s: &ReadSentence| {
@@ -206,7 +209,7 @@ pub(super) fn bridge_year(
     };
     let chain = sentences
         .iter()
-        .filter(|y| super::holds_any_year(&y.read.text, &years) && says_asked(y.read))
+        .filter(|y| super::holds_any_year(&y.read.text, years) && says_asked(y.read))
         .find_map(|y| {
             if y.read.key.contains(answer_key.as_str()) {
                 return Some(vec![y.read]);

@@ -6,10 +6,11 @@
 use std::collections::HashSet;
 
 use rlmkg_citation::{ReasonKind, Verdict};
-use rlmkg_heuristic::short::{self, AnswerType};
+use rlmkg_heuristic::Question;
+use rlmkg_heuristic::short::AnswerType;
 use rlmkg_ingest::Store;
 
-use super::{chunk_of, whole_collection};
+use super::chunk_of;
 
 /// Most documents [`count_cited`] checks a count against.
 const MAX_COUNTED: usize = 500;
@@ -29,10 +30,10 @@ const MAX_COUNTED: usize = 500;
 /// says why.
 pub(super) fn count_cited(
     store: &Store,
-    question: &str,
+    question: &Question,
     report: &mut rlmkg_citation::Report,
 ) -> Option<String> {
-    if short::answer_type(question) != AnswerType::Number || !whole_collection(question) {
+    if *question.answer_type() != AnswerType::Number || !question.whole_collection() {
         return None;
     }
     let claim = report
@@ -74,7 +75,7 @@ pub(super) fn count_cited(
 /// the number equals those documents; why not otherwise.
 fn counted_by(
     store: &Store,
-    question: &str,
+    question: &Question,
     claim: &rlmkg_citation::ClaimReport,
 ) -> Result<(usize, Vec<String>, Vec<rlmkg_citation::Evidence>), String> {
     let n: usize = first_count(&claim.text).ok_or("the answer states no count")?;
@@ -185,13 +186,15 @@ fn first_count(text: &str) -> Option<usize> {
 
 /// The question's words that at least one and at most half of the store's
 /// `docs` documents hold (lower-case): what a count question counts.
-fn counted_words(store: &Store, question: &str, docs: usize) -> Vec<String> {
-    crate::handle::content_words(question)
-        .into_iter()
+fn counted_words(store: &Store, question: &Question, docs: usize) -> Vec<String> {
+    question
+        .content_words()
+        .iter()
         .filter(|w| {
             let n = holding(store, w, docs);
             n > 0 && n * 2 <= docs
         })
+        .cloned()
         .collect()
 }
 
@@ -210,26 +213,23 @@ fn holding(store: &Store, w: &str, docs: usize) -> usize {
 /// graph's entity of that name ("the place") or else the word before the
 /// value that most documents hold ("category"). `None` for any other
 /// question, or when the question says none of these.
-pub(crate) fn map_key(store: &Store, question: &str) -> Option<String> {
-    if !whole_collection(question) {
+pub(crate) fn map_key(store: &Store, question: &Question) -> Option<String> {
+    if !question.whole_collection() {
         return None;
     }
-    if let Some(noun) = short::which_noun(question)
+    if let Some(noun) = question.which_noun()
         && noun.chars().all(char::is_alphabetic)
     {
         return Some(format!("the {noun}"));
     }
-    if short::answer_type(question) != AnswerType::Number {
+    if *question.answer_type() != AnswerType::Number {
         return None;
     }
     let docs = store.docs().ok()?.len();
     let counted = counted_words(store, question, docs);
-    let words: Vec<&str> = question
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let is_counted = |w: &&str| counted.contains(&w.to_lowercase());
-    let first = words.iter().position(&is_counted)?;
+    let words = question.alnum_words();
+    let is_counted = |w: &String| counted.contains(&w.to_lowercase());
+    let first = words.iter().position(is_counted)?;
     let len = words
         .iter()
         .skip(first)

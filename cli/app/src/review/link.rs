@@ -37,6 +37,7 @@
 use std::collections::{HashMap, HashSet};
 
 use rlmkg_citation::{Report, Verdict};
+use rlmkg_heuristic::Question;
 use rlmkg_ids::ChunkId;
 use rlmkg_ingest::Store;
 
@@ -71,28 +72,26 @@ pub(super) enum Link<'r> {
 
 /// The relations of `question` that may link its answer (see the module
 /// docs), and its answer relation if it names one.
-fn relations(question: &str) -> (Option<String>, Vec<String>) {
-    let answer = rlmkg_heuristic::answer_relation(question);
-    let mut others = rlmkg_heuristic::relation_words(question)
-        .into_iter()
+fn relations(question: &Question) -> (Option<String>, Vec<String>) {
+    let answer = question.answer_relation();
+    let mut others = question
+        .relations()
+        .iter()
         .filter(|w| rlmkg_heuristic::is_relation_verb(w))
-        .filter(|w| {
-            answer
-                .as_ref()
-                .is_none_or(|a| !rlmkg_heuristic::expresses_relation(a, w))
-        });
-    let next = match &answer {
+        .filter(|w| answer.is_none_or(|a| !rlmkg_heuristic::expresses_relation(a, w)))
+        .cloned();
+    let next = match answer {
         Some(_) => others.next().into_iter().collect(),
         None => others.collect(),
     };
-    (answer, next)
+    (answer.map(str::to_owned), next)
 }
 
 /// Whether the run's reads (the ids its calls showed) hold a sentence
 /// saying a relation that may link `question`'s answer: then [`link`]
 /// judges an answer, and one no read sentence links does not stand. False
 /// for a question through no chain.
-pub(crate) fn read_next_step(question: &str, reads: &Reads) -> bool {
+pub(crate) fn read_next_step(question: &Question, reads: &Reads) -> bool {
     let (_, next) = relations(question);
     !next.is_empty()
         && reads.sentences().iter().any(|s| {
@@ -117,8 +116,8 @@ fn same_name(a: &str, b: &str) -> bool {
 /// refers back to stands before its first word). "Mara Ellison joined KICS
 /// in 2019 after leaving Halden University" links "left" to Halden
 /// University, not to KICS.
-fn governed<'n>(n: &'n Named, relations: &[String], question: &str) -> Vec<&'n String> {
-    let asked = word_key(question).0;
+fn governed<'n>(n: &'n Named, relations: &[String], question: &Question) -> Vec<&'n String> {
+    let asked = question.key();
     let key = n.read.key.as_str();
     // Each name's span in the sentence (`None`: referred back to).
     let spans: Vec<(&String, Option<(usize, usize)>)> = n
@@ -172,13 +171,13 @@ fn governed<'n>(n: &'n Named, relations: &[String], question: &str) -> Vec<&'n S
 /// the sentences the run read.
 pub(super) fn link<'r>(
     store: &Store,
-    question: &str,
+    question: &Question,
     report: &Report,
     reads: &'r Reads,
 ) -> Link<'r> {
     // A question about the whole collection is answered by counting, not
     // by a chain of sentences.
-    if super::whole_collection(question) {
+    if question.whole_collection() {
         return Link::NotJudged;
     }
     let (relation, next) = relations(question);
@@ -257,15 +256,12 @@ pub(super) fn link<'r>(
     // the names it refers back to ("It was published … by Northlight Press"
     // in a review of The Salt Atlas, before "Northlight Press is an
     // independent publisher"); the first read of those.
-    let asked: HashSet<String> = crate::handle::content_words(question)
-        .iter()
-        .map(|w| rlmkg_text::match_key(w))
-        .collect();
+    let asked: HashSet<&str> = question.content_keys().iter().map(String::as_str).collect();
     let says = |n: &Named| {
         std::iter::once(&n.read.key)
             .chain(&n.names)
             .flat_map(|k| k.split(' '))
-            .filter(|w| !w.is_empty() && asked.contains(&rlmkg_text::match_key(w)))
+            .filter(|w| !w.is_empty() && asked.contains(rlmkg_text::match_key(w).as_str()))
             .collect::<HashSet<_>>()
             .len()
     };
@@ -305,12 +301,12 @@ pub(super) fn link<'r>(
 /// offers only sentences whose answer can stand.
 pub(crate) fn linked_sentence(
     store: &Store,
-    question: &str,
+    question: &Question,
     output: &str,
     shown: &[String],
     reads: &Reads,
 ) -> Option<(String, String, String)> {
-    if super::whole_collection(question) {
+    if question.whole_collection() {
         return None;
     }
     let (relation, next) = relations(question);
@@ -318,16 +314,16 @@ pub(crate) fn linked_sentence(
         return None;
     }
     // The graph types the values a question may ask for: names, and dates.
-    let kinds = match rlmkg_heuristic::short::answer_type(question) {
+    let kinds = match question.answer_type() {
         rlmkg_heuristic::short::AnswerType::Date => &["date"][..],
-        other => rlmkg_heuristic::short::kinds_for(&other),
+        other => rlmkg_heuristic::short::kinds_for(other),
     };
     if kinds.is_empty() {
         return None;
     }
-    let asked = rlmkg_heuristic::short::asked_noun(question);
-    let years = super::years_in(question);
-    let lowered = question.to_lowercase();
+    let asked = question.asked_noun();
+    let years = question.years();
+    let lowered = question.lower();
     let sentences = named_sentences(store, reads);
     let output_reads = Reads::new(store, shown);
     let candidates = named_sentences(store, &output_reads);
@@ -362,14 +358,12 @@ pub(crate) fn linked_sentence(
                         .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
                         && !lowered.contains(&name.to_lowercase())
                         && word_key(name).0.trim().chars().count() > 2
-                        && asked
-                            .as_deref()
-                            .is_none_or(|a| rlmkg_text::place_kind_clash(a, name).is_none())
+                        && asked.is_none_or(|a| rlmkg_text::place_kind_clash(a, name).is_none())
                 })
                 .collect()
         });
     }
-    let holds_year = |s: &ReadSentence| years.is_empty() || super::holds_any_year(&s.text, &years);
+    let holds_year = |s: &ReadSentence| years.is_empty() || super::holds_any_year(&s.text, years);
     for s in &candidates {
         // A question that names its answer relation ("Who founded …") is
         // answered by a sentence that says it.
@@ -423,6 +417,7 @@ mod tests {
     use super::super::bridge::Named;
     use super::super::reads::{ReadSentence, word_key};
     use super::{governed, relations};
+    use rlmkg_heuristic::Question;
 
     /// The names `governed` finds for `relation` in `text`, which holds
     /// `names` (and refers back to `back`).
@@ -444,7 +439,7 @@ mod tests {
             names: names.iter().chain(back).map(|x| word_key(x).0).collect(),
             antecedent: None,
         };
-        governed(&n, &[relation.to_owned()], question)
+        governed(&n, &[relation.to_owned()], &Question::read(question))
             .into_iter()
             .map(|x| x.trim().to_owned())
             .collect()
@@ -525,7 +520,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                relations(question),
+                relations(&Question::read(question)),
                 (answer.map(str::to_owned), next),
                 "{question}"
             );

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use rlmkg_ids::ChunkId;
 use rlmkg_ingest::Store;
+pub(super) use rlmkg_text::word_key;
 
 /// Most read ids whose sentences are looked in (the run's first reads: ids
 /// are kept first seen first).
@@ -64,42 +65,5 @@ impl<'a> Reads<'a> {
             }
             out
         })
-    }
-}
-
-/// The words of `text`, lowercased, each followed by one space and the whole
-/// preceded by one, so that containment of the strings is containment of
-/// contiguous word runs (linear with `str::contains`); and how many words.
-pub(super) fn word_key(text: &str) -> (String, usize) {
-    let mut key = String::from(" ");
-    let mut words = 0;
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        key.extend(word.chars().flat_map(char::to_lowercase));
-        key.push(' ');
-        words += 1;
-    }
-    (key, words)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::word_key;
-
-    #[test]
-    fn a_copied_run_is_contained_and_a_paraphrase_is_not() {
-        let (sentence, _) = word_key(
-            "Dr. Mara Ellison joined the Kestrel Institute for Coastal Studies (KICS) in September 2019.",
-        );
-        let (copy, n) = word_key("Mara Ellison joined the Kestrel Institute");
-        assert_eq!(n, 6);
-        assert!(sentence.contains(&copy));
-        let (paraphrase, _) = word_key("Mara Ellison joined the Kestrel Institute in 2019");
-        assert!(!sentence.contains(&paraphrase));
-        // Whole words only: "Ellis" is not "Ellison".
-        let (part, _) = word_key("Dr. Mara Ellis");
-        assert!(!sentence.contains(&part));
     }
 }
