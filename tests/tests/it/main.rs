@@ -31,3 +31,4 @@ mod serve;
 mod servers_e2e;
 mod store_faults;
 mod store_invariants;
+mod types_sample;
