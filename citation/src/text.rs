@@ -361,18 +361,14 @@ fn as_year(t: &Token) -> Option<i32> {
     as_int(t).and_then(|_| rlmkg_text::year(&t.lower))
 }
 
-/// A day of the month (rlmkg-text's rule: "3", "03", "21st") in a token still
-/// read as a number.
-fn as_day(t: &Token) -> Option<u8> {
-    match t.kind {
-        Kind::Number(_) => rlmkg_text::day_of_month(&t.lower),
-        _ => None,
+/// A token as the date reader reads it: its lower-case form, capitalized
+/// when the text capitalizes it (a month is named as a month only then).
+fn date_word(t: &Token) -> String {
+    if t.capitalized {
+        rlmkg_text::capitalized(&t.lower)
+    } else {
+        t.lower.clone()
     }
-}
-
-/// A month named as a month: capitalized ("may" and "march" are words too).
-fn as_month(t: &Token) -> Option<u8> {
-    t.capitalized.then(|| month_number(&t.lower)).flatten()
 }
 
 /// Find dates, mark their tokens as date parts, and return them. Bare four-digit
@@ -413,65 +409,34 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
             i = end;
             continue;
         }
-        // Month Day[,] [Year] / Month Year.
-        if let Some(m) = as_month(&tokens[i]) {
-            let mut fact = DateFact {
-                year: None,
-                month: Some(m),
-                day: None,
+        // Written dates, rlmkg-text's one reading: Day Month [Year], Month
+        // Day[,] [Year], Month Year, a month alone, a year alone. A date opens
+        // with a digit (a day or a year) or a capital (a month).
+        let opens = &tokens[i];
+        let words: Vec<String> =
+            if opens.capitalized || opens.lower.starts_with(|c: char| c.is_ascii_digit()) {
+                tokens[i..n.min(i + 3)].iter().map(date_word).collect()
+            } else {
+                Vec::new()
             };
-            let mut used = 1;
-            if i + 1 < n {
-                if let Some(y) = as_year(&tokens[i + 1]) {
-                    fact.year = Some(y);
-                    used = 2;
-                } else if let Some(d) = as_day(&tokens[i + 1]) {
-                    fact.day = Some(d);
-                    used = 2;
-                    if i + 2 < n
-                        && let Some(y) = as_year(&tokens[i + 2])
-                    {
-                        fact.year = Some(y);
-                        used = 3;
-                    }
-                }
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        if let Some(p) = rlmkg_text::date_parts_at(&words)
+            // A month named alone ("in November") is a date too, except "May"
+            // (a modal as often) and a sentence's first word ("March on").
+            && !(p.len == 1 && p.month.is_some() && (i == 0 || tokens[i].lower == "may"))
+        {
+            for t in &mut tokens[i..i + p.len] {
+                t.kind = Kind::DatePart;
             }
-            // Day Month [Year].
-            if fact.day.is_none()
-                && i > 0
-                && matches!(tokens[i - 1].kind, Kind::Number(_))
-                && let Some(d) = as_day(&tokens[i - 1])
-            {
-                fact.day = Some(d);
-                tokens[i - 1].kind = Kind::DatePart;
-                if fact.year.is_none()
-                    && i + 1 < n
-                    && let Some(y) = as_year(&tokens[i + 1])
-                {
-                    fact.year = Some(y);
-                    used = 2;
-                }
-            }
-            // A month named alone ("in November") is a date too, except "May" (a
-            // modal as often) and a sentence's first word ("March on").
-            if used > 1 || fact.day.is_some() || (i > 0 && tokens[i].lower != "may") {
-                for t in &mut tokens[i..i + used] {
-                    t.kind = Kind::DatePart;
-                }
-                dates.push(fact);
-                i += used;
-                continue;
-            }
-        }
-        if let Some(y) = as_year(&tokens[i]) {
-            tokens[i].kind = Kind::DatePart;
             dates.push(DateFact {
-                year: Some(y),
-                month: None,
-                day: None,
+                year: p.year,
+                month: p.month,
+                day: p.day,
             });
+            let mut used = p.len;
             // A year range with the second year shortened: 2018–19, 1998-99.
-            if i + 1 < n
+            if let (Some(y), None) = (p.year, p.month)
+                && i + 1 < n
                 && matches!(
                     gap(text, &tokens[i], &tokens[i + 1]),
                     "-" | "\u{2013}" | "/"
@@ -486,9 +451,10 @@ fn extract_dates(text: &str, tokens: &mut [Token]) -> Vec<DateFact> {
                     month: None,
                     day: None,
                 });
-                i += 2;
-                continue;
+                used += 1;
             }
+            i += used;
+            continue;
         }
         i += 1;
     }

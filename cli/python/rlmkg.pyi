@@ -2,8 +2,11 @@
 model walking a knowledge graph, every claim checked against the source text it
 cites.
 
-Results are plain dicts and lists with the field names of the Rust types (the
-same as `rlmkg --json`), except `Answer`, `Claim` and `ModelConfig`.
+The results read most are classes with typed attributes and `to_dict()`:
+`Answer`, `Verification` and its `Claim`s, `SearchHit`, `Entity` and its
+`Neighbor`s. The rest (`read`, `path`, `related`, `sparql`, `stats`, the ingest
+report, the eval summary) are dicts and lists with the field names of the Rust
+types (the same as `rlmkg --json`).
 """
 
 import os
@@ -95,6 +98,95 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         """The whole claim report."""
 
+class Verification:
+    """The checker's report on an answer's citations."""
+
+    @property
+    def answer(self) -> str:
+        """The answer as given."""
+    @property
+    def claims(self) -> list[Claim]: ...
+    @property
+    def supported(self) -> bool:
+        """Every factual claim is supported."""
+    @property
+    def footnotes(self) -> list[dict[str, Any]]:
+        """Dicts with `number`, `id`, `path`, `title`, `line_start`, `line_end`, `page`."""
+    @property
+    def totals(self) -> dict[str, Any]:
+        """`claims`, `factual`, `verdicts` (claims per verdict), `support_rate`,
+        `citation_precision`, `citation_recall`."""
+    def to_dict(self) -> dict[str, Any]:
+        """The whole report (the fields of `rlmkg --json verify`)."""
+
+class SearchHit:
+    """One BM25 hit: a chunk and its document."""
+
+    @property
+    def id(self) -> str:
+        """The chunk's id (`c12`)."""
+    @property
+    def doc(self) -> str:
+        """The document's id (`d3`)."""
+    @property
+    def title(self) -> str:
+        """The document's title."""
+    @property
+    def path(self) -> str:
+        """The source file's path."""
+    @property
+    def score(self) -> float:
+        """The BM25 score."""
+    @property
+    def text(self) -> str:
+        """The chunk's text."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Neighbor:
+    """A neighbor of an entity across one relation."""
+
+    @property
+    def id(self) -> str:
+        """The neighbor's entity id."""
+    @property
+    def name(self) -> str:
+        """The neighbor's display name."""
+    @property
+    def type(self) -> str:
+        """The neighbor's type guess."""
+    @property
+    def relation(self) -> str:
+        """`co-occurs` or a verb phrase; `<-` before it when the neighbor is the subject."""
+    @property
+    def weight(self) -> float: ...
+    @property
+    def evidence(self) -> list[str]:
+        """The chunk ids of the evidence."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+class Entity:
+    """An entity of the graph with its neighbors, strongest first."""
+
+    @property
+    def id(self) -> str:
+        """The entity's id (its canonical key, `catherine_moray`)."""
+    @property
+    def name(self) -> str:
+        """Its display name (the most frequent declared name)."""
+    @property
+    def aliases(self) -> list[str]:
+        """Its other names."""
+    @property
+    def type(self) -> str:
+        """Its type guess (`person`, `place`, `organization`, ...)."""
+    @property
+    def mentions(self) -> int:
+        """How often it is mentioned."""
+    @property
+    def neighbors(self) -> list[Neighbor]:
+        """Its neighbors, strongest first."""
+    def to_dict(self) -> dict[str, Any]: ...
+
 class Answer:
     """A verified answer: text with inline citations (`[c12.s3]`), its short
     answer, and every claim with its verdict. `str(answer)` is the text."""
@@ -136,7 +228,7 @@ class Answer:
     def fallback(self) -> Optional[dict[str, Any]]:
         """Why the root model's run was set aside for the heuristic strategy."""
     @property
-    def verification(self) -> dict[str, Any]:
+    def verification(self) -> Verification:
         """The checker's whole report: claims, footnotes, totals."""
     @property
     def notes(self) -> list[str]:
@@ -173,18 +265,21 @@ class Store:
         """Ingest files and folders; returns the ingest report (files, ingested,
         unchanged, skipped, removed, docs, chunks, entities, ..., peak_rss_mb).
         `progress` gets `{"event": "start" | "file_done" | "warning" | "finish", ...}`."""
-    def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
-        """BM25 hits: id, doc, title, path, text, score."""
+    def search(self, query: str, k: int = 10) -> list[SearchHit]:
+        """BM25 hits, best first. Any text is a query; syntax that reaches
+        beyond titles and texts (`kind:doc`, `title:*`, ranges) is read as words."""
     def read(self, id: str) -> dict[str, Any]:
         """A chunk `c12`, sentence `c12.s3` or range `c12.s2-s4`."""
-    def entity(self, name: str) -> Optional[dict[str, Any]]:
-        """An entity by id, name or alias, or None."""
+    def entity(
+        self, name: str, k: int = 20, relation: Optional[str] = None
+    ) -> Optional[Entity]:
+        """An entity by id, name or alias with its `k` strongest neighbors, or None."""
     def entities(self, query: str, k: int = 10) -> list[dict[str, Any]]: ...
     def neighbors(
         self, entity: str, k: int = 20, relation: Optional[str] = None
-    ) -> list[dict[str, Any]]: ...
-    def path(self, a: str, b: str, max_hops: int = 3) -> list[dict[str, Any]]:
-        """Shortest connecting paths between two entities."""
+    ) -> list[Neighbor]: ...
+    def path(self, from_: str, to: str, max_hops: int = 3) -> list[dict[str, Any]]:
+        """Shortest connecting paths from the entity `from_` to the entity `to`."""
     def related(
         self,
         query: Optional[str] = None,
@@ -261,6 +356,6 @@ class Store:
         passages are written to `passages_file` and ingested. Returns the summary
         (bm25 and graph recall@2/5/10; em, f1, claims_supported, ... with runs)."""
 
-def verify(text: str, store: Store) -> dict[str, Any]:
+def verify(text: str, store: Store) -> Verification:
     """Check the inline citations of `text` against `store`: the checker's
     report (claims with verdicts and reasons, footnotes, totals)."""

@@ -263,6 +263,8 @@ impl ChunkIndex {
     }
 
     /// BM25 search over chunk titles and texts; at most `k` results, best first.
+    /// Any text is a query: syntax that would reach other fields is read as
+    /// words (`query.rs`), so a search fails only on I/O.
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<SearchResult>, IndexError> {
         self.search_where(query, k, &|_| true)
     }
@@ -280,9 +282,10 @@ impl ChunkIndex {
         if k == 0 || query.trim().is_empty() {
             return Ok(Vec::new());
         }
-        // Only chunks have `title`/`text` terms (see `schema`), so the parsed
-        // query alone selects chunks.
-        let (parsed, _errors) = self.parser.parse_query_lenient(query);
+        // Only chunks have `title`/`text` terms (see `schema`), and a user's
+        // query reaches no other field (`query.rs`), so it selects chunks alone.
+        let parsed =
+            crate::query::user_query(&self.parser, query, || Box::new(self.kind_query("chunk")));
         let searcher = self.reader.searcher();
         // Ask for `k` first: `keep` rarely rejects (only chunks of files a
         // commit has not listed yet), and a larger top-k makes the search
@@ -712,5 +715,89 @@ mod tests {
             ["c2", "c3"]
         );
         assert!(ix.search_where("harbour", 0, &not_f1).unwrap().is_empty());
+    }
+
+    /// An index of two chunks and their document's record.
+    fn small_index() -> (tempfile::TempDir, ChunkIndex) {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut ix = ChunkIndex::open_or_create(tmp.path(), 1).unwrap();
+        let texts = [
+            ("c1", "the title of the harbour report"),
+            ("c2", "the lighthouse and the doc"),
+        ];
+        for (id, text) in texts {
+            ix.add_chunk(&chunk(id, "f1", text), text).unwrap();
+        }
+        ix.add_doc(&DocRecord {
+            id: rlmkg_ids::DocId(1),
+            file: "f1".into(),
+            path: "a.txt".into(),
+            title: "t".into(),
+            format: "txt".into(),
+            bytes: 10,
+            blob_offset: 0,
+            chunk_first: 1,
+            chunk_count: 2,
+            meta: String::new(),
+        })
+        .unwrap();
+        ix.commit().unwrap();
+        (tmp, ix)
+    }
+
+    /// What user text finds: the query syntax over titles and texts, and
+    /// anything reaching further (another field, `field:*`, ranges, sets,
+    /// regexes, `*`) searched as its words (issue 45: `title:* AND ("` was a
+    /// schema error).
+    #[test]
+    fn user_text_finds_chunks_by_its_words() {
+        let (_tmp, ix) = small_index();
+        let mut wrong = Vec::new();
+        for (query, want) in [
+            ("harbour", &["c1"][..]),
+            ("\"harbour report\"", &["c1"]),
+            ("\"report harbour\"", &[]),
+            ("text:lighthouse", &["c2"]),
+            ("harbour OR lighthouse", &["c2", "c1"]),
+            ("+the -harbour", &["c2"]),
+            ("-harbour", &["c2"]),
+            ("harbour OR (NOT lighthouse)", &["c1"]),
+            ("lighthouse^2 OR harbour", &["c2", "c1"]),
+            ("title:* AND (\"", &["c2", "c1"]),
+            ("*", &[]),
+            ("kind:doc", &["c2"]),
+            ("id:c1", &[]),
+            ("start:[0 TO 100]", &[]),
+            ("title: IN [harbour]", &["c1"]),
+            ("text:/lighthouse/", &["c2"]),
+            ("harbour^-1", &["c1"]),
+        ] {
+            let hits = ix
+                .search(query, 5)
+                .unwrap_or_else(|e| panic!("{query}: {e}"));
+            let ids: Vec<String> = hits.iter().map(|h| h.chunk.id.to_string()).collect();
+            if ids != want {
+                wrong.push(format!("{query}: {ids:?}, not {want:?}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// No user text makes a search fail or return a record that is not a chunk.
+    #[test]
+    fn any_user_text_is_a_query() {
+        let (_tmp, ix) = small_index();
+        let text = "[a-zA-Z0-9 :*()\"'\\[\\]{}+\\-^~!<>=/\\\\.,ø]{0,40}";
+        let config = proptest::test_runner::Config {
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        };
+        proptest::test_runner::TestRunner::new(config)
+            .run(&text, |query| {
+                let hits = ix.search(&query, 5);
+                proptest::prop_assert!(hits.is_ok(), "{query}: {hits:?}");
+                Ok(())
+            })
+            .unwrap();
     }
 }

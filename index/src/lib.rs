@@ -13,6 +13,7 @@
 
 mod analyzer;
 mod index;
+mod query;
 mod records;
 
 pub use index::{ChunkIndex, IndexError, SearchResult, bare_index_throughput};

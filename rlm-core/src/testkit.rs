@@ -364,6 +364,12 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// The base URL (`http://127.0.0.1:PORT/v1`) of a model server that refuses
+/// every connection: nothing listens at a [`free_port`].
+pub fn refused_url() -> std::io::Result<String> {
+    Ok(format!("http://127.0.0.1:{}/v1", free_port()?))
+}
+
 /// Whether a request is a root-loop call (it starts with a system message).
 pub fn is_root_request(req: &Value) -> bool {
     req["messages"][0]["role"].as_str() == Some("system")

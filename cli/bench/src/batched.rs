@@ -62,42 +62,25 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         ]
     };
     let mut rows = Vec::new();
+    let latency = Duration::from_millis(latency_ms);
     for &(n, concurrency) in settings {
-        let done = Arc::new(AtomicBool::new(false));
-        let d2 = done.clone();
-        let code = format!(
-            "```repl\nrs = llm_query_batched([f'prompt {{i}}' for i in range({n})])\nprint(len(rs))\n```"
-        );
-        let server = ChatServer::start(move |req: &Value, _| {
-            if is_root_request(req) {
-                if d2.swap(true, Ordering::SeqCst) {
-                    return Reply::Text("```repl\nFINAL('done')\n```".into());
-                }
-                return Reply::Text(code.clone());
-            }
-            Reply::Delay(
-                Duration::from_millis(latency_ms),
-                Box::new(Reply::Text("ok".into())),
-            )
+        let sub = ChatServer::start(move |_: &Value, _| {
+            Reply::Delay(latency, Box::new(Reply::Text("ok".into())))
         })?;
         let dir = std::env::temp_dir().join(format!("rlmkg-bench-batched-{}", std::process::id()));
-        let trace = dir.join("trace.jsonl");
-        let model = Arc::new(OpenAiModel::new(OpenAiConfig::new(
-            server.base_url(),
-            "bench",
-        ))?);
         let cfg = RlmConfig {
             concurrency,
             ..RlmConfig::default()
         };
-        let run = run_block(&rt, cfg, &trace, model.clone(), model);
+        let run = run_batch(
+            &rt,
+            cfg,
+            n,
+            &dir.join("trace.jsonl"),
+            client(&sub.base_url())?,
+        );
         let _ = std::fs::remove_dir_all(&dir);
         let (block, used) = run?;
-        anyhow::ensure!(
-            block.error.is_none(),
-            "batched block failed: {:?}",
-            block.error
-        );
         let ideal = n.div_ceil(used) as f64 * latency_ms as f64;
         let wall = block.elapsed_ms as f64;
         let (label, target) = match concurrency {
@@ -123,17 +106,42 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
     Ok(rows)
 }
 
-/// One run whose root writes one block of batched sub-calls (answered by
-/// `sub`), traced to `trace` (removed after): the block as the trajectory
-/// records it (its wall time, output and error) and the fan-out the run chose
-/// (the trajectory header's limit; 1 when it names none).
-pub(crate) fn run_block(
+/// A client of the chat-completions server at `base_url`.
+pub(crate) fn client(base_url: &str) -> anyhow::Result<Arc<dyn LanguageModel>> {
+    Ok(Arc::new(OpenAiModel::new(OpenAiConfig::new(
+        base_url, "bench",
+    ))?))
+}
+
+/// A root model's server: one block of `n` batched sub-calls that prints how
+/// many were answered `ok`, then `FINAL`.
+fn root_server(n: usize) -> anyhow::Result<ChatServer> {
+    let done = AtomicBool::new(false);
+    let code = format!(
+        "```repl\nrs = llm_query_batched([f'prompt {{i}}' for i in range({n})])\nprint(sum(r == 'ok' for r in rs))\n```"
+    );
+    Ok(ChatServer::start(move |req: &Value, _| {
+        if is_root_request(req) && !done.swap(true, Ordering::SeqCst) {
+            return Reply::Text(code.clone());
+        }
+        Reply::Text("```repl\nFINAL('done')\n```".into())
+    })?)
+}
+
+/// One run whose root writes one block of `n` batched sub-calls answered by
+/// `sub` (which answers `ok`), traced to `trace` (removed after): the block
+/// as the trajectory records it (its wall time, output and error), once
+/// every call was answered, and the fan-out the run chose (the trajectory
+/// header's limit; 1 when it names none).
+pub(crate) fn run_batch(
     rt: &tokio::runtime::Runtime,
     cfg: RlmConfig,
+    n: usize,
     trace: &Path,
-    root: Arc<dyn LanguageModel>,
     sub: Arc<dyn LanguageModel>,
 ) -> anyhow::Result<(TraceBlock, usize)> {
+    let server = root_server(n)?;
+    let root = client(&server.base_url())?;
     let cfg = RlmConfig {
         trace_path: Some(trace.to_path_buf()),
         ..cfg
@@ -154,5 +162,11 @@ pub(crate) fn run_block(
         .next()
         .and_then(|i| i.blocks.into_iter().next())
         .ok_or_else(|| anyhow::anyhow!("the batched block did not run"))?;
+    anyhow::ensure!(
+        block.error.is_none() && block.output.trim() == n.to_string(),
+        "not every call was answered: {:?} {:?}",
+        block.output,
+        block.error
+    );
     Ok((block, fan_out))
 }

@@ -9,14 +9,13 @@
 //! half the time of one.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rlm_core::testkit::{ChatServer, Reply, is_root_request};
-use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, RlmConfig};
+use rlm_core::testkit::{ChatServer, Reply};
+use rlm_core::{LanguageModel, PoolModel, RlmConfig};
 use serde_json::Value;
 
-use crate::batched::run_block;
+use crate::batched::{client, run_batch};
 use crate::{BenchOptions, BenchRow};
 
 /// Slots of each server.
@@ -25,31 +24,11 @@ const SLOTS: usize = 8;
 /// Sub-calls in the batch.
 const N: usize = 64;
 
-/// A root server: one batch of `N` sub-calls, then `FINAL`.
-fn root_server() -> anyhow::Result<ChatServer> {
-    let done = AtomicBool::new(false);
-    let code = format!(
-        "```repl\nrs = llm_query_batched([f'prompt {{i}}' for i in range({N})])\nprint(sum(r == 'ok' for r in rs))\n```"
-    );
-    Ok(ChatServer::start(move |req: &Value, _| {
-        if is_root_request(req) && !done.swap(true, Ordering::SeqCst) {
-            return Reply::Text(code.clone());
-        }
-        Reply::Text("```repl\nFINAL('done')\n```".into())
-    })?)
-}
-
 /// A sub-model server of `SLOTS` slots answering `ok` after `latency`.
 fn sub_server(latency: Duration) -> anyhow::Result<ChatServer> {
     Ok(ChatServer::start_serving(SLOTS, move |_: &Value, _| {
         Reply::Delay(latency, Box::new(Reply::Text("ok".into())))
     })?)
-}
-
-fn client(base_url: &str) -> anyhow::Result<Arc<dyn LanguageModel>> {
-    Ok(Arc::new(OpenAiModel::new(OpenAiConfig::new(
-        base_url, "bench",
-    ))?))
 }
 
 /// The batch's wall time in ms with `sub` as the sub-model, after checking
@@ -59,21 +38,8 @@ fn batch(
     work: &std::path::Path,
     sub: Arc<dyn LanguageModel>,
 ) -> anyhow::Result<(f64, usize)> {
-    let root = root_server()?;
     let trace = work.join("servers-trace.jsonl");
-    let (block, fan_out) = run_block(
-        rt,
-        RlmConfig::default(),
-        &trace,
-        client(&root.base_url())?,
-        sub,
-    )?;
-    anyhow::ensure!(
-        block.error.is_none() && block.output.trim() == N.to_string(),
-        "not every call was answered: {:?} {:?}",
-        block.output,
-        block.error
-    );
+    let (block, fan_out) = run_batch(rt, RlmConfig::default(), N, &trace, sub)?;
     Ok((block.elapsed_ms as f64, fan_out))
 }
 

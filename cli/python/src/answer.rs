@@ -1,17 +1,13 @@
-//! The verified answer as Python sees it: [`Answer`] and its [`Claim`]s,
-//! each with its values as attributes and `to_dict()` for the whole serde
-//! form (the same fields as `rlmkg --json ask`).
+//! The verified answer as Python sees it: [`Answer`], the checker's
+//! [`Verification`] and its [`Claim`]s, each with its values as attributes
+//! and `to_dict()` for the whole serde form (the same fields as `rlmkg --json
+//! ask` and `rlmkg --json verify`).
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
-use rlmkg::{Answer as LibAnswer, ClaimReport};
+use pyo3::types::PyList;
+use rlmkg::{Answer as LibAnswer, ClaimReport, Report};
 
-use crate::convert::to_py;
-
-/// A string as Python writes it (`'Tromsø'`).
-fn repr(py: Python<'_>, s: &str) -> PyResult<String> {
-    Ok(PyString::new(py, s).repr()?.to_string())
-}
+use crate::convert::{repr, to_py};
 
 /// One claim of an answer, checked against the sentences it cites.
 #[pyclass(frozen, module = "rlmkg")]
@@ -69,6 +65,72 @@ impl Claim {
     }
 }
 
+/// The checker's report on an answer's citations: every claim with its
+/// verdict, the footnotes and the totals.
+#[pyclass(frozen, module = "rlmkg")]
+pub struct Verification {
+    /// The answer as given.
+    #[pyo3(get)]
+    answer: String,
+    /// The claims, in order.
+    #[pyo3(get)]
+    claims: Py<PyList>,
+    /// Whether every factual claim is supported.
+    #[pyo3(get)]
+    supported: bool,
+    /// The footnotes in order of first citation: dicts with `number`, `id`,
+    /// `path`, `title`, `line_start`, `line_end`, `page`.
+    #[pyo3(get)]
+    footnotes: Py<PyAny>,
+    /// The totals: a dict with `claims`, `factual`, `verdicts` (claims per
+    /// verdict), `support_rate`, `citation_precision`, `citation_recall`.
+    #[pyo3(get)]
+    totals: Py<PyAny>,
+    /// The whole report as a dict (`to_dict`).
+    data: Py<PyAny>,
+}
+
+impl Verification {
+    /// The Python view of the checker's report.
+    pub(crate) fn of(py: Python<'_>, r: &Report) -> PyResult<Self> {
+        let claims = r
+            .claims
+            .iter()
+            .map(|c| Py::new(py, Claim::of(py, c)?))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(Self {
+            answer: r.answer.clone(),
+            claims: PyList::new(py, claims)?.unbind(),
+            supported: r.all_supported(),
+            footnotes: to_py(py, &r.footnotes)?,
+            totals: to_py(py, &r.totals)?,
+            data: to_py(py, r)?,
+        })
+    }
+}
+
+#[pymethods]
+impl Verification {
+    /// The whole report as a dict (the fields of `rlmkg --json verify`).
+    fn to_dict(&self, py: Python<'_>) -> Py<PyAny> {
+        self.data.clone_ref(py)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let verdicts = self
+            .claims
+            .bind(py)
+            .iter()
+            .map(|c| c.getattr("verdict")?.extract::<String>())
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(format!(
+            "Verification(supported={}, verdicts=[{}])",
+            if self.supported { "True" } else { "False" },
+            verdicts.join(", ")
+        ))
+    }
+}
+
 /// A verified answer: the text with inline citations (`[c12.s3]`), its short
 /// answer, and every claim with its verdict.
 #[pyclass(frozen, module = "rlmkg")]
@@ -91,7 +153,7 @@ pub struct Answer {
     /// What produced it: `rlm`, `heuristic_composed` or `extractive`.
     #[pyo3(get)]
     method: Py<PyAny>,
-    /// The claims, in order.
+    /// The claims, in order (the same objects as `verification.claims`).
     #[pyo3(get)]
     claims: Py<PyList>,
     /// Whether there is an answer and every factual claim of it is supported.
@@ -115,9 +177,9 @@ pub struct Answer {
     /// Why the root model's run was set aside for the heuristic strategy, if it was.
     #[pyo3(get)]
     fallback: Py<PyAny>,
-    /// The checker's whole report (claims, footnotes, totals) as a dict.
+    /// The checker's whole report (claims, footnotes, totals).
     #[pyo3(get)]
-    verification: Py<PyAny>,
+    verification: Py<Verification>,
     /// Remarks of the run (which strategy answered, fallbacks, repairs).
     #[pyo3(get)]
     notes: Vec<String>,
@@ -128,12 +190,8 @@ pub struct Answer {
 impl Answer {
     /// The Python view of a library answer and the remarks its run made.
     pub(crate) fn of(py: Python<'_>, a: &LibAnswer, notes: Vec<String>) -> PyResult<Self> {
-        let claims = a
-            .verification
-            .claims
-            .iter()
-            .map(|c| Py::new(py, Claim::of(py, c)?))
-            .collect::<PyResult<Vec<_>>>()?;
+        let verification = Verification::of(py, &a.verification)?;
+        let claims = verification.claims.clone_ref(py);
         Ok(Self {
             question: a.question.clone(),
             short_answer: a.short_answer.as_ref().map(|s| s.text.clone()),
@@ -141,7 +199,7 @@ impl Answer {
             not_found: a.not_found,
             text: a.text.clone(),
             method: to_py(py, &a.method)?,
-            claims: PyList::new(py, claims)?.unbind(),
+            claims,
             verified: a.verified,
             repaired: a.repaired,
             stop_reason: a.stop_reason.clone(),
@@ -152,7 +210,7 @@ impl Answer {
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned()),
             fallback: to_py(py, &a.fallback)?,
-            verification: to_py(py, &a.verification)?,
+            verification: Py::new(py, verification)?,
             notes,
             data: to_py(py, a)?,
         })

@@ -3,7 +3,7 @@
 //! each question scored, the summary of the records), without its working
 //! folder, resumption or printing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -18,7 +18,6 @@ use crate::convert::to_py;
 use crate::errors::{self, EvalError};
 use crate::models::RunSetup;
 use crate::progress::{Callback, PyProgress};
-use crate::store::Store;
 
 /// What `Store.eval` was asked to do.
 pub(crate) struct EvalArgs {
@@ -65,8 +64,15 @@ fn inputs(args: &EvalArgs, ds: &dataset::Dataset) -> PyResult<Vec<PathBuf>> {
     Ok(vec![path.clone()])
 }
 
-/// Run an evaluation over `store` and return its summary as a dict.
-pub(crate) fn run(py: Python<'_>, store: &Store, args: EvalArgs) -> PyResult<Py<PyAny>> {
+/// Run an evaluation over the store in `dir` (read by `reader`, its last
+/// commit) and return its summary as a dict. The caller reopens its reader
+/// after it: the corpus may have changed the store.
+pub(crate) fn run(
+    py: Python<'_>,
+    reader: Arc<rlmkg::Store>,
+    dir: &Path,
+    args: EvalArgs,
+) -> PyResult<Py<PyAny>> {
     let format = args
         .format
         .as_deref()
@@ -75,7 +81,6 @@ pub(crate) fn run(py: Python<'_>, store: &Store, args: EvalArgs) -> PyResult<Py<
         .map_err(PyValueError::new_err)?;
     // The evaluation ingests with the default chunking settings: a store
     // built with others would be re-chunked, so it is refused instead.
-    let reader = store.reader()?;
     let recorded = &reader.manifest().settings;
     let differences = recorded.differences(&IngestOptions::default().settings());
     if !reader.manifest().files.is_empty() && !differences.is_empty() {
@@ -86,7 +91,7 @@ pub(crate) fn run(py: Python<'_>, store: &Store, args: EvalArgs) -> PyResult<Py<
         )));
     }
     drop(reader);
-    let dir = store.dir().to_path_buf();
+    let dir = dir.to_path_buf();
     let progress = args.progress.clone();
     let summary = py.detach(|| -> PyResult<Summary> {
         let ds = match dataset::load(&args.dataset, format) {
@@ -155,10 +160,7 @@ pub(crate) fn run(py: Python<'_>, store: &Store, args: EvalArgs) -> PyResult<Py<
         }
         Ok(Summary::of(&records))
     });
-    // The corpus may have changed the store.
-    let reopened = store.reopen(py);
     let summary = summary?;
-    reopened?;
     if let Some(c) = &progress {
         c.raised()?;
     }

@@ -1,9 +1,12 @@
 //! The `rlmkg` Python package: the library crate `rlmkg` as a Python module
 //! (PyO3, built into an abi3 wheel by maturin). A thin layer: every method
 //! calls the library and hands its result back, converted through serde
-//! (`pythonize`) so field names have one source, the Rust types; [`Answer`],
-//! [`Claim`] and [`ModelConfig`] are small classes because Python callers
-//! name them. Nothing here prints; errors are exceptions carrying the
+//! (`pythonize`) so field names have one source, the Rust types. The results
+//! callers read most — [`Answer`](answer::Answer), the checker's
+//! [`Verification`](answer::Verification) and its [`Claim`](answer::Claim)s,
+//! [`SearchHit`](results::SearchHit), [`Entity`](results::Entity) with its
+//! [`Neighbor`](results::Neighbor)s — are small classes with typed
+//! attributes and `to_dict()`; the rest are dicts and lists. Nothing here prints; errors are exceptions carrying the
 //! library's message ([`errors`]).
 //!
 //! The GIL is released while the library works (ingest, ask, eval, reads);
@@ -17,6 +20,7 @@ mod errors;
 mod eval;
 mod models;
 mod progress;
+mod results;
 mod runtime;
 mod store;
 
@@ -32,7 +36,7 @@ use crate::store::Store;
 #[pymodule(name = "rlmkg")]
 mod rlmkg_module {
     #[pymodule_export]
-    use super::answer::{Answer, Claim};
+    use super::answer::{Answer, Claim, Verification};
     #[pymodule_export]
     use super::errors::{
         EvalError, ModelError, NotFoundError, RlmkgError, StoreError, StoreLockedError,
@@ -40,6 +44,8 @@ mod rlmkg_module {
     };
     #[pymodule_export]
     use super::models::ModelConfig;
+    #[pymodule_export]
+    use super::results::{Entity, Neighbor, SearchHit};
     #[pymodule_export]
     use super::store::Store;
     #[pymodule_export]
@@ -55,10 +61,10 @@ mod rlmkg_module {
 }
 
 /// Check the citations of `text` (an answer citing sentences inline,
-/// `[c12.s3]`) against `store`: the checker's report as a dict (claims with
+/// `[c12.s3]`) against `store`: the checker's report (claims with
 /// verdicts, reasons and citations; footnotes; totals).
 #[pyfunction]
-fn verify(py: Python<'_>, text: &str, store: &Store) -> PyResult<Py<PyAny>> {
+fn verify(py: Python<'_>, text: &str, store: &Store) -> PyResult<answer::Verification> {
     let reader = store.reader()?;
     let report = py.detach(|| {
         rlmkg_citation::check(
@@ -68,5 +74,5 @@ fn verify(py: Python<'_>, text: &str, store: &Store) -> PyResult<Py<PyAny>> {
         )
     });
     let report = report.map_err(errors::verification)?;
-    convert::to_py(py, &report)
+    answer::Verification::of(py, &report)
 }

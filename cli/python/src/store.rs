@@ -19,6 +19,7 @@ use crate::errors;
 use crate::eval::EvalArgs;
 use crate::models::{ModelConfig, RunArgs};
 use crate::progress::{self, Callback, PyProgress};
+use crate::results::{Entity, Neighbor, SearchHit, all};
 use crate::runtime;
 
 /// One path, or several.
@@ -68,11 +69,6 @@ impl Store {
             .map_err(|_| errors::other("the store's reader was poisoned by a panic"))
     }
 
-    /// The store's directory.
-    pub(crate) fn dir(&self) -> &std::path::Path {
-        &self.dir
-    }
-
     /// Read the last commit again (after a write).
     pub(crate) fn reopen(&self, py: Python<'_>) -> PyResult<()> {
         let fresh = py
@@ -86,15 +82,23 @@ impl Store {
         Ok(())
     }
 
-    /// Run a read on the current reader with the GIL released, and convert
-    /// its result.
+    /// Run a read on the current reader with the GIL released.
+    fn reading<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&LibStore) -> Result<T, rlmkg::StoreError> + Send,
+    ) -> PyResult<T> {
+        let reader = self.reader()?;
+        py.detach(|| f(&reader)).map_err(errors::store)
+    }
+
+    /// [`Store::reading`], its result converted to dicts and lists.
     fn read_with<T: serde::Serialize + Send>(
         &self,
         py: Python<'_>,
         f: impl FnOnce(&LibStore) -> Result<T, rlmkg::StoreError> + Send,
     ) -> PyResult<Py<PyAny>> {
-        let reader = self.reader()?;
-        let value = py.detach(|| f(&reader)).map_err(errors::store)?;
+        let value = self.reading(py, f)?;
         to_py(py, &value)
     }
 }
@@ -201,11 +205,12 @@ impl Store {
         )
     }
 
-    /// BM25 search over chunks: the best `k` hits (id, doc, title, path,
-    /// text, score).
+    /// BM25 search over chunks: the best `k` hits, best first. Any text is
+    /// a query; syntax that reaches beyond titles and texts is read as words.
     #[pyo3(signature = (query, k=10))]
-    fn search(&self, py: Python<'_>, query: &str, k: usize) -> PyResult<Py<PyAny>> {
-        self.read_with(py, |s| s.search(query, k))
+    fn search(&self, py: Python<'_>, query: &str, k: usize) -> PyResult<Vec<SearchHit>> {
+        let hits = self.reading(py, |s| s.search(query, k))?;
+        all(py, &hits, SearchHit::of)
     }
 
     /// A chunk (`c12`), a sentence (`c12.s3`) or a sentence range
@@ -214,9 +219,26 @@ impl Store {
         self.read_with(py, |s| s.read(id))
     }
 
-    /// An entity by id, name or alias, or `None`.
-    fn entity(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-        self.read_with(py, |s| s.entity(name))
+    /// An entity by id, name or alias, with its `k` strongest neighbors
+    /// (across one relation label only, when given), or `None`.
+    #[pyo3(signature = (name, k=20, relation=None))]
+    fn entity(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        k: usize,
+        relation: Option<&str>,
+    ) -> PyResult<Option<Entity>> {
+        let found = self.reading(py, |s| {
+            let Some(e) = s.entity(name)? else {
+                return Ok(None);
+            };
+            let neighbors = s.neighbors(&e.id, k, relation)?;
+            Ok(Some((e, neighbors)))
+        })?;
+        found
+            .map(|(e, neighbors)| Entity::of(py, &e, &neighbors))
+            .transpose()
     }
 
     /// Entities whose names match `query`, best first.
@@ -234,15 +256,17 @@ impl Store {
         entity: &str,
         k: usize,
         relation: Option<&str>,
-    ) -> PyResult<Py<PyAny>> {
-        self.read_with(py, |s| s.neighbors(entity, k, relation))
+    ) -> PyResult<Vec<Neighbor>> {
+        let neighbors = self.reading(py, |s| s.neighbors(entity, k, relation))?;
+        all(py, &neighbors, Neighbor::of)
     }
 
-    /// Shortest connecting paths between two entities, at most `max_hops`
-    /// relation steps long.
-    #[pyo3(signature = (a, b, max_hops=3))]
-    fn path(&self, py: Python<'_>, a: &str, b: &str, max_hops: usize) -> PyResult<Py<PyAny>> {
-        self.read_with(py, |s| s.path(a, b, max_hops))
+    /// Shortest connecting paths from the entity `from_` to the entity `to`
+    /// (ids, names or aliases; `from_` as Python spells a keyword's name), at
+    /// most `max_hops` relation steps long.
+    #[pyo3(signature = (from_, to, max_hops=3))]
+    fn path(&self, py: Python<'_>, from_: &str, to: &str, max_hops: usize) -> PyResult<Py<PyAny>> {
+        self.read_with(py, |s| s.path(from_, to, max_hops))
     }
 
     /// Chunks ranked by personalized PageRank from the entities and BM25
@@ -450,7 +474,12 @@ impl Store {
             trajectories_dir,
             progress: progress.map(Callback::new),
         };
-        crate::eval::run(py, self, args)
+        let summary = crate::eval::run(py, self.reader()?, &self.dir, args);
+        // The corpus may have changed the store: the reader is reopened either way.
+        let reopened = self.reopen(py);
+        let summary = summary?;
+        reopened?;
+        Ok(summary)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -48,30 +48,49 @@ def test_search_hits(store):
     hits = store.search("Skarvik Expedition", 3)
     assert len(hits) == 3
     top = hits[0]
-    assert set(top) >= {"id", "doc", "title", "path", "text", "score"}, top
-    assert top["title"] == "The Skarvik Expedition (2021)", top
-    assert top["path"].endswith("skarvik_expedition.md"), top
-    assert "Skarvik" in top["text"]
-    assert top["score"] >= hits[1]["score"] >= hits[2]["score"] > 0
-    assert top["id"].startswith("c")
+    assert isinstance(top, rlmkg.SearchHit), top
+    assert top.title == "The Skarvik Expedition (2021)", top
+    assert top.path.endswith("skarvik_expedition.md"), top
+    assert "Skarvik" in top.text
+    assert top.score >= hits[1].score >= hits[2].score > 0
+    assert top.id.startswith("c") and top.doc.startswith("d"), top
+    assert top.to_dict() == {
+        "id": top.id, "doc": top.doc, "title": top.title, "path": top.path,
+        "score": top.score, "text": top.text,
+    }
+
+
+@pytest.mark.parametrize("query", ['title:* AND ("', "kind:doc", "*", "id:c1", "start:[0 TO 9]"])
+def test_any_text_is_a_search(store, query):
+    # Syntax reaching beyond titles and texts is read as words, never an error.
+    assert all(isinstance(h, rlmkg.SearchHit) for h in store.search(query, 3))
 
 
 def test_read_entity_path_related_sparql(store):
     hit = store.search("Northlight Press founded", 1)[0]
-    passage = store.read(hit["id"])
-    assert passage["text"] == hit["text"]
-    assert passage["sentences"] and passage["sentences"][0]["id"].startswith(hit["id"] + ".s")
+    passage = store.read(hit.id)
+    assert passage["text"] == hit.text
+    assert passage["sentences"] and passage["sentences"][0]["id"].startswith(hit.id + ".s")
     sentence = store.read(passage["sentences"][0]["id"])
     assert sentence["text"] in passage["text"]
 
     moray = store.entity("Catherine Moray")
-    assert moray["id"] == "catherine_moray" and moray["type"] == "person", moray
-    assert "Moray" in moray["aliases"]
+    assert isinstance(moray, rlmkg.Entity), moray
+    assert moray.id == "catherine_moray" and moray.type == "person", moray
+    assert "Moray" in moray.aliases and moray.mentions > 0
     assert store.entity("Nobody Atall") is None
-    assert any(n["name"] == "1987" for n in store.neighbors("Catherine Moray"))
+    neighbors = store.neighbors("Catherine Moray")
+    assert all(isinstance(n, rlmkg.Neighbor) for n in neighbors)
+    assert any(n.name == "1987" for n in neighbors)
+    # The entity carries its neighbors, the same as `neighbors` gives.
+    assert [n.to_dict() for n in moray.neighbors] == [n.to_dict() for n in neighbors]
+    assert moray.to_dict()["neighbors"] == [n.to_dict() for n in neighbors]
+    assert all(e.startswith("c") for n in moray.neighbors for e in n.evidence)
 
     paths = store.path("Tomas Reyes", "Kestrel Institute for Coastal Studies")
     assert paths and paths[0]["names"] == ["Tomas Reyes", "Kestrel Institute for Coastal Studies"]
+    named = store.path(from_="Tomas Reyes", to="Kestrel Institute for Coastal Studies")
+    assert named == paths
 
     ranked = store.related("Who founded the publisher of The Salt Atlas?", 5)
     assert len(ranked) == 5
@@ -91,6 +110,8 @@ def test_ask_a_sample_question_verified(store):
     assert answer.question == q["question"]
     assert answer.method == "extractive" and not answer.not_found
     assert answer.verified, answer.to_dict()["verification"]
+    assert isinstance(answer.verification, rlmkg.Verification) and answer.verification.supported
+    assert answer.verification.claims[0] is answer.claims[0]
     assert answer.answer_type == {"type": "place"}
     assert answer.trajectory_path is None  # no RLM run, nothing written
     assert answer.claims and all(isinstance(c, rlmkg.Claim) for c in answer.claims)
@@ -114,17 +135,21 @@ def test_auto_without_a_model_says_the_heuristic_answered(store):
 
 def test_verify_a_planted_wrong_claim(store):
     right = store.search("Kestrel Institute independent research institute Tromsø", 1)[0]
-    sentence = next(s for s in store.read(right["id"])["sentences"] if "Tromsø" in s["text"])
+    sentence = next(s for s in store.read(right.id)["sentences"] if "Tromsø" in s["text"])
     sid = sentence["id"]
     good = rlmkg.verify(f"The Kestrel Institute for Coastal Studies is in Tromsø [{sid}].", store)
-    assert [c["verdict"] for c in good["claims"]] == ["supported"], good["claims"]
+    # The same typed results as an answer's: a Verification of Claims.
+    assert isinstance(good, rlmkg.Verification) and good.supported, good
+    assert all(isinstance(c, rlmkg.Claim) for c in good.claims)
+    assert [c.verdict for c in good.claims] == ["supported"], good.claims
     wrong = rlmkg.verify(f"The Kestrel Institute for Coastal Studies is in Bergen [{sid}].", store)
-    (claim,) = wrong["claims"]
-    assert claim["verdict"] not in ("supported", "exempt"), claim
-    assert any("bergen" in r["detail"].lower() for r in claim["reasons"]), claim["reasons"]
-    assert wrong["totals"]["verdicts"].get("supported", 0) == 0
+    (claim,) = wrong.claims
+    assert claim.verdict not in ("supported", "exempt"), claim
+    assert any("bergen" in r["detail"].lower() for r in claim.reasons), claim.reasons
+    assert not wrong.supported and wrong.totals["verdicts"].get("supported", 0) == 0
+    assert wrong.to_dict()["claims"][0]["verdict"] == claim.verdict
     broken = rlmkg.verify("Tromsø is in Norway [c99999.s1].", store)
-    assert broken["claims"][0]["verdict"] == "broken"
+    assert broken.claims[0].verdict == "broken"
 
 
 def test_errors_are_typed_exceptions(store, tmp_path):

@@ -421,7 +421,7 @@ mod tests {
             ("neighbors", json!({ "entity": "Tomas Reyes", "k": 5 })),
             (
                 "path",
-                json!({ "a": "Tomas Reyes", "b": "Kestrel Institute for Coastal Studies" }),
+                json!({ "from": "Tomas Reyes", "to": "Kestrel Institute for Coastal Studies" }),
             ),
             ("related", json!({ "query": question, "k": 3 })),
             (

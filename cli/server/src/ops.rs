@@ -200,10 +200,10 @@ pub struct NeighborsResult {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathArgs {
-    /// First entity (id, name or alias).
-    pub a: String,
-    /// Second entity.
-    pub b: String,
+    /// The entity the paths start from (id, name or alias).
+    pub from: String,
+    /// The entity the paths lead to (id, name or alias).
+    pub to: String,
     /// Longest path in relation steps (default 3, 1 to [`MAX_HOPS`]).
     #[serde(default)]
     pub max_hops: Option<usize>,
@@ -422,8 +422,8 @@ impl Ops {
 
     /// Connecting paths between two entities.
     pub fn path(&self, args: &PathArgs) -> Result<PathResult, OpsError> {
-        let a = required("entity a", &args.a)?;
-        let b = required("entity b", &args.b)?;
+        let from = required("the entity `from`", &args.from)?;
+        let to = required("the entity `to`", &args.to)?;
         let hops = args.max_hops.unwrap_or(3);
         if !(1..=MAX_HOPS).contains(&hops) {
             return Err(OpsError::BadRequest(format!(
@@ -431,12 +431,12 @@ impl Ops {
             )));
         }
         let found = self.store.with(|s| {
-            for n in [a, b] {
+            for n in [from, to] {
                 if s.entity(n)?.is_none() {
                     return Ok(Err((n, s.entities(n, 5)?)));
                 }
             }
-            Ok(Ok(s.path(a, b, hops)?))
+            Ok(Ok(s.path(from, to, hops)?))
         })?;
         match found {
             Ok(paths) => Ok(PathResult { paths }),

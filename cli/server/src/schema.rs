@@ -98,15 +98,21 @@ pub fn input(tool: &str) -> Value {
         ),
         "path" => object(
             &[
-                ("a", string("first entity (name, alias or id)")),
-                ("b", string("second entity")),
+                (
+                    "from",
+                    string("the entity the paths start from (name, alias or id)"),
+                ),
+                (
+                    "to",
+                    string("the entity the paths lead to (name, alias or id)"),
+                ),
                 (
                     "max_hops",
                     json!({ "type": "integer", "minimum": 1, "maximum": crate::ops::MAX_HOPS,
                             "default": 3, "description": "longest path in relation steps" }),
                 ),
             ],
-            &["a", "b"],
+            &["from", "to"],
         ),
         "related" => object(
             &[

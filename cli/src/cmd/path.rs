@@ -1,4 +1,4 @@
-//! `rlmkg path A B`: shortest connecting paths between two entities.
+//! `rlmkg path FROM TO`: shortest connecting paths between two entities.
 
 use clap::Args;
 use std::io::Write;
@@ -8,10 +8,10 @@ use crate::cli::GlobalArgs;
 /// Arguments of `rlmkg path`.
 #[derive(Debug, Args)]
 pub struct PathArgs {
-    /// First entity (id, name or alias).
-    pub a: String,
-    /// Second entity.
-    pub b: String,
+    /// The entity the paths start from (id, name or alias).
+    pub from: String,
+    /// The entity the paths lead to (id, name or alias).
+    pub to: String,
     /// Longest path, in relation steps.
     #[arg(long, default_value_t = 4)]
     pub max_hops: usize,
@@ -21,12 +21,12 @@ pub struct PathArgs {
 pub fn run(args: PathArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
-    for n in [&args.a, &args.b] {
+    for n in [&args.from, &args.to] {
         if store.entity(n)?.is_none() {
             anyhow::bail!("no entity named {n:?}");
         }
     }
-    let paths = store.path(&args.a, &args.b, args.max_hops)?;
+    let paths = store.path(&args.from, &args.to, args.max_hops)?;
     if global.json {
         let out = crate::json::GraphPath::list(&paths);
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;

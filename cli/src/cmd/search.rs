@@ -32,12 +32,13 @@ pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         eprintln!("no results");
     }
     for h in hits {
+        // The hit's line, then its text's opening under it.
+        let text = snippet(&h.text, 160);
         writeln!(
             stdout,
-            "{:<8} {:>7.3}  {} ({}, {})",
+            "{:<8} {:>7.3}  {} ({}, {})\n         {text}",
             h.id, h.score, h.title, h.doc, h.path
         )?;
-        writeln!(stdout, "         {}", snippet(&h.text, 160))?;
     }
     Ok(0)
 }

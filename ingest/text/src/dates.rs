@@ -1,5 +1,5 @@
 //! Years, days and dates read off words: one rule for each, so ingest, the
-//! heuristic, eval and the checker agree on what a year is.
+//! heuristic, eval and the checker agree on what a year and a date are.
 
 use crate::months::month_number;
 
@@ -70,37 +70,62 @@ pub struct DateWords {
 
 /// The date the words open with, if any: "3 June 2021", "June 3 2021"
 /// (commas already dropped), "June 2021" or "2021". A date here always has a
-/// year. Used by ingest's date mentions and the heuristic's dates
-/// (`short::dates`); the checker reads
-/// more forms (ISO dates, a month alone, year ranges) from the same [`year`],
-/// [`day_of_month`] and [`month_name`].
+/// year: the [`date_parts_at`] that state one. Used by ingest's date mentions
+/// and the heuristic's dates (`short::dates`).
 pub fn date_at(words: &[&str]) -> Option<DateWords> {
+    let p = date_parts_at(words)?;
+    Some(DateWords {
+        len: p.len,
+        year: p.year?,
+        month: p.month,
+        day: p.day,
+    })
+}
+
+/// A date read off words by [`date_parts_at`]: how many words it takes and
+/// the parts it states (a year or a month at least).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateParts {
+    /// How many words the date takes, from the first one given.
+    pub len: usize,
+    /// The year, if stated.
+    pub year: Option<i32>,
+    /// The month (1–12), if stated.
+    pub month: Option<u8>,
+    /// The day of the month, if stated.
+    pub day: Option<u8>,
+}
+
+/// The date the words open with, its year stated or not: "3 June 2021",
+/// "3 June", "June 3 2021", "June 3" (commas already dropped), "June 2021",
+/// "June" or "2021"; a day needs its month. The one reading of written dates:
+/// [`date_at`] keeps those with a year, and the checker reads these (with ISO
+/// dates and year ranges of its own) and decides when a month alone is a date.
+pub fn date_parts_at(words: &[&str]) -> Option<DateParts> {
     let at = |k: usize| words.get(k).copied();
     let y = |k: usize| at(k).and_then(year);
     let d = |k: usize| at(k).and_then(day_of_month);
     let m = |k: usize| at(k).and_then(month_name);
-    let full = |len, year, month, day| {
-        Some(DateWords {
-            len,
+    let date = |len: usize, year: Option<i32>, month, day| {
+        Some(DateParts {
+            len: len + usize::from(year.is_some()),
             year,
             month: Some(month),
             day,
         })
     };
-    if let (Some(day), Some(month), Some(year)) = (d(0), m(1), y(2)) {
-        return full(3, year, month, Some(day));
+    if let (Some(day), Some(month)) = (d(0), m(1)) {
+        return date(2, y(2), month, Some(day));
     }
     if let Some(month) = m(0) {
-        if let (Some(day), Some(year)) = (d(1), y(2)) {
-            return full(3, year, month, Some(day));
+        if let Some(day) = d(1) {
+            return date(2, y(2), month, Some(day));
         }
-        if let Some(year) = y(1) {
-            return full(2, year, month, None);
-        }
+        return date(1, y(1), month, None);
     }
-    y(0).map(|year| DateWords {
+    y(0).map(|year| DateParts {
         len: 1,
-        year,
+        year: Some(year),
         month: None,
         day: None,
     })
@@ -164,5 +189,32 @@ mod tests {
         assert_eq!(read("may 2021"), None);
         assert_eq!(read("3 June"), None);
         assert_eq!(read(""), None);
+    }
+
+    #[test]
+    fn date_parts_with_or_without_a_year() {
+        let read = |s: &str| date_parts_at(&s.split_whitespace().collect::<Vec<_>>());
+        let parts = |len, year, month, day| {
+            Some(DateParts {
+                len,
+                year,
+                month,
+                day,
+            })
+        };
+        for (text, want) in [
+            ("3 June 2021 x", parts(3, Some(2021), Some(6), Some(3))),
+            ("3 June x", parts(2, None, Some(6), Some(3))),
+            ("June 3 2021", parts(3, Some(2021), Some(6), Some(3))),
+            ("June 3", parts(2, None, Some(6), Some(3))),
+            ("June 2021", parts(2, Some(2021), Some(6), None)),
+            ("June was", parts(1, None, Some(6), None)),
+            ("2021 June", parts(1, Some(2021), None, None)),
+            ("3 2021", None),
+            ("may 2021", None),
+            ("", None),
+        ] {
+            assert_eq!(read(text), want, "{text}");
+        }
     }
 }

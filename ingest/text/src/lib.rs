@@ -10,8 +10,9 @@
 //!   few more words adds them by name beside it;
 //! - [`number_word`]: number words and their values ([`NUMBER_WORDS`]);
 //! - [`MONTHS`] and [`month_number`]: month names and their written forms;
-//! - [`year`], [`is_year`], [`day_of_month`], [`month_name`] and [`date_at`]:
-//!   the one rule for a year, a day, a month named as a month, and a date;
+//! - [`year`], [`is_year`], [`day_of_month`], [`month_name`],
+//!   [`date_parts_at`] and [`date_at`]: the one rule for a year, a day, a
+//!   month named as a month, and a date (with its year or without);
 //! - [`NAME_JOINERS`] (and [`TITLE_JOINERS`]): the lower-case words allowed
 //!   inside a name; [`PRONOUNS`] (and [`NEAR_DEMONSTRATIVES`], [`refers_back`]):
 //!   the words that stand for a name; [`SUBJECT_PRONOUNS`]: the words that give
@@ -61,7 +62,9 @@ mod verbs;
 mod words;
 
 pub use closed::one_of;
-pub use dates::{DateWords, date_at, day_of_month, is_year, month_name, year};
+pub use dates::{
+    DateParts, DateWords, date_at, date_parts_at, day_of_month, is_year, month_name, year,
+};
 pub use fold::fold_key;
 pub use months::{MONTHS, month_number};
 pub use names::{

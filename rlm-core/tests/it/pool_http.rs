@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::MemHandle;
-use rlm_core::testkit::{ChatServer, Reply, free_port, is_root_request, last_user};
+use rlm_core::testkit::{ChatServer, Reply, free_port, is_root_request, last_user, refused_url};
 use rlm_core::trajectory::SubCallRecord;
 use rlm_core::{LanguageModel, OpenAiConfig, OpenAiModel, PoolModel, Rlm, RlmConfig, Trajectory};
 use serde_json::Value;
@@ -135,10 +135,7 @@ async fn servers_that_fail_every_call_are_skipped_and_no_call_fails() {
     let root = ChatServer::start(script(turns.clone(), 64, Duration::ZERO)).unwrap();
     let failing =
         ChatServer::start(|_: &Value, _| Reply::Status(500, None, "down".into())).unwrap();
-    let refused = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/v1", l.local_addr().unwrap())
-    };
+    let refused = refused_url().unwrap();
     let good = ChatServer::start(script(turns, 64, Duration::from_millis(50))).unwrap();
     let urls = [failing.base_url(), refused, good.base_url()];
     let t = run_batch(http(&root.base_url()), pool(&urls)).await;

@@ -203,3 +203,40 @@ fn html_nested_200k_levels_deep_is_ingested_and_its_text_found() {
     let hits: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(hits[0]["text"], text, "{hits}");
 }
+
+/// Issue 45: `rlmkg search 'title:* AND ("'` exited 2 with the index's
+/// "Field title is not a fast field": any text is a search, and syntax that
+/// reaches beyond titles and texts is read as its words.
+#[test]
+fn any_text_is_a_search_not_an_index_error() {
+    let (dir, store) = sample_store();
+    for (query, found) in [
+        ("title:* AND (\"", None),
+        ("kind:doc", None),
+        ("*", None),
+        ("start:[0 TO 9]", None),
+        ("text:Skarvik", Some("Skarvik")),
+        ("\"Skarvik Expedition\" -Tromsø", Some("Skarvik")),
+    ] {
+        let out = rlmkg(dir.path())
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "--json",
+                "search",
+                query,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{query}: {}", stderr(&out));
+        let hits: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let hits = hits.as_array().unwrap();
+        if let Some(word) = found {
+            assert!(
+                hits.first()
+                    .is_some_and(|h| h["text"].as_str().unwrap().contains(word)),
+                "{query}: {hits:?}"
+            );
+        }
+    }
+}

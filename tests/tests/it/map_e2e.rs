@@ -328,6 +328,25 @@ fn a_map_over_the_recipes_placeholder_is_refused_with_what_to_write() {
     assert_eq!(subs % 24, 0, "{subs} sub-calls");
 }
 
+/// The incident set's first question asked with `root` as the scripted root
+/// and sub-model: the server (to read what the root was told), the answer,
+/// and what to show when a check fails. The answer is the RLM's and the
+/// gold one.
+fn first_answered_by_the_rlm(
+    root: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static,
+) -> (ChatServer, Value, String) {
+    let (dir, store, questions) = incident_set();
+    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
+    let server = ChatServer::start(root).unwrap();
+    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
+    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let why = format!("{answer:#}\n{}", stderr(&out));
+    assert_eq!(answer["method"], "rlm", "{why}");
+    let text = answer["text"].as_str().unwrap().to_lowercase();
+    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
+    (server, answer, why)
+}
+
 /// Whether some root request's last message holds `told`.
 fn root_told(server: &ChatServer, told: &str) -> bool {
     root_requests(server)
@@ -388,8 +407,6 @@ fn a_date_for_a_category_does_not_stand_and_the_root_is_told_to_map() {
     // The root mapped the reports' dates and answered "which category" with
     // one: told that a date is no category, it maps the category and its
     // answer stands.
-    let (dir, store, questions) = incident_set();
-    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
     let root = |req: &Value, _: usize| {
         let told = req.to_string().contains("is a date, not a category");
         models(
@@ -407,14 +424,8 @@ fn a_date_for_a_category_does_not_stand_and_the_root_is_told_to_map() {
             },
         )
     };
-    let server = ChatServer::start(root).unwrap();
-    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let why = format!("{answer:#}\n{}", stderr(&out));
+    let (server, _, why) = first_answered_by_the_rlm(root);
     assert!(root_told(&server, "context.map(\"the category\""), "{why}");
-    assert_eq!(answer["method"], "rlm", "{why}");
-    let text = answer["text"].as_str().unwrap().to_lowercase();
-    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
 }
 
 #[test]
@@ -464,8 +475,6 @@ fn the_small_recipe_names_what_each_question_reads_from_every_document() {
 fn a_word_in_placeholder_brackets_is_read_as_the_word() {
     // A small root marks its instruction as the recipe marks a placeholder:
     // "<category>" is read as "category", and the map runs.
-    let (dir, store, questions) = incident_set();
-    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
     let root = |req: &Value, _: usize| {
         models(
             req,
@@ -482,14 +491,8 @@ fn a_word_in_placeholder_brackets_is_read_as_the_word() {
             },
         )
     };
-    let server = ChatServer::start(root).unwrap();
-    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let why = format!("{answer:#}\n{}", stderr(&out));
-    assert_eq!(answer["method"], "rlm", "{why}");
+    let (_, answer, why) = first_answered_by_the_rlm(root);
     assert_eq!(answer["usage"]["sub_calls"], 24, "{why}");
-    let text = answer["text"].as_str().unwrap().to_lowercase();
-    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
 }
 
 #[test]
@@ -498,8 +501,6 @@ fn a_tally_of_a_map_most_reports_gave_nothing_for_is_mapped_again() {
     // NONE to the rest, as small sub-models do): the tally of that map is
     // partial, so the root is told to map again in other words, not to
     // answer; the second map reads every report and its answer stands.
-    let (dir, store, questions) = incident_set();
-    let q: Value = serde_json::from_str(questions.lines().next().unwrap()).unwrap();
     let root = |req: &Value, _: usize| {
         models(
             req,
@@ -519,16 +520,10 @@ fn a_tally_of_a_map_most_reports_gave_nothing_for_is_mapped_again() {
             },
         )
     };
-    let server = ChatServer::start(root).unwrap();
-    let out = ask_scripted(dir.path(), &store, &server.base_url(), &[], question_of(&q));
-    let answer: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let why = format!("{answer:#}\n{}", stderr(&out));
+    let (server, answer, why) = first_answered_by_the_rlm(root);
     assert!(
         root_told(&server, "documents gave a value for \"the category\""),
         "{why}"
     );
-    assert_eq!(answer["method"], "rlm", "{why}");
     assert_eq!(answer["usage"]["sub_calls"], 48, "{why}");
-    let text = answer["text"].as_str().unwrap().to_lowercase();
-    assert!(text.starts_with(q["answer"].as_str().unwrap()), "{why}");
 }

@@ -6,7 +6,7 @@
 //! the trajectory names the server of each call.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rlm_core::testkit::{ChatServer, Reply, is_root_request};
+use rlm_core::testkit::{ChatServer, Reply, is_root_request, refused_url};
 use rlmkg_tests::{Found, ask_scripted, find_sentence, repl, sample_store, stderr, stdout, turn};
 use serde_json::Value;
 
@@ -54,10 +54,7 @@ fn sub_calls_spread_over_servers_given_as_flags_and_a_file() {
         ChatServer::start_serving(4, sub).unwrap(),
         ChatServer::start_serving(4, sub).unwrap(),
     );
-    let refused = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/v1", l.local_addr().unwrap())
-    };
+    let refused = refused_url().unwrap();
     let list = dir.path().join("servers.txt");
     std::fs::write(
         &list,

@@ -10,7 +10,7 @@
 //! | `GET /v1/search?q=&k=` | BM25 hits |
 //! | `GET /v1/read/{id}` | a chunk, sentence or range with its sentences |
 //! | `GET /v1/entity/{name}?k=&relation=` | an entity, neighbors, chunks |
-//! | `GET /v1/neighbors/{entity}`, `/v1/path?a=&b=`, `/v1/related?q=`, `/v1/stats` | the other reads |
+//! | `GET /v1/neighbors/{entity}`, `/v1/path?from=&to=`, `/v1/related?q=`, `/v1/stats` | the other reads |
 //! | `/mcp` | MCP over streamable HTTP |
 //!
 //! Errors are JSON, `{"error": {"status", "message"}}`: 400 malformed, 401

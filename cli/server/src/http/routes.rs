@@ -122,7 +122,7 @@ pub async fn neighbors(
     run(move || ops.neighbors(&args)).await
 }
 
-/// `GET /v1/path?a=…&b=…&max_hops=…`.
+/// `GET /v1/path?from=…&to=…&max_hops=…`.
 pub async fn path(
     State(ops): State<Arc<Ops>>,
     q: Result<Query<PathArgs>, QueryRejection>,

@@ -72,6 +72,30 @@ fn ask_answers_as_the_cli_does_and_reads_verify_and_search_work() {
             .ends_with("skarvik_expedition.md")
     );
 
+    // Any text is a search: syntax reaching beyond titles and texts is read
+    // as words (issue 45: this answered 500 with the index's schema error).
+    for q in [
+        "title:*%20AND%20(%22",
+        "kind:doc",
+        "*",
+        "start:%5B0%20TO%209%5D",
+    ] {
+        let (status, body) = get(&server, &format!("/v1/search?q={q}&k=3"));
+        assert_eq!(status, StatusCode::OK, "{q}: {body}");
+        assert!(body["hits"].is_array(), "{q}: {body}");
+    }
+
+    let (status, paths) = get(
+        &server,
+        "/v1/path?from=Tomas%20Reyes&to=Kestrel%20Institute%20for%20Coastal%20Studies",
+    );
+    assert_eq!(status, StatusCode::OK, "{paths}");
+    assert_eq!(
+        paths["paths"][0]["names"],
+        json!(["Tomas Reyes", "Kestrel Institute for Coastal Studies"]),
+        "{paths}"
+    );
+
     let (status, passage) = get(&server, &format!("/v1/read/{chunk}.s1-s2"));
     assert_eq!(status, StatusCode::OK, "{passage}");
     let marked = passage["marked"].as_str().unwrap();
@@ -191,8 +215,12 @@ fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
         ("/v1/search?q=x&k=many", StatusCode::BAD_REQUEST),
         ("/v1/search?q=x&bogus=1", StatusCode::BAD_REQUEST),
         (
-            "/v1/path?a=Tomas%20Reyes&b=Nobody%20Anywhere",
+            "/v1/path?from=Tomas%20Reyes&to=Nobody%20Anywhere",
             StatusCode::NOT_FOUND,
+        ),
+        (
+            "/v1/path?a=Tomas%20Reyes&b=Aldergate",
+            StatusCode::BAD_REQUEST,
         ),
         ("/v1/no-such-route", StatusCode::NOT_FOUND),
     ] {

@@ -80,6 +80,20 @@ fn assert_session(r: &Value, with_ingest: bool) {
         "{r}"
     );
     assert_eq!(r["entity_missing_error"], true, "{r}");
+    // Arguments are named for what they are (issue 45: `path` took `a` and `b`).
+    assert_eq!(
+        r["path_arguments"],
+        serde_json::json!(["from", "max_hops", "to"]),
+        "{r}"
+    );
+    assert_eq!(r["path_error"], false, "{r}");
+    assert_eq!(
+        r["path_names"][0],
+        serde_json::json!(["Tomas Reyes", "Kestrel Institute for Coastal Studies"]),
+        "{r}"
+    );
+    // Any text is a search (issue 45: this was the index's schema error).
+    assert_eq!(r["odd_search_error"], false, "{r}");
     assert!(
         r["unknown_tool"].as_str().unwrap().contains("unknown tool"),
         "{r}"
