@@ -278,6 +278,10 @@ class Store:
     def neighbors(
         self, entity: str, k: int = 20, relation: Optional[str] = None
     ) -> list[Neighbor]: ...
+    def facts(self, entity: str, k: int = 20) -> list[dict[str, Any]]:
+        """What the documents state of an entity: dicts of subject, subject_name,
+        predicate, object, object_name, object_type, sentence (the id to cite)
+        and evidence (chunk ids), grouped by predicate."""
     def path(self, from_: str, to: str, max_hops: int = 3) -> list[dict[str, Any]]:
         """Shortest connecting paths from the entity `from_` to the entity `to`."""
     def related(

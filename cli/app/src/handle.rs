@@ -210,8 +210,8 @@ const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "path",
-        params: &[req("a"), req("b"), int("max_hops", 3)],
-        doc: "connecting paths between two entities, each step with its relation and evidence chunk ids",
+        params: &[req("from_"), req("to"), int("max_hops", 3)],
+        doc: "connecting paths between two entities (facts first, never through a date), each step with its relation and evidence chunk ids",
         body: |h, a| {
             let hops = a.usize("max_hops")?;
             if hops == 0 || hops > 6 {
@@ -221,7 +221,7 @@ const FUNCTIONS: &[Function] = &[
             }
             let got = h
                 .store
-                .path(a.str("a")?, a.str("b")?, hops)
+                .path(a.str("from_")?, a.str("to")?, hops)
                 .map_err(store_err)?;
             Ok(to_value(&got)?.into())
         },

@@ -261,6 +261,13 @@ impl Store {
         all(py, &neighbors, Neighbor::of)
     }
 
+    /// What the documents state of an entity: facts (subject, predicate,
+    /// object, the sentence id to cite), grouped by predicate.
+    #[pyo3(signature = (entity, k=20))]
+    fn facts(&self, py: Python<'_>, entity: &str, k: usize) -> PyResult<Py<PyAny>> {
+        self.read_with(py, |s| s.facts(entity, k))
+    }
+
     /// Shortest connecting paths from the entity `from_` to the entity `to`
     /// (ids, names or aliases; `from_` as Python spells a keyword's name), at
     /// most `max_hops` relation steps long.

@@ -87,6 +87,13 @@ def test_read_entity_path_related_sparql(store):
     assert moray.to_dict()["neighbors"] == [n.to_dict() for n in neighbors]
     assert all(e.startswith("c") for n in moray.neighbors for e in n.evidence)
 
+    # Facts: what the documents state of her, each with the sentence to cite.
+    facts = store.facts("Catherine Moray")
+    assert any(
+        f["predicate"] == "founded" and f["object"] == "northlight_press" and f["sentence"]
+        for f in facts
+    ), facts
+
     paths = store.path("Tomas Reyes", "Kestrel Institute for Coastal Studies")
     assert paths and paths[0]["names"] == ["Tomas Reyes", "Kestrel Institute for Coastal Studies"]
     named = store.path(from_="Tomas Reyes", to="Kestrel Institute for Coastal Studies")

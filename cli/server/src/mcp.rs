@@ -73,6 +73,14 @@ const TOOLS: &[ToolDef] = &[
         read_only: true,
     },
     ToolDef {
+        name: "facts",
+        title: "Facts about an entity",
+        description: "What the documents state of an entity: each fact's subject, predicate \
+            (born in, founded, located in, author of, … or other: <verb>), object and the \
+            sentence id that says it, to read and cite. Co-occurrence is not a fact.",
+        read_only: true,
+    },
+    ToolDef {
         name: "path",
         title: "Paths between two entities",
         description: "The shortest connecting paths between two entities, up to max_hops \
@@ -205,6 +213,7 @@ impl McpServer {
             "read" => on_store(name, args, ops, Ops::read, text::read).await,
             "entity" => on_store(name, args, ops, Ops::entity, text::entity).await,
             "neighbors" => on_store(name, args, ops, Ops::neighbors, text::neighbors).await,
+            "facts" => on_store(name, args, ops, Ops::facts, text::facts).await,
             "path" => on_store(name, args, ops, Ops::path, text::path).await,
             "related" => on_store(name, args, ops, Ops::related, text::related).await,
             "verify" => on_store(name, args, ops, Ops::verify, text::report).await,

@@ -17,8 +17,8 @@ use rlmkg::{
 };
 use rlmkg_citation::CheckOptions;
 use rlmkg_ingest::{
-    EntityInfo, GraphPath, IngestSummary, Neighbor, Passage, RankedChunk, SearchHit, StoreStats,
-    TokenCounter,
+    EntityInfo, Fact, GraphPath, IngestSummary, Neighbor, Passage, RankedChunk, SearchHit,
+    StoreStats, TokenCounter,
 };
 use serde::{Deserialize, Serialize};
 
@@ -194,6 +194,26 @@ pub struct NeighborsResult {
     pub entity: String,
     /// Its neighbors.
     pub neighbors: Vec<Neighbor>,
+}
+
+/// Arguments of `facts`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactsArgs {
+    /// Entity id, name or alias.
+    pub entity: String,
+    /// Number of facts (default 20, at most [`MAX_K`]).
+    #[serde(default)]
+    pub k: Option<usize>,
+}
+
+/// The result of `facts`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FactsResult {
+    /// The entity's id.
+    pub entity: String,
+    /// What the documents state of it, grouped by predicate.
+    pub facts: Vec<Fact>,
 }
 
 /// Arguments of `path`.
@@ -416,6 +436,24 @@ impl Ops {
         })?;
         match found {
             Ok((entity, neighbors)) => Ok(NeighborsResult { entity, neighbors }),
+            Err(similar) => Err(not_an_entity(name, &similar)),
+        }
+    }
+
+    /// The facts of an entity (subject, predicate, object, the sentence to
+    /// cite).
+    pub fn facts(&self, args: &FactsArgs) -> Result<FactsResult, OpsError> {
+        let name = required("the entity", &args.entity)?;
+        let k = k_of(args.k, 20);
+        let found = self.store.with(|s| {
+            let Some(e) = s.entity(name)? else {
+                return Ok(Err(s.entities(name, 5)?));
+            };
+            let f = s.facts(&e.id, k)?;
+            Ok(Ok((e.id, f)))
+        })?;
+        match found {
+            Ok((entity, facts)) => Ok(FactsResult { entity, facts }),
             Err(similar) => Err(not_an_entity(name, &similar)),
         }
     }

@@ -85,6 +85,10 @@ pub fn input(tool: &str) -> Value {
             ],
             &["name"],
         ),
+        "facts" => object(
+            &[("entity", string("entity name, alias or id")), ("k", k(20))],
+            &["entity"],
+        ),
         "neighbors" => object(
             &[
                 ("entity", string("entity name, alias or id")),
@@ -385,6 +389,28 @@ pub fn output(tool: &str) -> Value {
                 ("neighbors", array(neighbor())),
             ],
             &["entity", "neighbors"],
+        ),
+        "facts" => object(
+            &[
+                ("entity", string("entity id")),
+                (
+                    "facts",
+                    array(object(
+                        &[
+                            ("subject", string("entity id")),
+                            ("subject_name", string("name")),
+                            ("predicate", string("predicate label")),
+                            ("object", string("entity id")),
+                            ("object_name", string("name")),
+                            ("object_type", string("type")),
+                            ("sentence", string("the sentence id to cite")),
+                            ("evidence", strings()),
+                        ],
+                        &["subject", "predicate", "object", "evidence"],
+                    )),
+                ),
+            ],
+            &["entity", "facts"],
         ),
         "path" => object(
             &[(

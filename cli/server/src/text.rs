@@ -7,7 +7,7 @@ use rlmkg::{Answer, Report};
 use rlmkg_ingest::{IngestSummary, StoreStats};
 
 use crate::ops::{
-    EntityResult, NeighborsResult, PathResult, ReadResult, RelatedResult, SearchResult,
+    EntityResult, FactsResult, NeighborsResult, PathResult, ReadResult, RelatedResult, SearchResult,
 };
 
 /// Characters of a chunk shown in a list.
@@ -112,6 +112,25 @@ pub fn neighbors(r: &NeighborsResult) -> String {
         r.entity,
         neighbor_lines(&r.neighbors)
     )
+}
+
+/// Facts, one per line, each with the sentence that says it.
+pub fn facts(r: &FactsResult) -> String {
+    if r.facts.is_empty() {
+        return format!("no facts of {}", r.entity);
+    }
+    let mut out = format!("facts of {}:\n", r.entity);
+    for f in &r.facts {
+        let _ = writeln!(
+            out,
+            "  {} —{}→ {}  [{}]",
+            f.subject_name,
+            f.predicate,
+            f.object_name,
+            f.sentence.as_deref().unwrap_or("-")
+        );
+    }
+    out
 }
 
 /// Paths, one per line.

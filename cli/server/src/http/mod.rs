@@ -10,7 +10,7 @@
 //! | `GET /v1/search?q=&k=` | BM25 hits |
 //! | `GET /v1/read/{id}` | a chunk, sentence or range with its sentences |
 //! | `GET /v1/entity/{name}?k=&relation=` | an entity, neighbors, chunks |
-//! | `GET /v1/neighbors/{entity}`, `/v1/path?from=&to=`, `/v1/related?q=`, `/v1/stats` | the other reads |
+//! | `GET /v1/neighbors/{entity}`, `/v1/facts/{entity}`, `/v1/path?from=&to=`, `/v1/related?q=`, `/v1/stats` | the other reads |
 //! | `/mcp` | MCP over streamable HTTP |
 //!
 //! Errors are JSON, `{"error": {"status", "message"}}`: 400 malformed, 401
@@ -93,6 +93,7 @@ fn router(ops: Arc<Ops>, guards: Arc<guard::Guards>) -> Router {
         .route("/v1/read/{id}", get(routes::read))
         .route("/v1/entity/{name}", get(routes::entity))
         .route("/v1/neighbors/{entity}", get(routes::neighbors))
+        .route("/v1/facts/{entity}", get(routes::facts))
         .route("/v1/path", get(routes::path))
         .route("/v1/related", get(routes::related))
         .route("/v1/stats", get(routes::stats))

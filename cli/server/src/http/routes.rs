@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use crate::ops::{
-    EntityArgs, NeighborsArgs, Ops, OpsError, PathArgs, ReadArgs, RelatedArgs, SearchArgs,
-    VerifyArgs, blocking,
+    EntityArgs, FactsArgs, NeighborsArgs, Ops, OpsError, PathArgs, ReadArgs, RelatedArgs,
+    SearchArgs, VerifyArgs, blocking,
 };
 
 /// A route's answer.
@@ -120,6 +120,17 @@ pub async fn neighbors(
         relation: q.relation,
     };
     run(move || ops.neighbors(&args)).await
+}
+
+/// `GET /v1/facts/{entity}?k=…`.
+pub async fn facts(
+    State(ops): State<Arc<Ops>>,
+    Path(entity): Path<String>,
+    q: Result<Query<EntityQuery>, QueryRejection>,
+) -> Answer {
+    let q = query(q)?;
+    let args = FactsArgs { entity, k: q.k };
+    run(move || ops.facts(&args)).await
 }
 
 /// `GET /v1/path?from=…&to=…&max_hops=…`.
