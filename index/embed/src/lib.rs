@@ -33,7 +33,7 @@ pub const SENTENCE_CONFIG_FILE: &str = "sentence_bert_config.json";
 pub const REQUIRED_FILES: [&str; 3] = [CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE];
 
 /// Texts run through the model together. Texts are sorted by length first, so a
-/// batch pads little; larger batches gained nothing on 2 cores (see the bench).
+/// batch pads little. Not tuned yet: `rlmkg bench embed` is the measure.
 const BATCH_SIZE: usize = 16;
 
 /// Errors of loading an encoder or encoding texts.
