@@ -8,6 +8,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod batched;
+mod embed;
 mod graph;
 mod ingest;
 mod model;
@@ -34,6 +35,8 @@ pub enum Area {
     Batched,
     /// Embedded model tokens/s.
     Model,
+    /// Sentence encoder chunks/s.
+    Embed,
     /// `rlmkg serve` latencies under load while an ingest commits.
     Serve,
     /// Sub-calls over one and two model servers (one failing, one killed).
@@ -50,6 +53,7 @@ impl Named for Area {
         Self::Repl,
         Self::Batched,
         Self::Model,
+        Self::Embed,
         Self::Serve,
         Self::Servers,
         Self::Scale,
@@ -63,6 +67,7 @@ impl Named for Area {
             Self::Repl => "repl",
             Self::Batched => "batched",
             Self::Model => "model",
+            Self::Embed => "embed",
             Self::Serve => "serve",
             Self::Servers => "servers",
             Self::Scale => "scale",
@@ -131,6 +136,7 @@ pub fn run(
         Area::Repl => repl::run(opts),
         Area::Batched => batched::run(opts),
         Area::Model => model::run(opts, note),
+        Area::Embed => embed::run(opts),
         Area::Serve => serve::run(opts),
         Area::Servers => servers::run(opts),
         Area::Scale => anyhow::bail!("`bench scale` runs through rlmkg_bench::scale::run"),

