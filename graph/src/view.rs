@@ -934,18 +934,32 @@ impl GraphView {
                 steps: Vec::new(),
             }];
         }
-        // Facts first; co-occurrence only where no chain of facts connects.
-        for facts_only in [true, false] {
-            let walk = Walk {
-                facts_only,
+        // Facts first: a chain of facts at most one step longer than the
+        // shortest connection of any kind; else that connection.
+        let any = self.paths_by(
+            s,
+            t,
+            max_hops,
+            limit,
+            Walk {
+                facts_only: false,
                 ends: (s, t),
-            };
-            let found = self.paths_by(s, t, max_hops, limit, walk);
-            if !found.is_empty() {
-                return found;
-            }
-        }
-        Vec::new()
+            },
+        );
+        let Some(shortest) = any.first().map(|p| p.steps.len()) else {
+            return any;
+        };
+        let facts = self.paths_by(
+            s,
+            t,
+            max_hops.min(shortest + 1),
+            limit,
+            Walk {
+                facts_only: true,
+                ends: (s, t),
+            },
+        );
+        if facts.is_empty() { any } else { facts }
     }
 
     /// [`GraphView::paths`] taking the steps `walk` allows.

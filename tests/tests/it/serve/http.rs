@@ -96,6 +96,17 @@ fn ask_answers_as_the_cli_does_and_reads_verify_and_search_work() {
         "{paths}"
     );
 
+    let (status, facts) = get(&server, "/v1/facts/Catherine%20Moray");
+    assert_eq!(status, StatusCode::OK, "{facts}");
+    assert!(
+        facts["facts"].as_array().is_some_and(|f| f.iter().any(|f| {
+            f["predicate"] == "founded"
+                && f["object"] == "northlight_press"
+                && f["sentence"].is_string()
+        })),
+        "{facts}"
+    );
+
     let (status, passage) = get(&server, &format!("/v1/read/{chunk}.s1-s2"));
     assert_eq!(status, StatusCode::OK, "{passage}");
     let marked = passage["marked"].as_str().unwrap();

@@ -36,6 +36,7 @@ fn assert_session(r: &Value, with_ingest: bool) {
     let mut want = vec![
         "ask",
         "entity",
+        "facts",
         "neighbors",
         "path",
         "read",
@@ -56,6 +57,13 @@ fn assert_session(r: &Value, with_ingest: bool) {
         .map(|t| t.as_str().unwrap())
         .collect();
     assert_eq!(tools, want);
+    // What the documents state of her, with the sentence to cite.
+    assert!(
+        r["facts"]
+            .as_array()
+            .is_some_and(|f| f.contains(&serde_json::json!(["founded", "northlight_press", true]))),
+        "{r}"
+    );
     assert_eq!(
         r["schemas"], true,
         "every tool has an input and an output schema"
