@@ -150,8 +150,10 @@ const CASES: &[Case] = &[
     case("path", Sample, &["--store", "store", "path", "Tomas Reyes", "Kestrel Institute for Coastal Studies"]),
     case("path_json", Sample, &["--store", "store", "--json", "path", "Tomas Reyes", "Kestrel Institute for Coastal Studies"]),
     case("path_two_hops", Sample, &["--store", "store", "path", "Mara Ellison", "Tomas Reyes", "--max-hops", "3"]),
-    case("path_none", Sample, &["--store", "store", "path", "Mara Ellison", "Northlight Press", "--max-hops", "3"]),
-    case("path_none_json", Sample, &["--store", "store", "--json", "path", "Mara Ellison", "Northlight Press", "--max-hops", "3"]),
+    case("path_facts", Sample, &["--store", "store", "path", "Mara Ellison", "Northlight Press", "--max-hops", "3"]),
+    case("path_facts_json", Sample, &["--store", "store", "--json", "path", "Mara Ellison", "Northlight Press", "--max-hops", "3"]),
+    case("path_none", Sample, &["--store", "store", "path", "Perth", "Halden University", "--max-hops", "3"]),
+    case("path_none_json", Sample, &["--store", "store", "--json", "path", "Perth", "Halden University", "--max-hops", "3"]),
     case("error_path_unknown", Sample, &["--store", "store", "path", "Tomas Reyes", "Zorblax"]),
     // sparql
     case("sparql_select", Sample, &["--store", "store", "sparql", SELECT]),
