@@ -3,6 +3,8 @@
 //! its facts first with the inverse of what it is the object of, the RDF's
 //! default graph holds the facts as plain triples, and `ingest` and `stats`
 //! count alike.
+// Test helpers fail loudly (clippy.toml).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rlmkg_tests::{run, sample_store, stderr, stdout};
 use serde_json::Value;
