@@ -33,13 +33,14 @@ mod types;
 
 pub use error::StoreError;
 pub use formats::DocMeta;
+pub use manifest::APPROX_IDENTITY;
 pub use manifest::{FORMAT_VERSION, FileEntry, Manifest, Settings};
 pub use pipeline::{DEFAULT_BATCH_BYTES, DEFAULT_MAX_FILE_BYTES, IngestOptions};
 /// The fact vocabulary (issue 43), for readers of relation labels.
 pub use rlmkg_graph::{CO_OCCURS, LabelKind, Predicate, is_fact, label_kind};
 pub use store::{MAX_HOPS, MAX_K, Store};
 pub use text::{SegmentMode, normalize, sentences};
-pub use tokens::{APPROX_IDENTITY, APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};
+pub use tokens::{APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};
 pub use types::*;
 
 /// Bare tantivy indexing of texts (the ingest benchmark's baseline).

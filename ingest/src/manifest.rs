@@ -23,6 +23,9 @@ use crate::error::StoreError;
 /// 9 labels relations by fact predicates with resolved subjects, issue 43).
 pub const FORMAT_VERSION: u32 = 9;
 
+/// Identity of the approximation, as recorded in a store's settings.
+pub const APPROX_IDENTITY: &str = "approx: bytes/4";
+
 /// The chunking settings a store was built with. Files are re-chunked when an
 /// ingest runs with settings that differ (see [`Settings::differences`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,7 +59,7 @@ impl Default for Settings {
         Self {
             target_tokens: 200,
             overlap_sentences: 1,
-            tokenizer: crate::tokens::APPROX_IDENTITY.into(),
+            tokenizer: APPROX_IDENTITY.into(),
             tokenizer_source: None,
             sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
         }

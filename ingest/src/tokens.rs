@@ -12,11 +12,8 @@ use std::sync::Arc;
 
 use tokenizers::Tokenizer;
 
-use crate::manifest::Settings;
+use crate::manifest::{APPROX_IDENTITY, Settings};
 use crate::text::approx_tokens;
-
-/// Identity of the approximation, as recorded in a store's settings.
-pub const APPROX_IDENTITY: &str = "approx: bytes/4";
 
 /// The `--tokenizer` value that selects the approximation.
 pub const APPROX_SPEC: &str = "approx";
