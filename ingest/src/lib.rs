@@ -33,8 +33,7 @@ mod types;
 
 pub use error::StoreError;
 pub use formats::DocMeta;
-pub use manifest::APPROX_IDENTITY;
-pub use manifest::{FORMAT_VERSION, FileEntry, Manifest, Settings};
+pub use manifest::{APPROX_IDENTITY, FORMAT_VERSION, FileEntry, Manifest, Settings};
 pub use pipeline::{DEFAULT_BATCH_BYTES, DEFAULT_MAX_FILE_BYTES, IngestOptions};
 /// The fact vocabulary (issue 43), for readers of relation labels.
 pub use rlmkg_graph::{CO_OCCURS, LabelKind, Predicate, is_fact, label_kind};
