@@ -1199,7 +1199,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -1285,7 +1285,8 @@ mod tests {
         run_titled(text, "")
     }
 
-    fn run_titled(text: &str, title: &str) -> Extraction {
+    /// Extract from `text` (one chunk, prose sentences) titled `title`.
+    pub(crate) fn run_titled(text: &str, title: &str) -> Extraction {
         let sents: Vec<SentenceRef> = crate::text::sentences(text, crate::text::SegmentMode::Prose)
             .into_iter()
             .map(|(a, b)| SentenceRef {

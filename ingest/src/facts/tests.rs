@@ -3,18 +3,10 @@
 //! definite description, two people of one surname, appositions, relative
 //! clauses, passives and dates.
 
-use crate::extract::{Extraction, SentenceRef, extract};
+use crate::extract::Extraction;
 
 fn run(title: &str, text: &str) -> Extraction {
-    let sents: Vec<SentenceRef> = crate::text::sentences(text, crate::text::SegmentMode::Prose)
-        .into_iter()
-        .map(|(a, b)| SentenceRef {
-            chunk: 0,
-            start: a,
-            end: b,
-        })
-        .collect();
-    extract(text, title, &sents)
+    crate::extract::tests::run_titled(text, title)
 }
 
 /// The facts as `subject | label | object` lines.
