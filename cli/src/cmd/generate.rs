@@ -65,12 +65,8 @@ pub fn run(args: GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         std::fs::write(&path, &r.text).with_context(|| format!("writing {}", path.display()))?;
     }
     let qpath = args.dir.join("questions.jsonl");
-    let mut lines = String::new();
-    for q in &questions {
-        lines.push_str(&serde_json::to_string(q)?);
-        lines.push('\n');
-    }
-    std::fs::write(&qpath, lines).with_context(|| format!("writing {}", qpath.display()))?;
+    std::fs::write(&qpath, jsonl(&questions)?)
+        .with_context(|| format!("writing {}", qpath.display()))?;
     let mut stdout = crate::out::stdout();
     if global.json {
         writeln!(
