@@ -53,12 +53,20 @@ pub fn passages(json: &Value) -> Vec<Passage> {
     }
 }
 
-/// How two entities are linked in the graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How two entities are linked in the graph, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Link {
     None,
     CoOccurs,
     Fact,
+}
+
+impl Link {
+    /// Count the link: any relation is an edge, a fact is also a fact.
+    fn count(self, edge: &mut usize, fact: &mut usize) {
+        *edge += usize::from(self >= Link::CoOccurs);
+        *fact += usize::from(self == Link::Fact);
+    }
 }
 
 /// The link between entities `a` and `b` (ids), read from either side.
@@ -155,14 +163,7 @@ pub fn title_pairs(
                 continue;
             };
             let l = link(store, &a, &b)?;
-            match l {
-                Link::Fact => {
-                    out.fact += 1;
-                    out.edge += 1;
-                }
-                Link::CoOccurs => out.edge += 1,
-                Link::None => {}
-            }
+            l.count(&mut out.edge, &mut out.fact);
             if l != Link::Fact && out.missed.len() < show {
                 out.missed.push((
                     p.title.clone(),
@@ -243,11 +244,11 @@ pub fn musique_hops(store: &Store, questions: &[Value]) -> Result<HopCoverage, E
             .collect();
         for (i, h) in hops.iter().enumerate() {
             out.hops += 1;
-            let Some(answer) = answers.get(i).and_then(|a| store.entity(a).transpose()) else {
+            let Some(answer) = store.entity(answers.get(i).copied().unwrap_or(""))? else {
                 out.no_answer += 1;
                 continue;
             };
-            let answer = answer?.id;
+            let answer = answer.id;
             let text = h.get("question").and_then(Value::as_str).unwrap_or("");
             let mut subjects: Vec<String> = Vec::new();
             for (k, a) in answers.iter().enumerate().take(i) {
@@ -265,26 +266,14 @@ pub fn musique_hops(store: &Store, questions: &[Value]) -> Result<HopCoverage, E
             }
             let mut best = Link::None;
             for s in &subjects {
-                let Some(e) = store.entity(s)? else {
-                    continue;
-                };
-                match link(store, &e.id, &answer)? {
-                    Link::Fact => {
-                        best = Link::Fact;
-                        break;
-                    }
-                    Link::CoOccurs => best = Link::CoOccurs,
-                    Link::None => {}
+                if best == Link::Fact {
+                    break;
+                }
+                if let Some(e) = store.entity(s)? {
+                    best = best.max(link(store, &e.id, &answer)?);
                 }
             }
-            match best {
-                Link::Fact => {
-                    out.fact += 1;
-                    out.edge += 1;
-                }
-                Link::CoOccurs => out.edge += 1,
-                Link::None => {}
-            }
+            best.count(&mut out.edge, &mut out.fact);
         }
     }
     Ok(out)

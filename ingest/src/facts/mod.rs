@@ -233,7 +233,6 @@ fn tokenize<'a>(
     };
     let mut next_m = 0usize;
     let mut i = 0usize;
-    let bytes = s.as_bytes();
     while i < s.len() {
         let abs = sr.start + i;
         // Names that start here (or were passed over) come first.
@@ -284,7 +283,6 @@ fn tokenize<'a>(
             }
             i += c.len_utf8();
         }
-        let _ = bytes;
     }
 }
 
@@ -391,14 +389,7 @@ impl<'a> Sentence<'_, 'a> {
                             cut = Some((i + 1, Opens::Attached));
                         }
                         "and" | "but" if i > start => {
-                            if self
-                                .word(i + 1)
-                                .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n.as_ref()))
-                            {
-                                cut = Some((i + 1, Opens::Fresh));
-                            } else if self.next_is_verb(i + 1) {
-                                cut = Some((i + 1, Opens::Shared));
-                            }
+                            cut = self.after_and(i + 1).map(|how| (i + 1, how));
                         }
                         "after" | "before" | "while" | "when" | "since" | "until"
                             if self.word(i + 1).is_some_and(|n| n.ends_with("ing")) =>
@@ -435,6 +426,22 @@ impl<'a> Sentence<'_, 'a> {
         false
     }
 
+    /// How a clause opening at `i`, after "and" or "but", gets its subject:
+    /// its own after a subject pronoun ("and she joined"), the sentence's
+    /// before a verb ("and joined"); `None` when "and" joins no clauses.
+    fn after_and(&self, i: usize) -> Option<Opens> {
+        if self
+            .word(i)
+            .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n.as_ref()))
+        {
+            Some(Opens::Fresh)
+        } else if self.next_is_verb(i) {
+            Some(Opens::Shared)
+        } else {
+            None
+        }
+    }
+
     /// How the clause after a comma at `i` gets its subject.
     fn after_comma(&self, i: usize) -> (usize, Opens) {
         let Some(w) = self.word(i) else {
@@ -442,18 +449,7 @@ impl<'a> Sentence<'_, 'a> {
         };
         match w.as_ref() {
             "who" | "which" | "whom" => (i + 1, Opens::Attached),
-            "and" | "but" => {
-                if self
-                    .word(i + 1)
-                    .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n.as_ref()))
-                {
-                    (i + 1, Opens::Fresh)
-                } else if self.next_is_verb(i + 1) {
-                    (i + 1, Opens::Shared)
-                } else {
-                    (i + 1, Opens::Fresh)
-                }
-            }
+            "and" | "but" => (i + 1, self.after_and(i + 1).unwrap_or(Opens::Fresh)),
             "the" | "a" | "an"
                 if self
                     .word(i + 1)
