@@ -228,6 +228,8 @@ impl Store {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
+        // The evidence chunks read so far (facts of one entity share them).
+        let mut read = std::collections::HashMap::new();
         for n in self.neighbors(&e.id, MAX_K, None)? {
             if out.len() >= k {
                 break;
@@ -248,7 +250,7 @@ impl Store {
             if let Some(o) = &other {
                 wanted.extend(names(o));
             }
-            let sentence = self.sentence_naming(&n.evidence, &wanted)?;
+            let sentence = self.sentence_naming(&n.evidence, &wanted, &mut read)?;
             let (subject, subject_name, object, object_name, object_type) = if inverse {
                 (
                     n.id.clone(),
@@ -282,24 +284,37 @@ impl Store {
     }
 
     /// The id of the first sentence of the evidence chunks that holds one
-    /// of `names` (lower case).
+    /// of `names` (lower case); `read` keeps each chunk's sentences (id,
+    /// lower-case text) once read.
     fn sentence_naming(
         &self,
         chunks: &[ChunkId],
         names: &[String],
+        read: &mut std::collections::HashMap<ChunkId, Vec<(String, String)>>,
     ) -> Result<Option<String>, StoreError> {
         for &c in chunks.iter().take(3) {
-            let passage = self.read_passage(PassageId {
-                chunk: c,
-                sentences: None,
-            })?;
-            if let Some(s) = passage.sentences.iter().find(|s| {
-                let t = s.text.to_lowercase();
+            let sentences = match read.entry(c) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let passage = self.read_passage(PassageId {
+                        chunk: c,
+                        sentences: None,
+                    })?;
+                    e.insert(
+                        passage
+                            .sentences
+                            .into_iter()
+                            .map(|s| (s.id, s.text.to_lowercase()))
+                            .collect(),
+                    )
+                }
+            };
+            if let Some((id, _)) = sentences.iter().find(|(_, t)| {
                 names
                     .iter()
                     .any(|n| !n.is_empty() && t.contains(n.as_str()))
             }) {
-                return Ok(Some(s.id.clone()));
+                return Ok(Some(id.clone()));
             }
         }
         Ok(None)
