@@ -547,11 +547,12 @@ fn strongest<T>(
 }
 
 /// The one order of neighbors, shared by the view and the entity cards:
-/// facts before co-occurrence, then by weight, then by id.
-fn neighbor_order(a: (bool, f64, &str), b: (bool, f64, &str)) -> std::cmp::Ordering {
+/// facts before co-occurrence, then by weight, then by id (the cards order
+/// ids by their position, which is id order).
+fn neighbor_order<K: Ord>(a: (bool, f64, K), b: (bool, f64, K)) -> std::cmp::Ordering {
     b.0.cmp(&a.0)
         .then_with(|| b.1.total_cmp(&a.1))
-        .then_with(|| a.2.cmp(b.2))
+        .then_with(|| a.2.cmp(&b.2))
 }
 
 /// Count one more `s` in `counts`, allocating only for a new one.

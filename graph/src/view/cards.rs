@@ -24,7 +24,7 @@ use rlmkg_ids::ChunkId;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{Edge, EntityInfo, GraphView, Neighbor, Node, entity_key, strongest};
+use super::{Edge, EntityInfo, GraphView, Neighbor, Node, entity_key, neighbor_order, strongest};
 use crate::error::{GraphError, file_err};
 
 /// First bytes of a cards file, with the version of its encoding.
@@ -428,10 +428,7 @@ impl EntityCards {
         };
         // Positions are in id order (checked when written), as ids are.
         let top = strongest(cand, k, |a, b| {
-            fact(b)
-                .cmp(&fact(a))
-                .then_with(|| b.weight.total_cmp(&a.weight))
-                .then_with(|| a.other.cmp(&b.other))
+            neighbor_order((fact(a), a.weight, a.other), (fact(b), b.weight, b.other))
         });
         top.into_iter()
             .map(|e| {
