@@ -486,6 +486,8 @@ pub(crate) struct Answer<'a> {
     question: &'a str,
     /// The short answer the text opens with, when there is one.
     short_answer: Option<ShortAnswer<'a>>,
+    /// The answer checked as an answer: verdict, chain, reason.
+    answer_check: AnswerCheck<'a>,
     /// What the question asks for.
     answer_type: AnswerType<'a>,
     /// The sources carry no answer of the asked type.
@@ -496,7 +498,8 @@ pub(crate) struct Answer<'a> {
     method: rlmkg::Method,
     /// The checker's report.
     verification: Report<'a>,
-    /// Whether there is an answer and every factual claim of it is supported.
+    /// Whether there is an answer, every factual claim of it is supported
+    /// and the answer check finds that it answers the question.
     verified: bool,
     /// Whether a `--strict` repair turn was used.
     repaired: bool,
@@ -511,6 +514,50 @@ pub(crate) struct Answer<'a> {
     /// Why the root model's run was set aside for the heuristic, if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     fallback: Option<Fallback<'a>>,
+}
+
+/// The answer check: `answers`, `about_another` or `not_shown`, the chain
+/// of cited facts, and why.
+#[derive(Debug, Serialize)]
+pub(crate) struct AnswerCheck<'a> {
+    /// The verdict's name.
+    verdict: &'static str,
+    /// The facts, hop by hop.
+    chain: Vec<ChainHop<'a>>,
+    /// Why, in one sentence.
+    reason: &'a str,
+}
+
+/// One fact of a chain, read along it.
+#[derive(Debug, Serialize)]
+pub(crate) struct ChainHop<'a> {
+    /// The entity the hop starts from.
+    from: &'a str,
+    /// The predicate as read from `from`.
+    relation: &'a str,
+    /// The entity it reaches.
+    to: &'a str,
+    /// The cited sentence that states it.
+    sentence: &'a str,
+}
+
+impl<'a> From<&'a rlmkg::AnswerCheck> for AnswerCheck<'a> {
+    fn from(c: &'a rlmkg::AnswerCheck) -> Self {
+        Self {
+            verdict: c.verdict.name(),
+            chain: c
+                .chain
+                .iter()
+                .map(|h| ChainHop {
+                    from: &h.from,
+                    relation: &h.relation,
+                    to: &h.to,
+                    sentence: &h.sentence,
+                })
+                .collect(),
+            reason: &c.reason,
+        }
+    }
 }
 
 /// The short answer and where it was read.
@@ -649,6 +696,7 @@ impl<'a> From<&'a rlmkg::Answer> for Answer<'a> {
                 kind: (&s.kind).into(),
                 citation: &s.citation,
             }),
+            answer_check: (&a.answer_check).into(),
             answer_type: (&a.answer_type).into(),
             not_found: a.not_found,
             text: &a.text,

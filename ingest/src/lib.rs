@@ -17,6 +17,7 @@
 // Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod asked;
 mod bounds;
 mod error;
 mod extract;
@@ -31,6 +32,7 @@ mod text;
 mod tokens;
 mod types;
 
+pub use asked::predicate_words;
 pub use error::StoreError;
 pub use formats::DocMeta;
 pub use manifest::{APPROX_IDENTITY, FORMAT_VERSION, FileEntry, Manifest, Settings};

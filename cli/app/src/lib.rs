@@ -36,6 +36,7 @@
 // Only the binary prints (ARCHITECTURE.md): a library reports through return values and traits.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod answer_check;
 mod ask;
 pub mod backends;
 mod handle;
@@ -48,6 +49,7 @@ pub mod usage;
 
 use std::path::Path;
 
+pub use answer_check::{AnswerCheck, AnswerVerdict, ChainHop, check_answer};
 pub use ask::{
     Answer, AnswerStrategy, AskError, AskEvent, AskOptions, Events, Heuristic, Method, Models,
     RlmStrategy, Run, Strategy, ask,

@@ -91,12 +91,15 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
         if !is_root_request(req) {
             return Reply::Text("unused".into());
         }
+        // The answer cites the chain: the book's publisher, then its founder
+        // (the answer check needs both hops).
         let code = if last_user(req).contains("FOUND ") {
-            r#"FINAL(f"Catherine Moray founded Northlight Press in 1987 [{ev[0]['id']}].")"#
+            r#"FINAL(f"Catherine Moray [{b}]. The Salt Atlas was published by Northlight Press [{a}]. Northlight Press was founded in 1987 by Catherine Moray [{b}].")"#
         } else {
-            "found = context.explore(\"Who founded Northlight Press?\")\n\
-             ev = [e for e in found[\"evidence\"] if \"founded\" in e[\"text\"]]\n\
-             print(\"FOUND \" + ev[0][\"id\"])"
+            "a = context.search(\"Salt Atlas published Northlight Press\")[0][\"id\"]\n\
+             found = context.explore(\"Who founded Northlight Press?\")\n\
+             b = [e for e in found[\"evidence\"] if \"founded\" in e[\"text\"]][0][\"id\"]\n\
+             print(\"FOUND \" + a + \" \" + b)"
         };
         Reply::Text(format!("```repl\n{code}\n```\n"))
     })?;
@@ -160,7 +163,7 @@ fn typed_backend_config_and_strategies_behind_one_trait() -> TestResult {
     );
     assert!(
         seen.iter()
-            .any(|k| k.starts_with("draft Catherine Moray founded")),
+            .any(|k| k.starts_with("draft Catherine Moray [")),
         "{seen:?}"
     );
     assert_eq!(seen.last().map(String::as_str), Some("final"), "{seen:?}");

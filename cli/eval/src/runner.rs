@@ -101,6 +101,11 @@ pub fn question_run(answer: &Answer) -> QuestionRun {
         extractive: answer.method == Method::Extractive,
         method: Some(method.to_owned()),
         verified: Some(answer.verified),
+        answer_check: Some(format!(
+            "{}: {}",
+            answer.answer_check.verdict.name(),
+            answer.answer_check.reason
+        )),
         fallback: answer.fallback.as_ref().map(ToString::to_string),
         read_ids: answer.read_ids.clone(),
         cited_sentences: cited,

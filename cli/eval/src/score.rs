@@ -63,6 +63,10 @@ pub struct QuestionRun {
     /// Whether every factual claim of the answer verified against its citations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
+    /// The answer check's verdict (`answers`, `about_another`, `not_shown`)
+    /// and its reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_check: Option<String>,
     /// Why the RLM run handed the question to the heuristic, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,

@@ -94,7 +94,12 @@ pub fn run(args: AskArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
     } else {
         match &answer.short_answer {
-            Some(short) => writeln!(stdout, "Short answer: {}\n", short.text)?,
+            Some(short) => writeln!(
+                stdout,
+                "Short answer: {}\n{}\n",
+                short.text,
+                answer.answer_check.describe()
+            )?,
             None if answer.text.trim().is_empty() => writeln!(
                 stdout,
                 "Not found: the corpus has no evidence for this question."

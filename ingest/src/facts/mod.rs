@@ -22,7 +22,7 @@
 //! cousin Y"); any other verb before a name gives an `other` fact holding
 //! the verb and its preposition. Dates are objects of date predicates.
 
-mod lexicon;
+pub(crate) mod lexicon;
 
 use rlmkg_graph::{OTHER_PREFIX, Predicate};
 use rlmkg_text::{is_irregular_past, is_stopword};

@@ -9,6 +9,7 @@
 //! - [`check`]: the invariant checker.
 
 mod check;
+mod cited;
 mod fresh;
 mod read;
 pub(crate) mod write;

@@ -99,7 +99,7 @@ impl Store {
         }
     }
 
-    fn doc_record(&self, id: DocId) -> Result<DocRecord, StoreError> {
+    pub(super) fn doc_record(&self, id: DocId) -> Result<DocRecord, StoreError> {
         match self.index.doc(id)? {
             Some(d) if self.is_committed(&d.file) => Ok(d),
             _ => Err(StoreError::UnknownId(format!("document {id}"))),

@@ -71,6 +71,15 @@ pub const PLACE_WORDS: &[&str] = &[
     "lagoon",
 ];
 
+/// The nouns a question asks for a country by ("In which *country* …").
+const COUNTRY_NOUNS: &[&str] = &["country", "nation"];
+
+/// Whether a question's asked noun asks for a country (a place no other
+/// place of the text contains).
+pub fn asks_for_country(noun: &str) -> bool {
+    COUNTRY_NOUNS.contains(&noun.to_lowercase().as_str())
+}
+
 /// Kinds of place a question may ask for, each with the [`PLACE_WORDS`] a
 /// name of that kind may end in: a settlement ("city") may be "Mexico City"
 /// or "Cape Town", never "Skarvik Fjord".
@@ -87,7 +96,7 @@ const ASKED_KINDS: &[(&[&str], &[&str])] = &[
         &["city", "town", "village"],
     ),
     (
-        &["country", "nation"],
+        COUNTRY_NOUNS,
         &["kingdom", "republic", "state", "island", "islands"],
     ),
 ];

@@ -502,7 +502,12 @@ fn a_root_that_runs_no_code_falls_back_to_the_heuristic_strategy() {
         answer["short_answer"]["text"], "Catherine Moray",
         "{answer:#}"
     );
-    assert_eq!(answer["verified"], true, "{answer:#}");
+    // Verified only when the answer check finds the chain (issue 44).
+    assert_eq!(
+        answer["verified"],
+        answer["answer_check"]["verdict"] == "answers",
+        "{answer:#}"
+    );
 }
 
 /// Code that finds the text (without its id) of the sentence that places the

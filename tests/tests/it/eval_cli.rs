@@ -604,7 +604,15 @@ fn scripted_model_run_counts_calls_and_resumes_without_calling_again() {
     assert_eq!(hq1["run"]["answer"], "Kettleby", "{hq1}");
     assert_eq!(hq1["em"], 1.0, "{hq1}");
     assert_eq!(hq1["f1"], 1.0, "{hq1}");
-    assert_eq!(hq1["run"]["verified"], true, "{hq1}");
+    // Every claim is supported, but the one cited sentence is no chain from
+    // the question's name to the answer: not verified (issue 44).
+    assert_eq!(hq1["run"]["verified"], false, "{hq1}");
+    assert!(
+        hq1["run"]["answer_check"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("not_shown")),
+        "{hq1}"
+    );
     assert_eq!(
         hq1["run"]["cited_sentences"],
         serde_json::json!(["Vale was born in the fishing town of Kettleby in 1962."])

@@ -105,9 +105,14 @@ impl AnswerStrategy for Heuristic<'_> {
                 ));
             }
         }
-        let verified = !not_found && !text.trim().is_empty() && report.all_supported();
+        let answer_check = run.check_answer(question, short_answer.as_ref(), &report)?;
+        let verified = !not_found
+            && !text.trim().is_empty()
+            && report.all_supported()
+            && answer_check.answers();
         Ok(Answer {
             question: question.text().to_owned(),
+            answer_check,
             short_answer,
             answer_type,
             not_found,

@@ -120,11 +120,23 @@ impl AnswerStrategy for RlmStrategy {
                 return fall_back(&rlm, session, outcome, reason, run, question).await;
             }
         };
-        let verified = !text.trim().is_empty() && report.all_supported();
+        // `verified` needs the answer check's `answers` (issue 44); what it
+        // cannot show is said first, with its reason. An answer its cited
+        // facts give for another subject than the question's (the founder's
+        // cousin's birthplace) is wrong: the run falls back.
+        let answer_check = run.check_answer(question, short_answer.as_ref(), &report)?;
+        if answer_check.verdict == crate::AnswerVerdict::AboutAnother {
+            let reason = FallbackReason::UnsupportedAnswer {
+                why: format!("the answer check (about_another): {}", answer_check.reason),
+            };
+            return fall_back(&rlm, session, outcome, reason, run, question).await;
+        }
+        let verified = !text.trim().is_empty() && report.all_supported() && answer_check.answers();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;
         Ok(Answer {
             question: question.text().to_owned(),
+            answer_check,
             not_found: text.trim().is_empty(),
             short_answer,
             answer_type: question.answer_type().clone(),

@@ -19,6 +19,7 @@ use rlmkg_citation::{CheckOptions, Report};
 use rlmkg_ingest::Store;
 use serde::Serialize;
 
+use crate::answer_check::AnswerCheck;
 use crate::spans::StoreSpans;
 use rlmkg_heuristic::Question;
 use rlmkg_heuristic::short::{AnswerType, ShortAnswer};
@@ -149,6 +150,9 @@ pub struct Answer {
     pub question: String,
     /// The short answer the text opens with (SPEC §7.3), when there is one.
     pub short_answer: Option<ShortAnswer>,
+    /// The answer checked as an answer to the question: the chain of cited
+    /// facts from the question to the short answer, or why there is none.
+    pub answer_check: AnswerCheck,
     /// What the question asks for (person, place, date, number, yes/no, …).
     pub answer_type: AnswerType,
     /// The sources carry no answer of the asked type: the text is the closest evidence.
@@ -159,8 +163,9 @@ pub struct Answer {
     pub method: Method,
     /// The checker's report: claims, verdicts, footnotes, totals.
     pub verification: Report,
-    /// Whether there is an answer and every factual claim of it is supported
-    /// (never true for a "not found" answer).
+    /// Whether there is an answer, every factual claim of it is supported,
+    /// and the answer check finds that it answers the question
+    /// ([`crate::AnswerVerdict::Answers`]; never true for a "not found" answer).
     pub verified: bool,
     /// Whether a `--strict` repair turn was used.
     pub repaired: bool,
@@ -226,6 +231,24 @@ pub struct Run<'a> {
     pub opts: &'a AskOptions,
     /// Human-readable remarks (strategy fallbacks, repairs) for the caller to show.
     pub note: &'a mut (dyn FnMut(&str) + Send),
+}
+
+impl Run<'_> {
+    /// The answer check of `short` with `report`'s citations (a store
+    /// error is the answer's error: the check reads what the report cites).
+    pub(crate) fn check_answer(
+        &self,
+        question: &Question,
+        short: Option<&ShortAnswer>,
+        report: &Report,
+    ) -> Result<AnswerCheck, AskError> {
+        Ok(crate::answer_check::check_answer(
+            &self.store,
+            question,
+            short.map(|s| s.text.as_str()),
+            report,
+        )?)
+    }
 }
 
 impl<'a> Run<'a> {

@@ -53,7 +53,8 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
         .unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
     assert_eq!(page["answered"], true, "{page}");
     assert_eq!(page["short_answer"], "Tromsø", "{page}");
-    assert_eq!(page["verified"], "true", "{page}");
+    // Not verified: the answer check shows no chain (issue 44).
+    assert_eq!(page["verified"], "false", "{page}");
     let claims = page["claims"].as_array().unwrap();
     assert!(!claims.is_empty(), "{page}");
     for c in claims {
