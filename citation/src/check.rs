@@ -1907,6 +1907,9 @@ mod tests {
         use Verdict::*;
         let cases: &[(&str, Verdict)] = &[
             ("Jane Doe founded Acme Corp in 1998 [c1.s1].", Supported),
+            // A paraphrase by a verb of the same sense is no overreach (issue 44).
+            ("Jane Doe established Acme Corp in 1998 [c1.s1].", Supported),
+            ("Acme Corp was established by Jane Doe [c1.s1].", Supported),
             (
                 "Acme Corp was founded in 1989 by Jane Doe [c1.s1].",
                 Overreach,

@@ -192,7 +192,7 @@ pub const SMALL_MAX_OUTPUT_CHARS: usize = 4000;
 pub const SMALL_MAX_TOKENS: u32 = 320;
 
 /// What the `small` profile tells the model after each output.
-pub const SMALL_NEXT_STEP: &str = "Next: if a sentence above says the answer, end now with FINAL(\"<the answer>. <that sentence> [<its id>]\"). If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: hits = context.search(\"<that name> <what the question asks of it>\") then print(hits[:3]).";
+pub const SMALL_NEXT_STEP: &str = "Next: if the facts and sentences above lead from the question to its answer, end now with FINAL(\"<the answer>. <each sentence of the chain> [<its id>]\"), citing the sentence of every step. If it names the person, place or organisation the question goes through (an author, a founder, an institute), search for that name: hits = context.search(\"<that name> <what the question asks of it>\") then print(hits[:3]).";
 
 /// What a small root is told after each output of a question about the whole
 /// collection until it has a tally: the map recipe's next lines (the

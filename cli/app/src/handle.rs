@@ -23,6 +23,10 @@ use rlmkg_heuristic::{self as heuristic, ExploreOptions, MAX_NEXT_CHUNKS, Questi
 /// Time limit of one `context.sparql` query.
 const SPARQL_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Most facts a next-step hint shows (the facts of the passages an output
+/// shows).
+const MAX_SHOWN_FACTS: usize = 12;
+
 /// Largest `k` any handle function honours: a larger one from Python
 /// (`context.search(q, 10**9)`) is clamped to this before it reaches the store,
 /// where `k` sizes allocations.
@@ -319,119 +323,6 @@ const FUNCTIONS: &[Function] = &[
     },
 ];
 
-/// The sentence of an output (`[c12.s3] text`) that holds the most of the
-/// question's content words (compared by their match keys, so "joined" meets
-/// "join"), when it holds at least two and half of them: the likeliest
-/// answer sentence. When the question names its answer relation
-/// ([`rlmkg_heuristic::Question::answer_relation`]: "born"), only a sentence that
-/// says it, with a value of the asked kind, qualifies, and one question
-/// word is enough. Its id and text (at most 300 characters).
-fn best_sentence(question: &Question, output: &str) -> Option<(String, String)> {
-    // A sentence that answers the question says its answer relation ("born"),
-    // holds a value of the asked kind (a year for "what year") and, when the
-    // question names years, one of them (the review's rules: a sentence
-    // without them cannot carry an answer that stands).
-    let relation = question.answer_relation();
-    let years = question.years();
-    let answers = |text: &str| {
-        relation.is_none_or(|r| rlmkg_heuristic::expresses_relation(r, text))
-            && rlmkg_heuristic::short::holds_value(question.answer_type(), text)
-            && (years.is_empty() || crate::review::holds_any_year(text, years))
-    };
-    let keys = question.content_keys();
-    let need = keys.len().div_ceil(2).max(2);
-    let mut best: Option<(usize, &str, String)> = None;
-    let mut rest = output;
-    while let Some(open) = rest.find("[c") {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(']') else { break };
-        let id = &after[..close];
-        let text_all = &after[close + 1..];
-        let end = text_all.find("[c").unwrap_or(text_all.len());
-        // A hit's text is shown in Python's repr: its line breaks as `\n`.
-        let text = text_all[..end]
-            .trim()
-            .trim_end_matches(['\'', '"', ',', '}', ']', ' '])
-            .replace("\\n", " ")
-            .replace("\\t", " ")
-            .replace("\\'", "'");
-        let text = text.as_str();
-        rest = &text_all[end..];
-        let sentence = id
-            .parse::<rlmkg_ids::PassageId>()
-            .is_ok_and(|p| p.sentences.is_some());
-        if !sentence || text.is_empty() || !answers(text) {
-            continue;
-        }
-        let words: HashSet<String> = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(|w| rlmkg_text::match_key(&w.to_lowercase()))
-            .collect();
-        let score = keys.iter().filter(|k| words.contains(*k)).count();
-        // A sentence that says the answer relation with a value of the asked
-        // kind needs no more words of the question ("He was born in 1941");
-        // the review still judges the answer it leads to (a year the
-        // question names must be in what the answer cites).
-        let need = if relation.is_some() { 1 } else { need };
-        if score >= need && best.as_ref().is_none_or(|(b, _, _)| score > *b) {
-            best = Some((score, id, text.to_owned()));
-        }
-    }
-    let (_, id, text) = best?;
-    let text: String = text.chars().take(300).collect();
-    Some((id.to_owned(), text))
-}
-
-/// The sentence of an output a small root is shown as the likeliest answer.
-struct AnswerSentence {
-    /// Its id (`c12.s3`).
-    id: String,
-    /// Its text, at most 300 characters.
-    text: String,
-    /// The read sentence that links it to the question, when it was found by
-    /// the link ([`crate::review::linked_sentence`]), not by shared words.
-    linked_by: Option<String>,
-}
-
-impl AnswerSentence {
-    /// The hint that shows it, with the `FINAL` call to write: the sentence
-    /// written in, so that the model fills in only the answer (a copied
-    /// placeholder is rejected).
-    fn hint(&self) -> String {
-        let (id, sentence) = (&self.id, &self.text);
-        let quoted = sentence
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .replace(['"', '\\'], "'");
-        let lead = match &self.linked_by {
-            Some(by) => format!("The sentence above about what [{by}] links to the question"),
-            None => "The sentence above that shares the most words with the question".to_owned(),
-        };
-        format!(
-            "{lead}: [{id}] {sentence} If it says the answer, end now: \
-             FINAL(\"<the answer>. {quoted} [{id}]\")."
-        )
-    }
-}
-
-/// The relation a question whose answer relation is `answer` ("born") still
-/// asks of a name the output shows: its first relation word, in the
-/// question's order, that the output does not express, other than the
-/// answer relation ("founder" once a chunk saying "organised by the
-/// Kestrel Institute" is shown for "the founder of the institute that
-/// organised …"); the answer relation when the output expresses all others.
-fn next_relation(question: &Question, output: &str, answer: &str) -> String {
-    question
-        .relations()
-        .iter()
-        .filter(|r| *r != answer)
-        .find(|r| !rlmkg_heuristic::expresses_relation(r, output))
-        .cloned()
-        .unwrap_or_else(|| answer.to_owned())
-}
-
 /// The question's content words the output does not contain: what the
 /// question still asks after this hop.
 fn unanswered_words(question: &Question, output: &str) -> Vec<String> {
@@ -566,65 +457,38 @@ impl StoreHandle {
         ))
     }
 
-    /// The sentence of `output` that likeliest answers `question`: for a
-    /// question through a chain, one linked to it by a sentence of the run's
-    /// `reads` ([`crate::review::linked_sentence`]), else the one sharing
-    /// most of its words ([`best_sentence`]).
-    fn answer_sentence(
-        &self,
-        question: &Question,
-        output: &str,
-        reads: &crate::review::Reads,
-    ) -> Option<AnswerSentence> {
-        let shown: Vec<String> = heuristic::chunk_ids_in(output)
+    /// The facts the graph holds from the chunks `output` shows, one a line
+    /// (subject — predicate — object [sentence id]), at most
+    /// [`MAX_SHOWN_FACTS`]; `None` when there are none.
+    fn facts_shown(&self, output: &str) -> Option<String> {
+        let shown: Vec<rlmkg_ids::PassageId> = heuristic::chunk_ids_in(output)
             .iter()
             .take(MAX_NEXT_CHUNKS)
-            .map(ToString::to_string)
+            .map(|&chunk| rlmkg_ids::PassageId {
+                chunk,
+                sentences: None,
+            })
             .collect();
-        if let Some((id, text, by)) =
-            crate::review::linked_sentence(&self.store, question, output, &shown, reads)
-        {
-            return Some(AnswerSentence {
-                id,
-                text: text.chars().take(300).collect(),
-                linked_by: Some(by),
-            });
-        }
-        best_sentence(question, output).map(|(id, text)| AnswerSentence {
-            id,
-            text,
-            linked_by: None,
+        let facts = self.store.facts_in(&shown).ok()?;
+        let lines: Vec<String> = facts
+            .iter()
+            .take(MAX_SHOWN_FACTS)
+            .map(|f| {
+                format!(
+                    "  {} — {} — {} [{}]",
+                    f.subject_name,
+                    f.predicate,
+                    f.object_name,
+                    f.sentence.as_deref().unwrap_or("?")
+                )
+            })
+            .collect();
+        (!lines.is_empty()).then(|| {
+            format!(
+                "Facts the graph holds from the passages above (subject — predicate — object [sentence]):\n{}",
+                lines.join("\n")
+            )
         })
-    }
-
-    /// The names `output` shows that `question` does not, and the search
-    /// [`ContextHandle::next_step`] suggests for the first of them: the name
-    /// with what the question still asks of it (the hop ahead of it, see
-    /// [`next_relation`], or the question's words the output lacks). `None`
-    /// when it shows no such name, or when it shows a sentence that says the
-    /// answer relation (`answered`: that sentence is the step to take).
-    fn suggestion(
-        &self,
-        question: &Question,
-        output: &str,
-        answered: bool,
-    ) -> Option<(Vec<String>, String)> {
-        let relation = question.answer_relation();
-        if answered && relation.is_some() {
-            return None;
-        }
-        let names = heuristic::unasked_names(self.store.as_ref(), question, output);
-        let first = names.first()?;
-        let rest = match relation {
-            Some(r) => vec![next_relation(question, output, r)],
-            None => unanswered_words(question, output),
-        };
-        let query = if rest.is_empty() {
-            first.clone()
-        } else {
-            format!("{first} {}", rest.join(" "))
-        };
-        Some((names, query))
     }
 
     /// How `context.search` shows `hit`.
@@ -696,44 +560,37 @@ impl ContextHandle for StoreHandle {
         }))
     }
 
-    fn next_step(&self, output: &str, read: &[String]) -> NextStep {
+    fn next_step(&self, output: &str, _read: &[String]) -> NextStep {
         let Some(question) = self.question.as_deref() else {
             return NextStep::default();
         };
-        // The run's reads, read from the store once for both uses below.
-        let reads = crate::review::Reads::new(&self.store, read);
-        let found = self.answer_sentence(question, output, &reads);
-        let suggestion = self.suggestion(question, output, found.is_some());
-        // A sentence a sentence the run read links to the question answers
-        // it; so does one that says the answer relation with a value of the
-        // asked kind, unless the run read a sentence saying the question's
-        // next step (who published the book) and none links this one to it
-        // (the founder of another organization): the review would turn
-        // that down.
-        let answer_here = match &found {
-            Some(AnswerSentence {
-                linked_by: Some(_), ..
-            }) => true,
-            Some(_) => {
-                question.answer_relation().is_some()
-                    && !crate::review::read_next_step(question, &reads)
-            }
-            None => false,
-        };
-        let mut parts: Vec<String> = found.iter().map(AnswerSentence::hint).collect();
-        if let Some((names, example)) = &suggestion {
+        // What the handle knows, never a choice made for the model (issue
+        // 44): the facts the graph holds from the passages shown, the
+        // question's words the output lacks, the names it shows that the
+        // question does not. No answer sentence is picked, no FINAL written,
+        // no search chosen.
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(facts) = self.facts_shown(output) {
+            parts.push(facts);
+        }
+        let lacking = unanswered_words(question, output);
+        if !lacking.is_empty() {
             parts.push(format!(
-                "Names this output shows that the question does not: {}. If the question goes \
-                 through one of them (the author, founder, organiser, leader … it asks about), \
-                 search for that name with what the question still asks, e.g. hits = \
-                 context.search(\"{example}\")",
+                "Words of the question this output does not contain: {}.",
+                lacking.join(", ")
+            ));
+        }
+        let names = heuristic::unasked_names(self.store.as_ref(), question, output);
+        if !names.is_empty() {
+            parts.push(format!(
+                "Names this output shows that the question does not: {}.",
                 names.join("; ")
             ));
         }
         NextStep {
             hint: (!parts.is_empty()).then(|| parts.join("\n")),
-            search: suggestion.map(|(_, query)| query),
-            answer_here,
+            search: None,
+            answer_here: false,
         }
     }
 
@@ -1039,49 +896,5 @@ mod tests {
             unanswered_words(&q, out),
             ["institute", "author", "join", "2019"]
         );
-    }
-
-    #[test]
-    fn the_next_relation_is_the_first_the_output_does_not_express() {
-        let q = &Question::read(
-            "In what year was the founder of the institute that organised the Skarvik Expedition born?",
-        );
-        let out = "[c20.s4] It was organised by the Kestrel Institute for Coastal Studies.";
-        assert_eq!(super::next_relation(q, out, "born"), "founder");
-        let out =
-            "[c5.s4] The institute was founded in 1998 by Ivar Lindqvist. It organised the survey.";
-        assert_eq!(super::next_relation(q, out, "born"), "born");
-    }
-
-    #[test]
-    fn the_best_sentence_shares_most_question_words() {
-        let best_sentence = |q: &str, out: &str| best_sentence(&Question::read(q), out);
-        let q = "Which institute did the author of The Salt Atlas join in 2019?";
-        let out = "[{'id': 'c22', 'text': '[c22.s3] The Salt Atlas is a book by Dr. Mara Ellison. \
-                   [c22.s4] It was published in 2016.'}, {'id': 'c28', 'text': '[c28.s3] Dr. Mara \
-                   Ellison joined the Kestrel Institute in September 2019. [c28.s4] She leads a group.'}]";
-        let (id, text) = best_sentence(q, out).unwrap_or_default();
-        assert_eq!(id, "c28.s3");
-        assert!(text.starts_with("Dr. Mara Ellison joined"), "{text}");
-        assert!(best_sentence(q, "[c1.s1] Nothing here.").is_none());
-        // Line breaks as repr shows them (`\n`) do not glue words together,
-        // and a question naming its answer relation takes only a sentence
-        // that says it.
-        let q = "In what year was the founder of the Kestrel Institute born?";
-        let out = r"[{'text': '[c5.s5] The institute was founded in 1998 by Ivar Lindqvist. [c26.s3] He was born in\n1941 in Kiruna.'}]";
-        let (id, text) = best_sentence(q, out).unwrap_or_default();
-        assert_eq!(id, "c26.s3");
-        assert_eq!(text, "He was born in 1941 in Kiruna.");
-        // A sentence that says the relation in another sense and lacks the
-        // question's year is not offered ("a work that joins measurement …").
-        let q = "Which institute did the author of The Salt Atlas join in 2019?";
-        let out = "[{'text': '[c7.s2] The medal is given for a work that joins careful \
-                   measurement with clear writing by the author. [c28.s3] Dr. Mara Ellison \
-                   joined the Kestrel Institute in September 2019.'}]";
-        let (id, _) = best_sentence(q, out).unwrap_or_default();
-        assert_eq!(id, "c28.s3");
-        let out = "[{'text': '[c7.s2] The medal is given for a work that joins careful \
-                   measurement with clear writing by the author.'}]";
-        assert!(best_sentence(q, out).is_none());
     }
 }

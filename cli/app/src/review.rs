@@ -22,9 +22,6 @@ mod verbatim;
 
 pub(crate) use count::map_key;
 
-pub(crate) use link::{linked_sentence, read_next_step};
-pub(crate) use reads::Reads;
-
 /// Share of the documents a question about the whole collection must have
 /// been read from (the `min_coverage` guard of the background documents).
 pub const MIN_COVERAGE: f64 = 0.8;

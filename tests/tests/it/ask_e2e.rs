@@ -254,30 +254,6 @@ fn a_number_that_is_not_a_year_does_not_answer_what_year() {
 }
 
 #[test]
-fn a_small_root_shown_its_answers_sentence_is_begun_as_its_answer() {
-    // The small profile begins turn 1 as a search and the script completes
-    // it; its output holds the sentence that says when the founder was born,
-    // so turn 2 is begun as FINAL(" and the script completes the answer.
-    let case = scripted_case(
-        |req: &Value, _| {
-            // The begun reply is the last (assistant) message: not a turn.
-            Reply::Text(match turn(req).saturating_sub(1) {
-                0 => "Ivar Lindqvist born\")\nprint(hits[:3])\n```".into(),
-                _ => "1941. He was born in 1941 in Kiruna, Sweden [c26.s3].\")\n```".into(),
-            })
-        },
-        SMALL_CODE,
-        "In what year was the founder of the Kestrel Institute for Coastal Studies born?",
-    );
-    let answer = case.answer();
-    let reqs = root_requests(&case.server);
-    assert!(begun(&reqs[0]).contains("context.search("), "{:#}", reqs[0]);
-    assert!(begun(&reqs[1]).contains("FINAL(\""), "{:#}", reqs[1]);
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(answer["short_answer"]["text"], "1941", "{answer:#}");
-}
-
-#[test]
 fn citing_the_wrong_sentence_shows_in_the_verdicts() {
     // The second claim cites the hop-1 sentence, which says nothing of Tromsø.
     let case = scripted_case(
@@ -849,45 +825,6 @@ fn a_city_of_another_institute_does_not_answer_where_the_organiser_is() {
     );
 }
 
-#[test]
-fn a_small_root_that_repeats_is_begun_with_the_search_its_hint_suggested() {
-    // The root searches for the publisher, then repeats that search instead
-    // of the one the hint suggested ("Northlight Press founded"): the next
-    // turn is begun with the suggested search, whose output holds the
-    // founder's sentence, and the turn after as the answer.
-    let case = scripted_case(
-        |req: &Value, _| {
-            let begun = begun(req);
-            Reply::Text(if begun.contains("Northlight Press founded") {
-                "print(hits[:3])\n```".into()
-            } else if begun.ends_with("search(\"") {
-                "The Salt Atlas publisher\")\nprint(hits[:3])\n```".into()
-            } else if begun.ends_with("FINAL(\"") {
-                "Catherine Moray. It was founded in 1987 by Catherine Moray, a former \
-                 bookseller who wanted to publish careful books about the natural world.\")\n```"
-                    .into()
-            } else {
-                "hits = context.search(\"The Salt Atlas publisher\")\nprint(hits[:3])\n```".into()
-            })
-        },
-        SMALL_CODE,
-        FOUNDED_PUBLISHER,
-    );
-    let answer = case.answer();
-    let begun: Vec<String> = root_requests(&case.server).iter().map(begun).collect();
-    assert!(
-        begun
-            .iter()
-            .any(|b| b.contains("context.search(\"Northlight Press founded\")")),
-        "{begun:#?}"
-    );
-    assert_eq!(answer["method"], "rlm", "{answer:#}");
-    assert_eq!(
-        answer["short_answer"]["text"], "Catherine Moray",
-        "{answer:#}"
-    );
-}
-
 /// The flags of a small root on the `code` protocol, each turn begun for it.
 const SMALL_CODE: &[&str] = &[
     "--profile",
@@ -897,157 +834,6 @@ const SMALL_CODE: &[&str] = &[
     "--server",
     "llama-cpp",
 ];
-
-/// A small root that searches `searches` in turn (completing each begun
-/// search, or writing the whole call) and, when a turn is begun as
-/// `FINAL("`, answers `answer` with the sentence the hint offered.
-fn searching_root(
-    searches: &'static [&'static str],
-    answer: &'static str,
-) -> impl Fn(&Value, usize) -> Reply + Send + Sync + 'static {
-    move |req, _| {
-        let begun = begun(req);
-        let n = root_turns(req).min(searches.len() - 1);
-        Reply::Text(if begun.ends_with("FINAL(\"") {
-            let hint = rlm_core::testkit::last_user(req);
-            let offered = hint
-                .split("links to the question: [")
-                .nth(1)
-                .and_then(|rest| rest.split_once(']'))
-                .map(|(id, rest)| {
-                    (
-                        id.to_owned(),
-                        rest.split(" If it says").next().unwrap_or(""),
-                    )
-                })
-                .map(|(id, text)| format!("{answer}. {} [{id}]", text.trim()))
-                .unwrap_or_else(|| answer.to_owned());
-            format!("{offered}\")\n```")
-        } else if begun.ends_with("search(\"") {
-            format!("{}\")\nprint(hits[:3])\n```", searches[n])
-        } else {
-            format!(
-                "{}hits = context.search(\"{}\")\nprint(hits[:3])\n```",
-                if begun.is_empty() { "```repl\n" } else { "" },
-                searches[n]
-            )
-        })
-    }
-}
-
-/// A small root that searches `searches` for `question` ([`searching_root`])
-/// has a turn begun as its answer with the hint showing a sentence that a
-/// read one links to the question, and its answer stands as `short`.
-fn assert_offered_linked(searches: &'static [&'static str], short: &'static str, question: &str) {
-    let case = scripted_case(searching_root(searches, short), SMALL_CODE, question);
-    let reqs = root_requests(&case.server);
-    assert!(
-        reqs.iter().any(|r| begun(r).ends_with("FINAL(\"")
-            && rlm_core::testkit::last_user(r).contains("links to the question")),
-        "{reqs:#?}"
-    );
-    assert_stands_as(&case.answer(), short);
-}
-
-/// How many turns the root has written before this request (a begun reply
-/// is not one).
-fn root_turns(req: &Value) -> usize {
-    turn(req).saturating_sub(usize::from(!begun(req).is_empty()))
-}
-
-#[test]
-fn a_place_named_with_what_a_read_sentence_links_to_the_question_is_offered_as_the_answer() {
-    // "In which city is the institute that organised …" names no answer
-    // relation: the sentence placing the Kestrel Institute in Tromsø shares
-    // few of the question's words, but the sentence saying "organised" names
-    // the institute too. Once both are read, the next turn is begun as the
-    // answer and the hint shows that sentence.
-    let case = scripted_case(
-        searching_root(
-            &[
-                "Skarvik Expedition organised",
-                "Kestrel Institute for Coastal Studies",
-            ],
-            "Tromsø",
-        ),
-        SMALL_CODE,
-        SKARVIK,
-    );
-    let answer = case.answer();
-    let reqs = root_requests(&case.server);
-    let offered = reqs
-        .iter()
-        .position(|r| begun(r).ends_with("FINAL(\""))
-        .unwrap_or_else(|| panic!("no turn begun as the answer: {reqs:#?}"));
-    assert!(
-        rlm_core::testkit::last_user(&reqs[offered]).contains("links to the question"),
-        "{:#}",
-        reqs[offered]
-    );
-    assert_stands_as(&answer, "Tromsø");
-}
-
-#[test]
-fn a_founder_of_the_publisher_a_read_sentence_names_is_offered_as_the_answer() {
-    // "Who founded the publisher of …" names its answer relation and goes
-    // through "publisher": once the sentence saying who published the book
-    // is read, the sentence saying who founded that press is offered.
-    assert_offered_linked(
-        &["The Salt Atlas published", "Northlight Press founded"],
-        "Catherine Moray",
-        FOUNDED_PUBLISHER,
-    );
-}
-
-#[test]
-fn a_founder_of_another_organization_is_not_offered_for_the_publishers() {
-    // The control: the root read who published the book, then who founded
-    // the Kestrel Institute; the founding sentence says the asked relation
-    // with a person, but no sentence read links it to the publisher, so no
-    // turn is begun as the answer.
-    let case = scripted_case(
-        searching_root(
-            &["The Salt Atlas published", "Kestrel Institute founded"],
-            "Ivar Lindqvist",
-        ),
-        &[SMALL_CODE, &["--max-iterations", "3"]].concat(),
-        FOUNDED_PUBLISHER,
-    );
-    let reqs = root_requests(&case.server);
-    let before_last = &reqs[..reqs.len().saturating_sub(1)];
-    assert!(before_last.len() >= 2, "{reqs:#?}");
-    assert!(
-        before_last.iter().all(|r| !begun(r).ends_with("FINAL(\"")),
-        "{reqs:#?}"
-    );
-}
-
-#[test]
-fn a_place_of_an_institute_no_read_sentence_links_to_the_question_is_not_offered() {
-    // The control: the root read who organised the expedition and where
-    // Halden University is; no name links the two, so no turn is begun as
-    // the answer.
-    let case = scripted_case(
-        searching_root(
-            &[
-                "Skarvik Expedition organised",
-                "Halden University Aldergate",
-            ],
-            "Aldergate",
-        ),
-        &[SMALL_CODE, &["--max-iterations", "3"]].concat(),
-        SKARVIK,
-    );
-    // The last turn is begun as the answer whatever was read.
-    let reqs = root_requests(&case.server);
-    let before_last = &reqs[..reqs.len().saturating_sub(1)];
-    assert!(before_last.len() >= 2, "{reqs:#?}");
-    assert!(
-        before_last.iter().all(|r| !begun(r).ends_with("FINAL(\"")
-            && !rlm_core::testkit::last_user(r).contains("links to the question")),
-        "{reqs:#?}"
-    );
-}
 
 #[test]
 fn the_city_of_the_institute_she_joined_does_not_answer_where_the_one_she_left_is() {
@@ -1120,16 +906,44 @@ fn the_institute_the_medal_winner_joined_stands_linked_by_the_award() {
 }
 
 #[test]
-fn the_city_of_the_university_a_read_sentence_says_she_left_is_offered_as_the_answer() {
-    // "… joined KICS in September 2019 after leaving Halden University", then
-    // "Halden University is a public university in the city of Aldergate":
-    // "left" is about Halden University, so its city is offered.
-    assert_offered_linked(
-        &[
-            "university Mara Ellison left 2019",
-            "Halden University left",
-        ],
-        "Aldergate",
-        LEFT_IN_2019,
+fn a_small_root_is_shown_the_facts_of_what_it_read_and_never_an_answer() {
+    // After each output the hint shows the facts the graph holds from the
+    // chunks shown (subject — predicate — object [sentence id]) and makes no
+    // choice for the model (issue 44): no turn is begun as `FINAL("`, no
+    // search is written for it, no sentence is offered as the answer.
+    let case = scripted_case(
+        |req: &Value, _| {
+            let begun = begun(req);
+            Reply::Text(if begun.ends_with("search(\"") {
+                "Northlight Press founded\")\nprint(hits[:3])\n```".into()
+            } else {
+                format!(
+                    "{}hits = context.search(\"Northlight Press founded\")\nprint(hits[:3])\n```",
+                    if begun.is_empty() { "```repl\n" } else { "" }
+                )
+            })
+        },
+        &[SMALL_CODE, &["--max-iterations", "3"]].concat(),
+        FOUNDED_PUBLISHER,
+    );
+    let reqs = root_requests(&case.server);
+    assert!(reqs.len() >= 2, "{reqs:#?}");
+    let hint = rlm_core::testkit::last_user(&reqs[1]);
+    assert!(
+        hint.contains("Facts the graph holds from the passages above"),
+        "{hint}"
+    );
+    assert!(
+        hint.contains("Catherine Moray — founded — Northlight Press ["),
+        "{hint}"
+    );
+    assert!(!hint.contains("links to the question"), "{hint}");
+    assert!(!hint.contains("The sentence above"), "{hint}");
+    let before_last = &reqs[..reqs.len() - 1];
+    assert!(
+        before_last
+            .iter()
+            .all(|r| !begun(r).ends_with("FINAL(\"") && !begun(r).contains("founded\")\nprint")),
+        "{reqs:#?}"
     );
 }

@@ -34,11 +34,10 @@
 //! sentence saying one is not judged: the step may be said without the word
 //! ("a book … *by* Dr. Mara Ellison" for "author").
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rlmkg_citation::{Report, Verdict};
 use rlmkg_heuristic::Question;
-use rlmkg_ids::ChunkId;
 use rlmkg_ingest::Store;
 
 use super::bridge::{Named, named_sentences};
@@ -85,19 +84,6 @@ fn relations(question: &Question) -> (Option<String>, Vec<String>) {
         None => others.collect(),
     };
     (answer.map(str::to_owned), next)
-}
-
-/// Whether the run's reads (the ids its calls showed) hold a sentence
-/// saying a relation that may link `question`'s answer: then [`link`]
-/// judges an answer, and one no read sentence links does not stand. False
-/// for a question through no chain.
-pub(crate) fn read_next_step(question: &Question, reads: &Reads) -> bool {
-    let (_, next) = relations(question);
-    !next.is_empty()
-        && reads.sentences().iter().any(|s| {
-            next.iter()
-                .any(|r| rlmkg_heuristic::expresses_relation(r, &s.text))
-        })
 }
 
 /// Whether two names (as [`word_key`]s) name one thing: the same words, or
@@ -285,131 +271,6 @@ pub(super) fn link<'r>(
         .antecedent
         .filter(|a| !cited.contains(a.id.as_str()) && a.id != best.read.id);
     Link::Linked(antecedent.into_iter().chain([best.read]).collect())
-}
-
-/// A sentence a small root may answer from, for a question that goes
-/// through a chain ([`chained`]: "In which city is the institute that
-/// organised …", "Who founded the publisher of …"): a sentence of `output`
-/// (of the chunks `shown`, the ids it shows) that names a value of the
-/// asked kind (a city, a person: a name written with its capitals), says
-/// the question's answer relation if it names one ("founded"), and shares
-/// another name with a sentence of the run's `reads` (the ids its calls
-/// showed) that says one of the relations that may link the answer
-/// ("organised", "publisher"); when the question names years, one of the
-/// two holds one. Its id and text, and the id of the linking sentence. This is the
-/// link [`link`] will judge, found before the answer is written, so the hint
-/// offers only sentences whose answer can stand.
-pub(crate) fn linked_sentence(
-    store: &Store,
-    question: &Question,
-    output: &str,
-    shown: &[String],
-    reads: &Reads,
-) -> Option<(String, String, String)> {
-    if question.whole_collection() {
-        return None;
-    }
-    let (relation, next) = relations(question);
-    if next.is_empty() {
-        return None;
-    }
-    // The graph types the values a question may ask for: names, and dates.
-    let kinds = match question.answer_type() {
-        rlmkg_heuristic::short::AnswerType::Date => &["date"][..],
-        other => rlmkg_heuristic::short::kinds_for(other),
-    };
-    if kinds.is_empty() {
-        return None;
-    }
-    let asked = question.asked_noun();
-    let years = question.years();
-    let lowered = question.lower();
-    let sentences = named_sentences(store, reads);
-    let output_reads = Reads::new(store, shown);
-    let candidates = named_sentences(store, &output_reads);
-    // What each read sentence's word for each relation is about, found once
-    // for all candidates.
-    let about: Vec<Vec<Vec<&String>>> = sentences
-        .iter()
-        .map(|n| {
-            next.iter()
-                .map(|r| governed(n, std::slice::from_ref(r), question))
-                .collect()
-        })
-        .collect();
-    // The names of each shown chunk that could answer: typed as of an
-    // answering kind ("other", a capitalized word of unknown kind such as a
-    // heading's "Overview", is not), not named by the question, and not a
-    // place of another kind than the one asked ("Skarvik Fjord" for a city);
-    // a sentence's values are those it writes with their capitals (or
-    // digits: a year).
-    let mut answering: HashMap<ChunkId, Vec<String>> = HashMap::new();
-    for s in &candidates {
-        answering.entry(s.read.chunk).or_insert_with(|| {
-            store
-                .entities_of_chunk(s.read.chunk)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|e| e.kind != "other" && kinds.contains(&e.kind.as_str()))
-                .map(|e| e.name)
-                .filter(|name| {
-                    name.chars()
-                        .next()
-                        .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-                        && !lowered.contains(&name.to_lowercase())
-                        && word_key(name).0.trim().chars().count() > 2
-                        && asked.is_none_or(|a| rlmkg_text::place_kind_clash(a, name).is_none())
-                })
-                .collect()
-        });
-    }
-    let holds_year = |s: &ReadSentence| years.is_empty() || super::holds_any_year(&s.text, years);
-    for s in &candidates {
-        // A question that names its answer relation ("Who founded …") is
-        // answered by a sentence that says it.
-        if !output.contains(&format!("[{}]", s.read.id))
-            || relation
-                .as_ref()
-                .is_some_and(|r| !rlmkg_heuristic::expresses_relation(r, &s.read.text))
-        {
-            continue;
-        }
-        let values: Vec<String> = answering
-            .get(&s.read.chunk)
-            .into_iter()
-            .flatten()
-            .filter(|name| s.read.text.contains(name.as_str()))
-            .map(|name| word_key(name).0)
-            .collect();
-        if values.is_empty() {
-            continue;
-        }
-        // A relation the sentence says itself is not what links it
-        // ("located" in "Halden University is located in Aldergate"), unless
-        // the sentence was taken for saying the answer relation: then another
-        // relation word in it is by the way ("founded … by Catherine Moray,
-        // a bookseller who wanted to *publish* …").
-        let linking: Vec<bool> = next
-            .iter()
-            .map(|r| relation.is_some() || !rlmkg_heuristic::expresses_relation(r, &s.read.text))
-            .collect();
-        let linked = sentences.iter().zip(&about).find(|(n, about)| {
-            (holds_year(s.read) || holds_year(n.read))
-                && s.names.iter().any(|x| {
-                    !values.contains(x)
-                        && about
-                            .iter()
-                            .zip(&linking)
-                            .filter(|(_, links)| **links)
-                            .flat_map(|(names, _)| names)
-                            .any(|g| same_name(g, x))
-                })
-        });
-        if let Some((n, _)) = linked {
-            return Some((s.read.id.clone(), s.read.text.clone(), n.read.id.clone()));
-        }
-    }
-    None
 }
 
 #[cfg(test)]
