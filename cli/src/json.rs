@@ -560,6 +560,15 @@ impl<'a> From<&'a rlmkg::AnswerCheck> for AnswerCheck<'a> {
     }
 }
 
+/// `rlmkg --json verify --question Q`: the answer check, then the report.
+#[derive(Debug, Serialize)]
+pub(crate) struct Checked<'a> {
+    /// The answer checked as an answer to the question.
+    pub(crate) answer_check: AnswerCheck<'a>,
+    /// The checker's report on its claims.
+    pub(crate) report: Report<'a>,
+}
+
 /// The short answer and where it was read.
 #[derive(Debug, Serialize)]
 pub(crate) struct ShortAnswer<'a> {

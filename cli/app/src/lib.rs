@@ -49,7 +49,7 @@ pub mod usage;
 
 use std::path::Path;
 
-pub use answer_check::{AnswerCheck, AnswerVerdict, ChainHop, check_answer};
+pub use answer_check::{AnswerCheck, AnswerVerdict, ChainHop, check_answer, opening_answer};
 pub use ask::{
     Answer, AnswerStrategy, AskError, AskEvent, AskOptions, Events, Heuristic, Method, Models,
     RlmStrategy, Run, Strategy, ask,

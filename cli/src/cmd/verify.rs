@@ -22,9 +22,15 @@ use rlmkg_settings::ModelArgs;
 pub struct VerifyArgs {
     /// The answer to check (`-` reads standard input).
     pub file: PathBuf,
-    /// Exit with status 1 unless every factual claim is supported.
+    /// Exit with status 1 unless every factual claim is supported (and,
+    /// with `--question`, the answer check finds that it answers it).
     #[arg(long)]
     pub strict: bool,
+    /// The question the answer answers: also check the answer as an answer
+    /// to it (a chain of cited facts from the question to the short answer
+    /// the answer opens with), shown first.
+    #[arg(long)]
+    pub question: Option<String>,
     /// Ask the configured model about claims the lexical check leaves `partial` (cached).
     #[arg(long)]
     pub judge: bool,
@@ -42,7 +48,8 @@ pub struct VerifyArgs {
 /// Run `rlmkg verify`.
 pub fn run(args: VerifyArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let answer = read_answer(&args.file)?;
-    let spans = rlmkg::StoreSpans::new(std::sync::Arc::new(crate::cmd::ingest::open_read(global)?));
+    let store = std::sync::Arc::new(crate::cmd::ingest::open_read(global)?);
+    let spans = rlmkg::StoreSpans::new(std::sync::Arc::clone(&store));
     let opts = CheckOptions {
         support_threshold: args.support_threshold,
         partial_threshold: args.partial_threshold,
@@ -52,8 +59,21 @@ pub fn run(args: VerifyArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     if args.judge {
         judge(&mut report, &args.model, &global.store, global.quiet)?;
     }
-    print_report(&report, global)?;
-    Ok(if args.strict && !report.all_supported() {
+    let answers = match &args.question {
+        None => {
+            print_report(&report, global)?;
+            true
+        }
+        Some(question) => {
+            let question = rlmkg::Question::read(question);
+            let short = rlmkg::opening_answer(&report);
+            let checked = rlmkg::check_answer(&store, &question, short.as_deref(), &report)
+                .context("reading the facts the answer cites")?;
+            print_checked(&report, &checked, global)?;
+            checked.answers()
+        }
+    };
+    Ok(if args.strict && (!report.all_supported() || !answers) {
         exit::VERIFY_FAILED
     } else {
         exit::OK
@@ -76,6 +96,28 @@ pub fn print_report(report: &Report, global: &GlobalArgs) -> std::io::Result<()>
     let mut out = crate::out::stdout();
     out.write_all(text.as_bytes())?;
     out.flush()
+}
+
+/// Print the answer check first, then the report: with `--json` one object
+/// (`answer_check`, `report`).
+fn print_checked(
+    report: &Report,
+    checked: &rlmkg::AnswerCheck,
+    global: &GlobalArgs,
+) -> std::io::Result<()> {
+    let mut out = crate::out::stdout();
+    if global.json {
+        let both = crate::json::Checked {
+            answer_check: checked.into(),
+            report: report.into(),
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&both)?)?;
+        return out.flush();
+    }
+    writeln!(out, "{}\n", checked.describe())?;
+    out.flush()?;
+    drop(out);
+    print_report(report, global)
 }
 
 fn read_answer(file: &Path) -> anyhow::Result<String> {

@@ -8,6 +8,7 @@
 //! with a printed reason when it is absent. Run one module with
 //! `cargo test -p rlmkg-tests --test it -- llama_ask::`.
 
+mod answer_check;
 mod ask_e2e;
 mod citation_planted;
 mod citation_verify;

@@ -133,6 +133,24 @@ pub(crate) struct CitedFact {
     pub sentence: String,
 }
 
+/// The short answer an answer opens with: its first factual claim, without
+/// its citations and closing stop, when that is at most
+/// [`crate::review::SHORT_ANSWER_WORDS`] words ("Wendsund [c5.s2]." gives
+/// "Wendsund"); what `verify --question` checks.
+pub fn opening_answer(report: &Report) -> Option<String> {
+    let first = report
+        .claims
+        .iter()
+        .find(|c| c.verdict != Verdict::Exempt)?;
+    let text = first
+        .text
+        .trim()
+        .trim_end_matches(['.', '!', ';', ','])
+        .trim();
+    let words = text.split_whitespace().count();
+    (words > 0 && words <= crate::review::SHORT_ANSWER_WORDS).then(|| text.to_owned())
+}
+
 /// Check `short` as the answer to `question`, from the facts stated in the
 /// sentences that the supported claims of `report` cite (`verified: true`
 /// requires [`AnswerVerdict::Answers`]).
