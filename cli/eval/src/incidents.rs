@@ -5,8 +5,6 @@
 //! No single passage answers them: they need every report read, which is what
 //! `context.map` is for.
 
-use serde::Serialize;
-
 use crate::rng::Rng;
 
 /// Incident categories: the name a question uses, and the phrases reports use.
@@ -85,19 +83,7 @@ pub struct Report {
 }
 
 /// One question with its answer and the reports that carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Question {
-    /// `agg1`, `agg2`, …
-    pub id: String,
-    /// The question.
-    pub question: String,
-    /// The answer.
-    pub answer: String,
-    /// Other accepted spellings.
-    pub answer_aliases: Vec<String>,
-    /// The reports the answer is counted from.
-    pub gold_titles: Vec<String>,
-}
+pub type Question = crate::gold::GoldQuestion;
 
 /// `n` reports from `seed`.
 pub fn reports(n: usize, seed: u64) -> Vec<Report> {

@@ -5,6 +5,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod dataset;
+pub mod gold;
 pub mod graph_check;
 pub mod incidents;
 pub mod metrics;

@@ -512,11 +512,9 @@ impl Cast {
 
         let mut books = Vec::new();
         for i in 0..BOOKS {
-            let Some(p) = publishers.get(i % publishers.len().max(1)).copied() else {
+            let Some((p, year)) = in_turn(b.rng, &orgs, &publishers, i, (2, 70, NOW - 2)) else {
                 break;
             };
-            let since = orgs.get(p).map_or(1900, |o| o.founded);
-            let year = b.rng.range(since + 2, (since + 70).min(NOW - 2));
             let name = named(b.namer.book(b.rng), "book")?;
             let town = b.other_town(&[]);
             let role = b.rng.pick(AUTHOR_ROLES);
@@ -533,11 +531,9 @@ impl Cast {
         }
         let mut ships = Vec::new();
         for i in 0..SHIPS {
-            let Some(y) = yards.get(i % yards.len().max(1)).copied() else {
+            let Some((y, year)) = in_turn(b.rng, &orgs, &yards, i, (1, 80, NOW - 5)) else {
                 break;
             };
-            let since = orgs.get(y).map_or(1900, |o| o.founded);
-            let year = b.rng.range(since + 1, (since + 80).min(NOW - 5));
             let name = named(b.namer.ship(b.rng), "ship")?;
             let kind = b.rng.pick(SHIP_KINDS);
             ships.push(Ship {
@@ -634,4 +630,19 @@ impl Cast {
 /// The article file of an entity titled `title`.
 pub(super) fn file_of(title: &str) -> String {
     format!("{}/{}", super::ARTICLES_DIR, names::slug(title))
+}
+
+/// The `i`-th of `owners`, taken in turn, and a year drawn from `after` to
+/// `span` years after its founding (at most `last`): how a book's publisher
+/// or a ship's yard and its year are drawn.
+fn in_turn(
+    rng: &mut Rng,
+    orgs: &[Org],
+    owners: &[usize],
+    i: usize,
+    (after, span, last): (u32, u32, u32),
+) -> Option<(usize, u32)> {
+    let owner = owners.get(i % owners.len().max(1)).copied()?;
+    let since = orgs.get(owner).map_or(1900, |o| o.founded);
+    Some((owner, rng.range(since + after, (since + span).min(last))))
 }

@@ -16,10 +16,10 @@ pub fn check(world: &World) -> Vec<String> {
         problems.extend(
             question_problems(q, &facts, &texts)
                 .into_iter()
-                .map(|p| format!("{}: {p}", q.id)),
+                .map(|p| format!("{}: {p}", q.gold.id)),
         );
     }
-    let ids: BTreeSet<&str> = world.questions.iter().map(|q| q.id.as_str()).collect();
+    let ids: BTreeSet<&str> = world.questions.iter().map(|q| q.gold.id.as_str()).collect();
     if ids.len() != world.questions.len() {
         problems.push("two questions share an id".into());
     }
@@ -137,24 +137,24 @@ pub(super) fn question_problems(
             let Some(last) = q.chain.last() else {
                 return problems;
             };
-            if last.object != q.answer {
+            if last.object != q.gold.answer {
                 problems.push(format!(
                     "the chain ends at {}, not {}",
-                    last.object, q.answer
+                    last.object, q.gold.answer
                 ));
             }
-            if q.kind == Kind::Date && q.answer.parse::<u32>().is_err() {
-                problems.push(format!("a date question answered {}", q.answer));
+            if q.kind == Kind::Date && q.gold.answer.parse::<u32>().is_err() {
+                problems.push(format!("a date question answered {}", q.gold.answer));
             }
             // The confusions beside the chain give other values: another
             // subject's fact of the last hop's predicate in a chain file.
             let files: BTreeSet<&str> = q.chain.iter().map(|f| f.file.as_str()).collect();
             for f in &files {
                 for g in facts_in(facts, f, last.predicate) {
-                    if g.subject != last.subject && g.object == q.answer {
+                    if g.subject != last.subject && g.object == q.gold.answer {
                         problems.push(format!(
                             "{} also has {:?} {} in {f}",
-                            g.subject, last.predicate, q.answer
+                            g.subject, last.predicate, q.gold.answer
                         ));
                     }
                 }
@@ -167,8 +167,8 @@ pub(super) fn question_problems(
                 } else {
                     q.chain.get(1)
                 };
-                if first.map(|f| f.subject.as_str()) != Some(q.answer.as_str()) {
-                    problems.push(format!("the earlier is not {}", q.answer));
+                if first.map(|f| f.subject.as_str()) != Some(q.gold.answer.as_str()) {
+                    problems.push(format!("the earlier is not {}", q.gold.answer));
                 }
             }
             _ => problems.push("the compared years are not two different years".into()),
@@ -176,16 +176,16 @@ pub(super) fn question_problems(
         Rule::CountBefore(y) => match years(q) {
             Some(ys) if !ys.contains(y) => {
                 let n = ys.iter().filter(|v| *v < y).count();
-                if q.answer != n.to_string() {
-                    problems.push(format!("{n} are before {y}, not {}", q.answer));
+                if q.gold.answer != n.to_string() {
+                    problems.push(format!("{n} are before {y}, not {}", q.gold.answer));
                 }
             }
             _ => problems.push(format!("a year of the chain is {y} or not a year")),
         },
         Rule::CountObject(o) => {
             let n = q.chain.iter().filter(|f| &f.object == o).count();
-            if q.answer != n.to_string() {
-                problems.push(format!("{n} have {o}, not {}", q.answer));
+            if q.gold.answer != n.to_string() {
+                problems.push(format!("{n} have {o}, not {}", q.gold.answer));
             }
         }
     }

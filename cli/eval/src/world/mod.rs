@@ -178,16 +178,10 @@ pub(crate) enum Rule {
 /// One question with its gold answer and gold chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Question {
-    /// `two-hop-01`, …
-    pub id: String,
-    /// The question.
-    pub question: String,
-    /// The gold answer.
-    pub answer: String,
-    /// Other accepted spellings ("two" for "2").
-    pub answer_aliases: Vec<String>,
-    /// The articles of the chain, in chain order, without repeats.
-    pub gold_titles: Vec<String>,
+    /// Its id (`two-hop-01`, …), text, answer, other spellings and the
+    /// articles of the chain, in chain order, without repeats.
+    #[serde(flatten)]
+    pub gold: crate::gold::GoldQuestion,
     /// Its kind.
     pub kind: Kind,
     /// The facts from the question to the answer.

@@ -129,19 +129,21 @@ pub(super) fn ask(cast: &Cast, world: &World, rng: &mut Rng) -> Vec<Question> {
                     v
                 });
                 let q = Question {
-                    id: format!("{}-{:02}", kind.name(), taken + 1),
-                    question: c.question,
-                    answer: c.answer,
-                    answer_aliases: c.aliases,
-                    gold_titles,
+                    gold: crate::gold::GoldQuestion {
+                        id: format!("{}-{:02}", kind.name(), taken + 1),
+                        question: c.question,
+                        answer: c.answer,
+                        answer_aliases: c.aliases,
+                        gold_titles,
+                    },
                     kind,
                     chain: c.chain,
                     rule: c.rule,
                 };
-                if !seen.contains(&q.question)
+                if !seen.contains(&q.gold.question)
                     && super::check::question_problems(&q, &facts, &texts).is_empty()
                 {
-                    seen.insert(q.question.clone());
+                    seen.insert(q.gold.question.clone());
                     out.push(q);
                     taken += 1;
                 }
@@ -154,229 +156,275 @@ pub(super) fn ask(cast: &Cast, world: &World, rng: &mut Rng) -> Vec<Question> {
 /// Templates as lists of candidates (`None` where a chain could not be walked).
 type Templates = Vec<Vec<Option<Candidate>>>;
 
-fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
-    let with_directors: Vec<_> = cast
-        .orgs
+/// Where a template's starts come from: each with the name the question
+/// writes and its name in the facts, where the walk begins.
+type Starts<'c> = Vec<(String, &'c str)>;
+
+/// The starts of a cast, one list for each kind of thing a question starts
+/// from.
+struct StartsOf<'c> {
+    orgs: Starts<'c>,
+    directed_orgs: Starts<'c>,
+    books: Starts<'c>,
+    authors: Starts<'c>,
+    ships: Starts<'c>,
+    medals: Starts<'c>,
+    films: Starts<'c>,
+    directors: Starts<'c>,
+}
+
+impl<'c> StartsOf<'c> {
+    fn new(cast: &'c Cast) -> Self {
+        let named = |name: &'c String| (name.clone(), name.as_str());
+        Self {
+            orgs: cast
+                .orgs
+                .iter()
+                .map(|o| (o.the_name(), o.name.as_str()))
+                .collect(),
+            directed_orgs: cast
+                .orgs
+                .iter()
+                .filter(|o| !o.directors.is_empty())
+                .map(|o| (o.the_name(), o.name.as_str()))
+                .collect(),
+            books: cast.books.iter().map(|b| named(&b.name)).collect(),
+            authors: cast
+                .books
+                .iter()
+                .map(|b| {
+                    let author = cast.person(b.author);
+                    (author.to_owned(), author)
+                })
+                .collect(),
+            ships: cast.ships.iter().map(|s| named(&s.name)).collect(),
+            medals: cast.medals.iter().map(|m| named(&m.name)).collect(),
+            films: cast.films.iter().map(|f| named(&f.name)).collect(),
+            // "the institute that X directed": the kind of what they directed
+            // and their name, the walk from them.
+            directors: cast
+                .people
+                .iter()
+                .filter_map(|p| match p.deed {
+                    Some(Deed::Directed(o, ..)) => Some((p, cast.orgs.get(o)?)),
+                    _ => None,
+                })
+                .map(|(p, o)| {
+                    (
+                        format!("{} that {}", o.kind.short(), p.name),
+                        p.name.as_str(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One template: the question's text before and after the start's name, and
+/// the predicates walked from the start to the answer.
+type Template = (&'static str, &'static str, &'static [Predicate]);
+
+/// `template` asked of each of `starts`.
+fn each(
+    starts: &Starts<'_>,
+    (before, after, path): Template,
+    facts: &Facts<'_>,
+) -> Vec<Option<Candidate>> {
+    starts
         .iter()
-        .filter(|o| !o.directors.is_empty())
-        .collect();
+        .map(|(shown, name)| linear(format!("{before}{shown}{after}"), facts.walk(name, path)))
+        .collect()
+}
+
+fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
+    let s = StartsOf::new(cast);
+    let born = " born?";
     vec![
-        cast.orgs
-            .iter()
-            .map(|o| {
-                linear(
-                    format!("In which town was the founder of {} born?", o.the_name()),
-                    facts.walk(&o.name, &[P::FoundedBy, P::BornIn]),
-                )
-            })
-            .collect(),
-        cast.books
-            .iter()
-            .map(|b| {
-                linear(
-                    format!("In which town was the author of {} born?", b.name),
-                    facts.walk(&b.name, &[P::WrittenBy, P::BornIn]),
-                )
-            })
-            .collect(),
-        with_directors
-            .iter()
-            .map(|o| {
-                linear(
-                    format!(
-                        "In which town was the first director of {} born?",
-                        o.the_name()
-                    ),
-                    facts.walk(&o.name, &[P::FirstDirector, P::BornIn]),
-                )
-            })
-            .collect(),
-        cast.ships
-            .iter()
-            .map(|s| {
-                linear(
-                    format!(
-                        "In which town is the shipyard that built the {} located?",
-                        s.name
-                    ),
-                    facts.walk(&s.name, &[P::BuiltBy, P::LocatedIn]),
-                )
-            })
-            .collect(),
-        cast.medals
-            .iter()
-            .map(|m| {
-                linear(
-                    format!("In which town was the first winner of the {} born?", m.name),
-                    facts.walk(&m.name, &[P::FirstAwardedTo, P::BornIn]),
-                )
-            })
-            .collect(),
-        with_directors
-            .iter()
-            .map(|o| {
-                linear(
-                    format!(
-                        "In which town was the second director of {} born?",
-                        o.the_name()
-                    ),
-                    facts.walk(&o.name, &[P::SecondDirector, P::BornIn]),
-                )
-            })
-            .collect(),
-        cast.films
-            .iter()
-            .map(|f| {
-                linear(
-                    format!("In which town was the director of {} born?", f.name),
-                    facts.walk(&f.name, &[P::DirectedBy, P::BornIn]),
-                )
-            })
-            .collect(),
+        each(
+            &s.orgs,
+            (
+                "In which town was the founder of ",
+                born,
+                &[P::FoundedBy, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.books,
+            (
+                "In which town was the author of ",
+                born,
+                &[P::WrittenBy, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.directed_orgs,
+            (
+                "In which town was the first director of ",
+                born,
+                &[P::FirstDirector, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.ships,
+            (
+                "In which town is the shipyard that built the ",
+                " located?",
+                &[P::BuiltBy, P::LocatedIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.medals,
+            (
+                "In which town was the first winner of the ",
+                born,
+                &[P::FirstAwardedTo, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.directed_orgs,
+            (
+                "In which town was the second director of ",
+                born,
+                &[P::SecondDirector, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.films,
+            (
+                "In which town was the director of ",
+                born,
+                &[P::DirectedBy, P::BornIn],
+            ),
+            facts,
+        ),
     ]
 }
 
 fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
+    let s = StartsOf::new(cast);
+    let born = " born?";
     vec![
-        cast.books
-            .iter()
-            .map(|b| {
-                let author = cast.person(b.author);
-                linear(
-                    format!("Who founded the publisher of the book written by {author}?"),
-                    facts.walk(author, &[P::AuthorOf, P::PublishedBy, P::FoundedBy]),
-                )
-            })
-            .collect(),
-        cast.ships
-            .iter()
-            .map(|s| {
-                linear(
-                    format!(
-                        "In which town was the founder of the shipyard that built the {} born?",
-                        s.name
-                    ),
-                    facts.walk(&s.name, &[P::BuiltBy, P::FoundedBy, P::BornIn]),
-                )
-            })
-            .collect(),
-        cast.orgs
-            .iter()
-            .map(|o| {
-                linear(
-                    format!("In which country was the founder of {} born?", o.the_name()),
-                    facts.walk(&o.name, &[P::FoundedBy, P::BornIn, P::LocatedIn]),
-                )
-            })
-            .collect(),
-        cast.books
-            .iter()
-            .map(|b| {
-                linear(
-                    format!("In which country is the publisher of {} based?", b.name),
-                    facts.walk(&b.name, &[P::PublishedBy, P::LocatedIn, P::LocatedIn]),
-                )
-            })
-            .collect(),
-        cast.medals
-            .iter()
-            .map(|m| {
-                linear(
-                    format!(
-                        "In which town was the founder of the society that awards the {} born?",
-                        m.name
-                    ),
-                    facts.walk(&m.name, &[P::AwardedBy, P::FoundedBy, P::BornIn]),
-                )
-            })
-            .collect(),
-        cast.orgs
-            .iter()
-            .filter(|o| !o.directors.is_empty())
-            .map(|o| {
-                linear(
-                    format!(
-                        "In which country was the first director of {} born?",
-                        o.the_name()
-                    ),
-                    facts.walk(&o.name, &[P::FirstDirector, P::BornIn, P::LocatedIn]),
-                )
-            })
-            .collect(),
+        each(
+            &s.authors,
+            (
+                "Who founded the publisher of the book written by ",
+                "?",
+                &[P::AuthorOf, P::PublishedBy, P::FoundedBy],
+            ),
+            facts,
+        ),
+        each(
+            &s.ships,
+            (
+                "In which town was the founder of the shipyard that built the ",
+                born,
+                &[P::BuiltBy, P::FoundedBy, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.orgs,
+            (
+                "In which country was the founder of ",
+                born,
+                &[P::FoundedBy, P::BornIn, P::LocatedIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.books,
+            (
+                "In which country is the publisher of ",
+                " based?",
+                &[P::PublishedBy, P::LocatedIn, P::LocatedIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.medals,
+            (
+                "In which town was the founder of the society that awards the ",
+                born,
+                &[P::AwardedBy, P::FoundedBy, P::BornIn],
+            ),
+            facts,
+        ),
+        each(
+            &s.directed_orgs,
+            (
+                "In which country was the first director of ",
+                born,
+                &[P::FirstDirector, P::BornIn, P::LocatedIn],
+            ),
+            facts,
+        ),
     ]
 }
 
 fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
+    let s = StartsOf::new(cast);
+    let founded = " founded?";
     vec![
-        cast.people
-            .iter()
-            .filter_map(|p| match p.deed {
-                Some(Deed::Directed(o, ..)) => Some((p, cast.orgs.get(o)?)),
-                _ => None,
-            })
-            .map(|(p, o)| {
-                linear(
-                    format!(
-                        "In which year was the {} that {} directed founded?",
-                        o.kind.short(),
-                        p.name
-                    ),
-                    facts.walk(&p.name, &[P::Directed, P::FoundingYear]),
-                )
-            })
-            .collect(),
-        cast.books
-            .iter()
-            .map(|b| {
-                linear(
-                    format!("In which year was the publisher of {} founded?", b.name),
-                    facts.walk(&b.name, &[P::PublishedBy, P::FoundingYear]),
-                )
-            })
-            .collect(),
-        cast.ships
-            .iter()
-            .map(|s| {
-                linear(
-                    format!(
-                        "In which year was the shipyard that built the {} founded?",
-                        s.name
-                    ),
-                    facts.walk(&s.name, &[P::BuiltBy, P::FoundingYear]),
-                )
-            })
-            .collect(),
-        cast.orgs
-            .iter()
-            .map(|o| {
-                linear(
-                    format!("In which year was the founder of {} born?", o.the_name()),
-                    facts.walk(&o.name, &[P::FoundedBy, P::BirthYear]),
-                )
-            })
-            .collect(),
-        cast.medals
-            .iter()
-            .map(|m| {
-                linear(
-                    format!(
-                        "In which year was the society that awards the {} founded?",
-                        m.name
-                    ),
-                    facts.walk(&m.name, &[P::AwardedBy, P::FoundingYear]),
-                )
-            })
-            .collect(),
-        cast.books
-            .iter()
-            .map(|b| {
-                let author = cast.person(b.author);
-                linear(
-                    format!("In which year was the book written by {author} published?"),
-                    facts.walk(author, &[P::AuthorOf, P::PublicationYear]),
-                )
-            })
-            .collect(),
+        each(
+            &s.directors,
+            (
+                "In which year was the ",
+                " directed founded?",
+                &[P::Directed, P::FoundingYear],
+            ),
+            facts,
+        ),
+        each(
+            &s.books,
+            (
+                "In which year was the publisher of ",
+                founded,
+                &[P::PublishedBy, P::FoundingYear],
+            ),
+            facts,
+        ),
+        each(
+            &s.ships,
+            (
+                "In which year was the shipyard that built the ",
+                founded,
+                &[P::BuiltBy, P::FoundingYear],
+            ),
+            facts,
+        ),
+        each(
+            &s.orgs,
+            (
+                "In which year was the founder of ",
+                " born?",
+                &[P::FoundedBy, P::BirthYear],
+            ),
+            facts,
+        ),
+        each(
+            &s.medals,
+            (
+                "In which year was the society that awards the ",
+                founded,
+                &[P::AwardedBy, P::FoundingYear],
+            ),
+            facts,
+        ),
+        each(
+            &s.authors,
+            (
+                "In which year was the book written by ",
+                " published?",
+                &[P::AuthorOf, P::PublicationYear],
+            ),
+            facts,
+        ),
     ]
 }
 

@@ -30,7 +30,7 @@ fn every_chain_sentence_stands_in_its_file() {
                     .map(|a| a.text.as_str())
                     .unwrap_or_else(|| panic!("seed {seed}: no file {}", hop.file));
                 assert!(text.contains(&hop.sentence), "seed {seed}: {hop:?}");
-                assert!(q.gold_titles.contains(&hop.file), "{q:?}");
+                assert!(q.gold.gold_titles.contains(&hop.file), "{q:?}");
             }
         }
     }
@@ -66,7 +66,11 @@ fn the_confusions_are_there() {
     let founder_born = w
         .questions
         .iter()
-        .find(|q| q.question.starts_with("In which town was the founder of"))
+        .find(|q| {
+            q.gold
+                .question
+                .starts_with("In which town was the founder of")
+        })
         .expect("a founder question");
     let last = founder_born.chain.last().expect("a chain");
     let others: Vec<&Fact> = w
@@ -77,7 +81,7 @@ fn the_confusions_are_there() {
         })
         .collect();
     assert!(!others.is_empty(), "{}", text(&last.file));
-    assert!(others.iter().all(|f| f.object != founder_born.answer));
+    assert!(others.iter().all(|f| f.object != founder_born.gold.answer));
     // Towns one letter apart.
     let towns: Vec<&str> = w
         .facts
@@ -157,7 +161,7 @@ fn the_check_finds_ambiguous_and_wrong_answers() {
             "another answer",
             Box::new(move |w| {
                 let i = first(w, Kind::ThreeHop);
-                w.questions[i].answer = "Elsewhere".into();
+                w.questions[i].gold.answer = "Elsewhere".into();
             }),
         ),
         (
@@ -183,8 +187,8 @@ fn the_check_finds_ambiguous_and_wrong_answers() {
             "a count off by one",
             Box::new(move |w| {
                 let i = first(w, Kind::Count);
-                let n: usize = w.questions[i].answer.parse().expect("a count");
-                w.questions[i].answer = (n + 1).to_string();
+                let n: usize = w.questions[i].gold.answer.parse().expect("a count");
+                w.questions[i].gold.answer = (n + 1).to_string();
             }),
         ),
         (

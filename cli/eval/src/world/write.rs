@@ -103,29 +103,27 @@ fn a(word: &str) -> String {
     format!("{} {word}", if an { "an" } else { "a" })
 }
 
+/// What writes the article of one member of a kind (its index) and its facts.
+type Writer = fn(&Cast, usize, &mut Rng, &mut (Vec<Article>, Vec<Fact>));
+
 /// Every article of `cast` and the facts they state, in file order.
 pub(super) fn articles(cast: &Cast, rng: &mut Rng) -> (Vec<Article>, Vec<Fact>) {
     let mut out = (Vec::new(), Vec::new());
-    for p in 0..cast.people.len() {
-        person(cast, p, rng, &mut out);
-    }
-    for o in 0..cast.orgs.len() {
-        org(cast, o, rng, &mut out);
-    }
-    for b in 0..cast.books.len() {
-        book(cast, b, rng, &mut out);
-    }
-    for s in 0..cast.ships.len() {
-        ship(cast, s, rng, &mut out);
-    }
-    for f in 0..cast.films.len() {
-        film(cast, f, rng, &mut out);
-    }
-    for m in 0..cast.medals.len() {
-        medal(cast, m, rng, &mut out);
-    }
-    for t in 0..cast.towns.len() {
-        town(cast, t, rng, &mut out);
+    // Each kind's writer over its members, in this order (the draws of the
+    // random stream follow it).
+    let writers: [(usize, Writer); 7] = [
+        (cast.people.len(), person),
+        (cast.orgs.len(), org),
+        (cast.books.len(), book),
+        (cast.ships.len(), ship),
+        (cast.films.len(), film),
+        (cast.medals.len(), medal),
+        (cast.towns.len(), town),
+    ];
+    for (n, write) in writers {
+        for i in 0..n {
+            write(cast, i, rng, &mut out);
+        }
     }
     for c in 0..cast.countries.len() {
         country(cast, c, &mut out);
