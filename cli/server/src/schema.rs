@@ -464,7 +464,34 @@ pub fn output(tool: &str) -> Value {
                 ("text", string("the answer with inline citations")),
                 ("method", string("rlm, heuristic_composed or extractive")),
                 ("verification", report()),
-                ("verified", boolean("every factual claim is supported")),
+                (
+                    "answer_check",
+                    object(
+                        &[
+                            ("verdict", string("answers, about_another or not_shown")),
+                            (
+                                "chain",
+                                array(object(
+                                    &[
+                                        ("from", string("the entity the hop starts from")),
+                                        ("relation", string("the predicate as read from it")),
+                                        ("to", string("the entity it reaches")),
+                                        ("sentence", string("the cited sentence that says it")),
+                                    ],
+                                    &["from", "relation", "to", "sentence"],
+                                )),
+                            ),
+                            ("reason", string("why, in one sentence")),
+                        ],
+                        &["verdict", "chain", "reason"],
+                    ),
+                ),
+                (
+                    "verified",
+                    boolean(
+                        "every factual claim is supported and the answer check finds that it answers the question",
+                    ),
+                ),
                 ("repaired", boolean("a repair turn was used")),
                 ("stop_reason", string("why the run stopped")),
                 (

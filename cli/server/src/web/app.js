@@ -81,6 +81,21 @@ function showAnswer(a) {
   badge.textContent = a.verified ? "verified" : "not verified";
   badge.className = "badge " + (a.verified ? "yes" : "no");
   badge.dataset.verified = String(!!a.verified);
+  // The answer checked as an answer: the chain of cited facts, or why not.
+  const check = a.answer_check;
+  const checkLine = $("answer-check");
+  if (check) {
+    const chain = (check.chain || [])
+      .map((h) => h.from + " —" + h.relation + "→ " + h.to + " [" + h.sentence + "]")
+      .join("; ");
+    checkLine.textContent = check.verdict === "answers"
+      ? "Answers the question: " + chain
+      : "Not shown to answer the question (" + check.verdict.replace("_", " ") + "): " + check.reason;
+    checkLine.dataset.verdict = check.verdict;
+  } else {
+    checkLine.textContent = "";
+    delete checkLine.dataset.verdict;
+  }
 
   const report = a.verification || { claims: [] };
   const explanation = $("explanation");
@@ -215,6 +230,7 @@ function reset() {
   $("answer").hidden = true;
   for (const id of ["short-answer", "explanation", "sources", "notes", "trajectory", "run-summary"]) $(id).textContent = "";
   $("verified-badge").textContent = "";
+  $("answer-check").textContent = "";
 }
 
 function summarize(a) {

@@ -55,6 +55,15 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
     assert_eq!(page["short_answer"], "Tromsø", "{page}");
     // Not verified: the answer check shows no chain (issue 44).
     assert_eq!(page["verified"], "false", "{page}");
+    // The answer check is shown beside the badge, with its reason.
+    assert_eq!(page["answer_check_verdict"], "not_shown", "{page}");
+    assert!(
+        page["answer_check"]
+            .as_str()
+            .unwrap()
+            .starts_with("Not shown to answer the question (not shown): "),
+        "{page}"
+    );
     let claims = page["claims"].as_array().unwrap();
     assert!(!claims.is_empty(), "{page}");
     for c in claims {
