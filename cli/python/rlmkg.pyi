@@ -210,8 +210,13 @@ class Answer:
     @property
     def claims(self) -> list[Claim]: ...
     @property
+    def answer_check(self) -> dict[str, Any]:
+        """The answer checked as an answer: `verdict` (`answers`, `about_another`,
+        `not_shown`), `chain` (hops: `from`, `relation`, `to`, `sentence`), `reason`."""
+    @property
     def verified(self) -> bool:
-        """There is an answer and every factual claim of it is supported."""
+        """There is an answer, every factual claim of it is supported, and the
+        answer check finds that it answers the question."""
     @property
     def repaired(self) -> bool: ...
     @property

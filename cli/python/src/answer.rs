@@ -156,7 +156,12 @@ pub struct Answer {
     /// The claims, in order (the same objects as `verification.claims`).
     #[pyo3(get)]
     claims: Py<PyList>,
-    /// Whether there is an answer and every factual claim of it is supported.
+    /// The answer checked as an answer (a dict: `verdict` — `answers`,
+    /// `about_another` or `not_shown` —, `chain`, `reason`).
+    #[pyo3(get)]
+    answer_check: Py<PyAny>,
+    /// Whether there is an answer, every factual claim of it is supported
+    /// and the answer check finds that it answers the question.
     #[pyo3(get)]
     verified: bool,
     /// Whether a strict repair turn was used.
@@ -200,6 +205,7 @@ impl Answer {
             text: a.text.clone(),
             method: to_py(py, &a.method)?,
             claims,
+            answer_check: to_py(py, &a.answer_check)?,
             verified: a.verified,
             repaired: a.repaired,
             stop_reason: a.stop_reason.clone(),
