@@ -642,6 +642,11 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 continue;
             }
         }
+        // "a live EP": a typing noun in capitals is no name.
+        if is_acronym(w) && crate::facts::is_typing_noun(w) {
+            i += 1;
+            continue;
+        }
         if is_acronym(w) {
             out.push(Cand {
                 start: ws,
@@ -742,7 +747,12 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         // American") and a sentence's opening participle or adverb ("Based
         // in …") are not names.
         let at_start = s.get(..start).is_some_and(|b| b.trim().is_empty());
-        if next_lower_or_end && run.iter().all(|(_, w)| crate::facts::is_demonym(w))
+        if next_lower_or_end
+            && (run.iter().all(|(_, w)| crate::facts::is_demonym(w))
+                || (run.len() > 1
+                    && crate::facts::is_demonym_run(
+                        &run.iter().map(|(_, w)| *w).collect::<Vec<_>>(),
+                    )))
             || (at_start && run.len() == 1 && is_opening_word(run[0].1))
         {
             i = j + 1;
@@ -939,6 +949,30 @@ fn title_subject(title: &str) -> &str {
     t
 }
 
+/// The key of the one person the text names in full whose name opens and
+/// ends as a two-to-three-word `title` does, with more words between ("Helen
+/// Elizabeth Hunt" for "Helen Hunt").
+fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k str> {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return None;
+    };
+    if !(2..=3).contains(&words.len()) || !words.iter().all(|w| is_cap(w)) {
+        return None;
+    }
+    let mut found = ents.iter().filter(|(_, e)| {
+        let n: Vec<&str> = e.name.split_whitespace().collect();
+        e.kind == "person"
+            && n.len() > words.len()
+            && n.first() == Some(first)
+            && n.last() == Some(last)
+    });
+    match (found.next(), found.next()) {
+        (Some((k, _)), None) => Some(*k),
+        _ => None,
+    }
+}
+
 /// Whether a title is short enough to name one thing (not a sentence or a page
 /// banner) and has a name in it.
 fn is_subject_title(title: &str) -> bool {
@@ -1070,6 +1104,30 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     let mut ex = Extraction::default();
     if is_subject_title(title) {
         let key = resolve(&merge, &title_key);
+        // "Helen Elizabeth Hunt (born 1963) is …" under the title "Helen
+        // Hunt": the text's full name is the title's person.
+        if !ents.contains_key(key)
+            && let Some(full) = full_name_of(title, &ents)
+            && let Some(src) = ents.remove(full)
+        {
+            let mut aliases = src.aliases;
+            aliases.insert(0, src.name);
+            ents.insert(
+                key,
+                Ent {
+                    name: title,
+                    kind: src.kind,
+                    aliases,
+                    count: src.count,
+                },
+            );
+            for to in merge.values_mut() {
+                if *to == full {
+                    *to = key;
+                }
+            }
+            merge.insert(full, key);
+        }
         let e = ents.entry(key).or_insert_with(|| Ent {
             name: title,
             kind: "other",
@@ -1300,11 +1358,19 @@ pub(crate) mod tests {
 
     #[test]
     fn the_title_names_what_the_document_is_about() {
-        // (title, text, about key, a surface form the entity must answer to, mentioned verbatim)
+        // (title, text, about key, a surface form the entity must answer to, mentioned)
         let cases: &[(&str, &str, Option<&str>, &str, bool)] = &[
+            // The text's full name is the title's person.
             (
                 "Helen Hunt",
                 "Helen Elizabeth Hunt (born 1963) is an American actress.",
+                Some("helen_hunt"),
+                "Helen Elizabeth Hunt",
+                true,
+            ),
+            (
+                "Helen Hunt",
+                "Helen Jane Hunt and Helen Rose Hunt were twins.",
                 Some("helen_hunt"),
                 "Helen Hunt",
                 false,

@@ -306,6 +306,12 @@ fn verbish(w: &str) -> bool {
         || is_irregular_past(lw)
 }
 
+/// A verb that opens a clause with no subject ("Born in Vik, …"): a verb
+/// other than "be" and "have".
+fn is_participle(w: &str) -> bool {
+    verbish(w) && !lexicon::BE.contains(&w) && !matches!(w, "has" | "had" | "have")
+}
+
 /// A word that may stand between a verb and its direct object.
 fn light(w: &str) -> bool {
     let lw = lower(w);
@@ -363,12 +369,16 @@ impl<'a> Sentence<'_, 'a> {
                 _ if inside => {}
                 Some(Tok::Punct(';' | ':')) => cut = Some((i + 1, Opens::Fresh)),
                 // "in Morton County, North Dakota": one argument's names
-                // (not after a leading participle: "Born in Vik, Olaf …").
+                // (not after a leading participle: "Born in Vik, Olaf …");
+                // "east of Dodge City, in Ford County": the clause goes on.
                 Some(Tok::Punct(','))
-                    if matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(_)))
-                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                    if self.ends_name(i)
                         && i > start + 1
-                        && !self.word(start).is_some_and(|w| verbish(&w)) => {}
+                        && !self.word(start).is_some_and(|w| is_participle(&w))
+                        && (matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                            || self
+                                .word(i + 1)
+                                .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()))) => {}
                 Some(Tok::Punct(',')) => {
                     cut = Some(match self.after_comma(i + 1) {
                         // ", who was born in Y, succeeded Z": the sentence's
@@ -412,6 +422,18 @@ impl<'a> Sentence<'_, 'a> {
         }
         out.push((start, self.toks.len(), opens));
         out
+    }
+
+    /// Whether a name ends right before token `i`, or a name and a place
+    /// noun ("in Ekeby district, …").
+    fn ends_name(&self, i: usize) -> bool {
+        let ment = |j: usize| matches!(self.toks.get(j), Some(Tok::Ment(_)));
+        let j = i.wrapping_sub(1);
+        ment(j)
+            || (self
+                .word(j)
+                .is_some_and(|w| lexicon::listed(lexicon::PLACE_NOUNS, &w))
+                && ment(j.wrapping_sub(1)))
     }
 
     fn next_is_verb(&self, i: usize) -> bool {
@@ -471,6 +493,18 @@ impl<'a> Sentence<'_, 'a> {
     /// director of").
     fn role_after(&self, i: usize) -> bool {
         (i..i + 3).any(|j| self.word(j).is_some_and(|w| lexicon::role(&w).is_some()))
+    }
+
+    /// Whether the token before `i`, past punctuation, is a date.
+    fn date_before(&self, i: usize) -> bool {
+        let Some(before) = self.toks.get(..i) else {
+            return false;
+        };
+        before
+            .iter()
+            .rev()
+            .find(|t| !matches!(t, Tok::Punct(',')))
+            .is_some_and(|t| matches!(t, Tok::Ment(p) if self.is_date(*p)))
     }
 
     /// The name right before token `i` (not a date).
@@ -729,6 +763,8 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_role: Option<&'static lexicon::Role> = None;
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
+        // The last verb of any kind outside the cues.
+        let mut last_verb: Option<&'a str> = None;
         let mut copula = false;
         // The copula's head noun has been read (a preposition or a name
         // followed it): "an American rock *band* from …".
@@ -768,6 +804,11 @@ impl<'a> Sentence<'_, 'a> {
                         last_role = None;
                         continue;
                     }
+                    // Any other verb governs the names after it that no
+                    // nearer verb does ("released in 1957 by X").
+                    if cue.is_none() && is_participle(&lw) {
+                        last_verb = Some(w);
+                    }
                     if copula && !head_read && cue.is_none() {
                         if lexicon::PREPOSITIONS.contains(&lw.as_ref()) || !light(&lw) {
                             if !lexicon::BE.contains(&lw.as_ref()) {
@@ -785,6 +826,16 @@ impl<'a> Sentence<'_, 'a> {
                     let Some(obj) = self.key(m) else {
                         continue;
                     };
+                    // "won the 2009 Aurealis Award": a date before a name
+                    // after a determiner is the name's, no argument.
+                    if self.is_date(m)
+                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && window
+                            .last()
+                            .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
+                    {
+                        continue;
+                    }
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
                         self.typed_by_copula(subject, copula_kind, main);
@@ -795,10 +846,10 @@ impl<'a> Sentence<'_, 'a> {
                         cue,
                         &window,
                         obj,
-                        m,
+                        (m, i),
                         &mut dobj,
                         (&mut last_prep, &mut last_role),
-                        (copula.then_some(copula_kind), generic),
+                        (copula.then_some(copula_kind), generic, last_verb),
                     );
                     if !self.is_date(m) {
                         last_object = Some(obj);
@@ -847,13 +898,17 @@ impl<'a> Sentence<'_, 'a> {
         cue: Option<(&'static lexicon::Cue, bool, &'a str)>,
         window: &[std::borrow::Cow<'a, str>],
         obj: &'a str,
-        m: usize,
+        (m, at): (usize, usize),
         dobj: &mut Option<&'a str>,
         (last_prep, last_role): (
             &mut Option<&'static str>,
             &mut Option<&'static lexicon::Role>,
         ),
-        (copula, generic): (Option<Option<&'static str>>, Option<&'a str>),
+        (copula, generic, last_verb): (
+            Option<Option<&'static str>>,
+            Option<&'a str>,
+            Option<&'a str>,
+        ),
     ) {
         let slot = if self.is_date(m) {
             Slot::Date
@@ -862,17 +917,33 @@ impl<'a> Sentence<'_, 'a> {
         };
         // "… and Y", "in A, B": the slot of the argument before (`""`: the
         // direct object).
+        // A place after a place and place nouns: "in Ratnagiri district,
+        // Maharashtra state, India", "in the Hiran region of Somalia".
+        let place_chain = last_prep.is_some_and(|p| lexicon::LOCATIVES.contains(&p))
+            && slot == Slot::Thing
+            && window.iter().all(|w| {
+                matches!(w.as_ref(), "of" | "the" | "and" | "or")
+                    || lexicon::listed(lexicon::PLACE_NOUNS, w)
+            });
         let coordinated = last_prep.is_some()
-            && (window.is_empty() || matches!(window, [w] if w == "and" || w == "or"));
+            && (window.is_empty()
+                || matches!(window, [w] if w == "and" || w == "or")
+                || place_chain);
         let prep: Option<&'static str> = if coordinated {
             last_prep.filter(|p| !p.is_empty())
         } else {
             governing(window)
         };
+        // "the town of X" is X.
+        let of_place = prep.is_none() && ends_of_place(window);
         let direct = if coordinated {
             *last_prep == Some("")
         } else {
-            prep.is_none() && window.iter().all(|w| light(w))
+            prep.is_none()
+                && window
+                    .iter()
+                    .take(window.len() - usize::from(of_place))
+                    .all(|w| light(w))
         };
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
@@ -901,6 +972,7 @@ impl<'a> Sentence<'_, 'a> {
         if prep.is_none() && !direct {
             return;
         }
+        let first = last_prep.is_none();
         *last_prep = Some(prep_or_direct);
         if let Some((c, passive, word)) = cue {
             let frames = if passive && !c.passive.is_empty() {
@@ -908,9 +980,16 @@ impl<'a> Sentence<'_, 'a> {
             } else {
                 c.active
             };
-            let frame = frames
-                .iter()
-                .find(|f| f.prep == prep_or_direct && f.slot == slot);
+            // "born 3 May 1950, Oslo": a place right after the date is
+            // the birthplace ("born Kenji Imada" names no place).
+            let after_date = coordinated && self.date_before(at);
+            let frame = frames.iter().find(|f| {
+                f.prep == prep_or_direct
+                    && f.slot == slot
+                    && (after_date
+                        || !(f.prep.is_empty()
+                            && matches!(f.pred, Predicate::BornIn | Predicate::DiedIn)))
+            });
             match frame {
                 Some(f) => {
                     let s = if f.pred.literal_object() && c.date_of_object && !passive {
@@ -923,23 +1002,37 @@ impl<'a> Sentence<'_, 'a> {
                         Dir::Backward => self.fact(obj, f.pred, s),
                     }
                 }
-                None => {
+                None if prep != Some("of") || window.first().is_some_and(|w| w == "of") => {
                     let phrase = phrase(&lower(word), prep);
                     self.add(cue_subject, phrase, obj);
                 }
+                None => {}
             }
             if direct && slot == Slot::Thing {
                 *dobj = Some(obj);
             }
             return;
         }
-        // No cue: "is a city in X", "is a book by X", or another verb
-        // before the name.
+        // No cue: "is a city in X", "is a town of X", "is a book by X", "is
+        // a footballer from X", or another verb before the name.
         if let Some(noun_kind) = copula
             && slot == Slot::Thing
         {
+            // The head noun says what the subject is, else its kind.
+            let person = match noun_kind {
+                Some(k) => k == "person",
+                None => self.topic.kind(subject) == "person",
+            };
             match prep {
-                Some("in" | "at") if self.topic.kind(subject) != "person" => {
+                Some("in" | "at") if !person => {
+                    self.fact(subject, Predicate::LocatedIn, obj);
+                    return;
+                }
+                Some("on") if noun_kind == Some("place") => {
+                    self.fact(subject, Predicate::LocatedIn, obj);
+                    return;
+                }
+                None if of_place && noun_kind == Some("place") => {
                     self.fact(subject, Predicate::LocatedIn, obj);
                     return;
                 }
@@ -947,7 +1040,20 @@ impl<'a> Sentence<'_, 'a> {
                     self.fact(obj, Predicate::AuthorOf, subject);
                     return;
                 }
-                Some("in" | "at" | "by") => return,
+                // The head noun's own preposition, the first argument.
+                Some(p @ ("from" | "for"))
+                    if noun_kind == Some("person")
+                        && first
+                        && window
+                            .iter()
+                            .rev()
+                            .take_while(|w| w.as_ref() != p)
+                            .all(|w| matches!(w.as_ref(), "the" | "a" | "an")) =>
+                {
+                    self.add(subject, phrase("is", Some(p)), obj);
+                    return;
+                }
+                Some("in" | "at" | "by" | "on" | "from" | "for") => return,
                 _ => {}
             }
         }
@@ -956,8 +1062,25 @@ impl<'a> Sentence<'_, 'a> {
             .rev()
             .find(|w| verbish(w) && !lexicon::BE.contains(&w.as_ref()))
             .cloned()
-            .or_else(|| generic.map(lower));
-        if let Some(v) = verb {
+            .or_else(|| generic.map(lower))
+            // Past other arguments only: "released in 1957 by X", not
+            // "a failed attempt … to capture X".
+            .or_else(|| {
+                last_verb
+                    .filter(|_| window.iter().all(|w| is_stopword(w)))
+                    .map(lower)
+            });
+        // "consists of X", not "occupied the north of X".
+        let of_loose = prep == Some("of")
+            && !window.iter().rposition(|w| w == "of").is_some_and(|o| {
+                // Right after the verb: in the window, or the verb that
+                // opened it.
+                match o.checked_sub(1) {
+                    Some(v) => window.get(v).is_some_and(|v| verbish(v)),
+                    None => first && generic.is_some(),
+                }
+            });
+        if let Some(v) = verb.filter(|_| !of_loose) {
             let phrase = phrase(&v, prep);
             self.add(subject, phrase, obj);
         }
@@ -984,6 +1107,11 @@ fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Whether the window ends in a place noun and "of" ("the town of").
+fn ends_of_place(window: &[std::borrow::Cow<'_, str>]) -> bool {
+    matches!(window, [.., n, of] if of == "of" && lexicon::listed(lexicon::PLACE_NOUNS, n))
 }
 
 /// `other: <verb> <prep>`.
@@ -1020,7 +1148,7 @@ fn possessed_role<'w>(
     }
 }
 
-pub(crate) use lexicon::is_demonym;
+pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun};
 
 #[cfg(test)]
 mod tests;

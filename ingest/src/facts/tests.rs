@@ -156,6 +156,74 @@ const CASES: &[Case] = &[
         ],
         not: &[],
     },
+    // A place after a place and place nouns is where the first one is; a
+    // clause goes on past a comma before "in"; a list of places after "is
+    // a house in" is not cut by the comma.
+    Case {
+        title: "Varnes",
+        text: "Varnes is a village in the Hordal region of Norland. Tarsby is a town in \
+               Ekeby district, Vestmark state, Norland. Brenna Airport is three miles east of \
+               Brenna, in Holt County, Vestmark. The Lind House is a house in Kirkwood, \
+               Vestmark designed by the architect Per Lind.",
+        has: &[
+            "varnes | located in | hordal",
+            "varnes | located in | norland",
+            "tarsby | located in | ekeby",
+            "tarsby | located in | vestmark",
+            "tarsby | located in | norland",
+            "brenna_airport | located in | holt_county",
+            "brenna_airport | located in | vestmark",
+            "lind_house | located in | kirkwood",
+            "lind_house | located in | vestmark",
+        ],
+        not: &[
+            "brenna_airport | located in | brenna",
+            "vestmark | other: designed by | per_lind",
+        ],
+    },
+    // A place right after a birth date is the birthplace; a birth name is
+    // not; a person "from" a place or "for" a team.
+    Case {
+        title: "Jon Eide",
+        text: "Jon Eide (born 3 May 1950, Tromsø) is a Norwegian boxer from Vik. Kari Lunde \
+               (born Kari Berg) is a singer. Per Holm is a former goalkeeper for Brann.",
+        has: &[
+            "jon_eide | born in | tromsø",
+            "jon_eide | other: is from | vik",
+            "per_holm | other: is for | brann",
+        ],
+        not: &["kari_lunde | born in | kari_berg"],
+    },
+    // A verb governs a name after a date ("released in 1957 by X"), not one
+    // after other words ("a failed attempt … to capture X"); a typing noun in
+    // capitals is no name ("a live EP by").
+    Case {
+        title: "Sea Song",
+        text: "\"Sea Song\" is a song written by Jack Clement, first released in April 1957 \
+               by Jerry Lewis. The Siege of Varn was a failed attempt by Duke Olaf to capture \
+               Varn. Maiden Japan is a live EP by the band Iron Maiden.",
+        has: &[
+            "jack_clement | author of | sea_song",
+            "sea_song | other: released by | jerry_lewis",
+            "iron_maiden | author of | maiden_japan",
+        ],
+        not: &["siege_of_varn | other: failed to | varn"],
+    },
+    // A date between a determiner and a name is the name's ("the 2009
+    // Aurealis Award"); "of" after a verb's object is no argument of it.
+    Case {
+        title: "Wonders of Hel",
+        text: "Wonders of Hel won the 2009 Aurealis Award. The Third Reich occupied the \
+               north of Alpina. The Vale consists of Nordby.",
+        has: &[
+            "wonders_of_hel | won | aurealis_award",
+            "vale | other: consists of | nordby",
+        ],
+        not: &[
+            "wonders_of_hel | other: won | 2009",
+            "third_reich | other: occupied of | alpina",
+        ],
+    },
 ];
 
 #[test]
@@ -205,4 +273,15 @@ fn types_and_names() {
         ex.entities
     );
     assert!(kind("mara_ellison").is_some(), "{:?}", ex.entities);
+    let ex = run(
+        "Maiden Japan",
+        "Maiden Japan is a live EP by Iron Maiden. Khaled Eid is a Saudi Arabian rider.",
+    );
+    for gone in ["ep", "saudi_arabian"] {
+        assert!(
+            ex.entities.iter().all(|e| e.key != gone),
+            "{:?}",
+            ex.entities
+        );
+    }
 }
