@@ -493,6 +493,7 @@ struct Lexicon {
     person_titles: WordSet<'static>,
     place_prepositions: WordSet<'static>,
     noble_titles: WordSet<'static>,
+    event_words: WordSet<'static>,
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -505,6 +506,7 @@ fn lexicon() -> &'static Lexicon {
         person_titles: WordSet::new(PERSON_TITLES),
         place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
         noble_titles: WordSet::new(NOBLE_TITLES),
+        event_words: WordSet::new(EVENT_WORDS),
     })
 }
 
@@ -610,6 +612,9 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
     let lex = lexicon();
     out.clear();
     let mut i = 0;
+    // Where the last place named after a place preposition ("in Austin")
+    // or after such a place and a comma ends.
+    let mut place_run_end: Option<usize> = None;
     while let Some(k) = words.next_opening(i) {
         i = k;
         let Some((ws, w)) = words.get(i) else {
@@ -758,11 +763,29 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             i = j + 1;
             continue;
         }
+        let mut kind = guess_kind(s, start, run);
+        // "in Austin, Texas": a name after a comma and a place named after a
+        // place preposition is a place (not "groups: Marsh Dynamics, Coastal
+        // Archives").
+        let after_place = start
+            .checked_sub(2)
+            .filter(|&before| s.get(before..start) == Some(", "))
+            .is_some_and(|before| {
+                out.last()
+                    .is_some_and(|c| c.end == before && c.kind == "place")
+                    && place_run_end == Some(before)
+            });
+        if is_weak_kind(kind) && after_place {
+            kind = "place";
+        }
+        if kind == "place" && (after_place || after_place_preposition(s, start)) {
+            place_run_end = Some(end);
+        }
         out.push(Cand {
             start,
             end,
             name: &s[start..end],
-            kind: guess_kind(s, start, run),
+            kind,
         });
         i = j + 1;
     }
@@ -809,6 +832,35 @@ fn find_char(s: &str, c: char) -> Option<usize> {
         s.find(c)
     }
 }
+
+/// Words that make a name an event, an era or a law ("Summer Olympics",
+/// "Middle Ages", "Education Reform Act").
+const EVENT_WORDS: &[&str] = &[
+    "olympics",
+    "games",
+    "championship",
+    "championships",
+    "cup",
+    "war",
+    "battle",
+    "siege",
+    "festival",
+    "award",
+    "awards",
+    "prize",
+    "election",
+    "act",
+    "treaty",
+    "tournament",
+    "revolution",
+    "rebellion",
+    "uprising",
+    "crisis",
+    "ages",
+    "era",
+    "century",
+    "dynasty",
+];
 
 /// Titles a name may carry after a comma ("Hermann II, Landgrave of Hesse").
 const NOBLE_TITLES: &[&str] = &[
@@ -880,6 +932,40 @@ fn is_opening_word(w: &str) -> bool {
     n > 4 && (w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly"))
 }
 
+/// A Roman numeral of two or more letters ("II", "VIII", "XIV").
+fn is_regnal_number(w: &str) -> bool {
+    w.len() >= 2 && w.len() <= 5 && w.bytes().all(|b| matches!(b, b'I' | b'V' | b'X'))
+}
+
+/// Whether the word before byte `start` of `s` is a place preposition ("in
+/// Paris"), or "the" or a side ("northern") after one ("in the United
+/// States": not "to the", "from the", which names of groups follow as often).
+fn after_place_preposition(s: &str, start: usize) -> bool {
+    let mut before = s
+        .get(..start)
+        .unwrap_or("")
+        .split_whitespace()
+        .rev()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    // "in the United States", "in southeastern New Hampshire".
+    let article_or_side = |w: &str| {
+        let lw = w.to_ascii_lowercase();
+        lw == "the"
+            || lw.ends_with("ern")
+            || matches!(lw.as_str(), "central" | "downtown" | "rural")
+    };
+    match before.next() {
+        Some(w) if article_or_side(w) => before.next().is_some_and(|p| {
+            matches!(
+                p.to_ascii_lowercase().as_str(),
+                "in" | "at" | "near" | "across" | "throughout" | "outside" | "inside"
+            )
+        }),
+        Some(w) => lexicon().place_prepositions.has_lower(w),
+        None => false,
+    }
+}
+
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     let lex = lexicon();
     if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
@@ -888,7 +974,11 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     if run.iter().any(|(_, w)| lex.place_words.has_lower(w)) {
         return "place";
     }
-    if run.iter().any(|(_, w)| lex.noble_titles.has_lower(w)) {
+    // "Henry VIII", "Lothair II of Lotharingia": a regnal number after a
+    // first name.
+    if run.iter().any(|(_, w)| lex.noble_titles.has_lower(w))
+        || run.get(1).is_some_and(|(_, w)| is_regnal_number(w))
+    {
         return "person";
     }
     let prev = s
@@ -902,16 +992,36 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     {
         return "person";
     }
-    if lex.place_prepositions.has_lower(prev) {
+    // "The Summer Olympics", "the Middle Ages", "the Education Reform Act":
+    // events, eras and laws, neither persons nor places.
+    if run.iter().any(|(_, w)| lex.event_words.has_lower(w)) {
+        return "other";
+    }
+    if after_place_preposition(s, start) {
         return "place";
     }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
     // "The Salt Atlas" is a title, not a person.
     let the = run.first().is_some_and(|(_, w)| *w == "The");
     if (2..=4).contains(&caps) && caps == run.len() && !the {
-        return "person";
+        return SHAPE_PERSON;
     }
     "other"
+}
+
+/// The kind of a name that only looks like a person's (two to four
+/// capitalised words): any other evidence overrules it, and it is a person
+/// when none does.
+const SHAPE_PERSON: &str = "person?";
+
+/// Whether a kind says person, by evidence or by shape.
+fn is_person(kind: &str) -> bool {
+    kind == "person" || kind == SHAPE_PERSON
+}
+
+/// Whether a kind is a guess any evidence overrules.
+fn is_weak_kind(kind: &str) -> bool {
+    kind == "other" || kind == SHAPE_PERSON
 }
 
 fn initials(name: &str) -> String {
@@ -962,7 +1072,7 @@ fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k st
     }
     let mut found = ents.iter().filter(|(_, e)| {
         let n: Vec<&str> = e.name.split_whitespace().collect();
-        e.kind == "person"
+        is_person(e.kind)
             && n.len() > words.len()
             && n.first() == Some(first)
             && n.last() == Some(last)
@@ -1012,7 +1122,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             // title to it.
             && !cands
                 .iter()
-                .any(|c| c.start < p && c.end == p + title.len() && c.kind == "person")
+                .any(|c| c.start < p && c.end == p + title.len() && is_person(c.kind))
         {
             // The kind the rules gave the same span, if any.
             let kind = cands
@@ -1049,7 +1159,9 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             count: 0,
         });
         e.count += 1;
-        if e.kind == "other" && c.kind != "other" {
+        if (e.kind == "other" && c.kind != "other")
+            || (e.kind == SHAPE_PERSON && !is_weak_kind(c.kind))
+        {
             e.kind = c.kind;
         }
         if c.name != e.name && !e.aliases.contains(&c.name) {
@@ -1064,7 +1176,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     for (&o, x) in &ents {
         if let Some((_, last)) = o.rsplit_once('_') {
             by_initials.entry(initials(x.name)).or_default().push(o);
-            if x.kind == "person" {
+            if is_person(x.kind) {
                 by_surname.entry(last).or_default().push(o);
             }
         }
@@ -1149,7 +1261,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         {
             if let Some(dst) = ents.get_mut(key) {
                 dst.count += src.count;
-                if dst.kind == "other" {
+                if is_weak_kind(dst.kind) && src.kind != "other" {
                     dst.kind = src.kind;
                 }
                 for a in std::iter::once(src.name).chain(src.aliases) {
@@ -1209,7 +1321,10 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
         }
     }
-    let kinds: FxHashMap<&str, &str> = ents.iter().map(|(k, e)| (*k, e.kind)).collect();
+    let kinds: FxHashMap<&str, &str> = ents
+        .iter()
+        .map(|(k, e)| (*k, if is_person(e.kind) { "person" } else { e.kind }))
+        .collect();
     let fact_mentions: Vec<(usize, crate::facts::Mention)> = linked
         .iter()
         .map(|&(si, key, start, end)| (si, crate::facts::Mention { key, start, end }))
@@ -1229,7 +1344,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
             if let Some(e) = ents.get_mut(key.as_str())
                 && e.kind != "date"
-                && (strong || e.kind == "other")
+                && (strong || is_weak_kind(e.kind))
             {
                 e.kind = kind;
             }
@@ -1249,7 +1364,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         ex.entities.push(EntityDecl {
             key: key.to_string(),
             name: e.name.to_string(),
-            kind: e.kind.to_string(),
+            kind: if is_person(e.kind) { "person" } else { e.kind }.to_string(),
             aliases: e.aliases.into_iter().map(str::to_string).collect(),
         });
     }
@@ -1443,6 +1558,7 @@ pub(crate) mod tests {
             PERSON_TITLES,
             PLACE_PREPOSITIONS,
             NOBLE_TITLES,
+            EVENT_WORDS,
         ] {
             for w in list {
                 assert_eq!(*w, lower(w), "{w}");

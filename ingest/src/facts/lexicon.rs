@@ -945,8 +945,19 @@ pub(crate) fn is_demonym_run(words: &[&str]) -> bool {
         })
 }
 
-/// The entity kind a typing noun gives.
+/// The entity kind a typing noun gives, singular or plural ("cities").
 pub(crate) fn kind_of_noun(noun: &str) -> Option<&'static str> {
+    kind_of_singular(noun).or_else(|| {
+        let lw = noun.to_lowercase();
+        if let Some(stem) = lw.strip_suffix("ies") {
+            kind_of_singular(&format!("{stem}y"))
+        } else {
+            lw.strip_suffix('s').and_then(kind_of_singular)
+        }
+    })
+}
+
+fn kind_of_singular(noun: &str) -> Option<&'static str> {
     if listed(WORK_NOUNS, noun) {
         Some("work")
     } else if listed(PERSON_NOUNS, noun) {

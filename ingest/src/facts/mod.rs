@@ -672,6 +672,10 @@ impl<'a> Sentence<'_, 'a> {
             Predicate::BornIn | Predicate::DiedIn => &[(true, "person"), (false, "place")],
             Predicate::AuthorOf => &[(true, "person"), (false, "work")],
             Predicate::PublishedBy => &[(true, "work")],
+            Predicate::LocatedIn => &[(false, "place")],
+            Predicate::SpouseOf | Predicate::ParentOf | Predicate::SiblingOf => {
+                &[(true, "person"), (false, "person")]
+            }
             _ => &[],
         };
         for &(on_subject, kind) in votes {
@@ -763,6 +767,8 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_role: Option<&'static lexicon::Role> = None;
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
+        // The kind a typing noun gave the last name ("the cities of X").
+        let mut apposed: Option<&'static str> = None;
         // The last verb of any kind outside the cues.
         let mut last_verb: Option<&'a str> = None;
         let mut copula = false;
@@ -835,6 +841,19 @@ impl<'a> Sentence<'_, 'a> {
                             .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
                     {
                         continue;
+                    }
+                    // "the band Iron Maiden", "the cities of Hiroshima and
+                    // Nagasaki": the noun before a name types it.
+                    // … and the names coordinated with it ("and Nagasaki").
+                    let listed_on = window.is_empty()
+                        || matches!(window.as_slice(), [w] if w == "and" || w == "or");
+                    apposed = match apposed_kind(&window) {
+                        Some(kind) => Some(kind),
+                        None if listed_on => apposed,
+                        None => None,
+                    };
+                    if let Some(kind) = apposed.filter(|_| !self.is_date(m)) {
+                        self.vote(obj, kind, false);
                     }
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
@@ -1107,6 +1126,16 @@ fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// The kind a typing noun right before a name gives it ("the band X",
+/// "the city of X", "the cities of X and Y").
+fn apposed_kind(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
+    match window {
+        [.., n, of] if of == "of" => lexicon::kind_of_noun(n).filter(|k| *k == "place"),
+        [.., n] => lexicon::kind_of_noun(n),
+        [] => None,
+    }
 }
 
 /// Whether the window ends in a place noun and "of" ("the town of").

@@ -285,3 +285,88 @@ fn types_and_names() {
         );
     }
 }
+
+/// A name's kind from what stands around it: a place preposition before
+/// "the", a place and a comma before it, a typing noun before it, a fact's
+/// frame; two capitalised words alone say person only when nothing else
+/// speaks.
+#[test]
+fn kinds_from_context() {
+    // (text, key, kind)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "The law was passed in the United States.",
+            "united_states",
+            "place",
+        ),
+        (
+            "Tim League is a producer based in Austin, Texas.",
+            "texas",
+            "place",
+        ),
+        (
+            "Maiden Japan is an EP by the British metal band Iron Maiden.",
+            "iron_maiden",
+            "organization",
+        ),
+        (
+            "Bombs were dropped on the cities of Hiroshima and Nagasaki.",
+            "hiroshima",
+            "place",
+        ),
+        (
+            "The Kraus House is located in Kirkwood Falls.",
+            "kirkwood_falls",
+            "place",
+        ),
+        (
+            "Anna Berg met Olaf Lund at the harbour.",
+            "olaf_lund",
+            "person",
+        ),
+        (
+            "Bombs were dropped on the cities of Hiroshima and Nagasaki.",
+            "nagasaki",
+            "place",
+        ),
+        (
+            "Louis Evreux married Margaret of Artois.",
+            "margaret_of_artois",
+            "person",
+        ),
+        (
+            "He was the son of Lothair II of Lotharingia.",
+            "lothair_ii_of_lotharingia",
+            "person",
+        ),
+        (
+            "He ran at the 1928 Summer Olympics.",
+            "summer_olympics",
+            "other",
+        ),
+        ("The town grew in the Middle Ages.", "middle_ages", "other"),
+        (
+            "It has two groups: Marsh Dynamics, Coastal Archives.",
+            "coastal_archives",
+            "person",
+        ),
+        (
+            "It lies in Pocahontas County, West Virginia, United States.",
+            "united_states",
+            "place",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (text, key, kind) in cases {
+        let ex = run("", text);
+        let got = ex
+            .entities
+            .iter()
+            .find(|e| e.key == *key)
+            .map(|e| e.kind.as_str());
+        if got != Some(*kind) {
+            failures.push(format!("{text}: {key} is {got:?}, not {kind}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
