@@ -1083,6 +1083,26 @@ fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k st
     }
 }
 
+/// The surname of a title that names a person by its shape ("James
+/// Glisson": "Glisson"): two or three capitalised words, none of them a word
+/// of organisations, places or events, not opening with "The".
+fn person_title_surname(title: &str) -> Option<&str> {
+    let lex = lexicon();
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let named = (2..=3).contains(&words.len())
+        && words
+            .iter()
+            .all(|w| is_cap(w) && w.chars().all(char::is_alphabetic))
+        && words.first() != Some(&"The")
+        && !words.iter().any(|w| {
+            lex.org_words.has_lower(w)
+                || lex.place_words.has_lower(w)
+                || lex.event_words.has_lower(w)
+                || crate::facts::is_demonym(w)
+        });
+    named.then(|| words.last().copied()).flatten()
+}
+
 /// Whether a title is short enough to name one thing (not a sentence or a page
 /// banner) and has a name in it.
 fn is_subject_title(title: &str) -> bool {
@@ -1252,14 +1272,24 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
         }
         ex.about = Some(key.to_string());
-        // "Sims, North Dakota" is about the "Sims" its text names.
-        if let Some((head, _)) = title.split_once(", ")
+        // "Sims, North Dakota" is about the "Sims" its text names; "Glisson
+        // was born in …" under the title "James Glisson" names its person.
+        let (head, surname) = match title.split_once(", ") {
+            Some((head, _)) => (Some(head), false),
+            None => (person_title_surname(title), true),
+        };
+        if let Some(head) = head
             && let Some(head_key) = found_keys
                 .iter()
                 .find(|k| **k == entity_key(head) && k.as_str() != key)
-            && let Some(src) = ents.remove(head_key.as_str())
+            && (!surname
+                || ents
+                    .get(head_key.as_str())
+                    .is_none_or(|e| !matches!(e.kind, "place" | "organization" | "date")))
         {
-            if let Some(dst) = ents.get_mut(key) {
+            if let Some(src) = ents.remove(head_key.as_str())
+                && let Some(dst) = ents.get_mut(key)
+            {
                 dst.count += src.count;
                 if is_weak_kind(dst.kind) && src.kind != "other" {
                     dst.kind = src.kind;

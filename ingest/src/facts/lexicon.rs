@@ -277,6 +277,25 @@ pub(crate) const BETWEEN: &[&str] = &[
 /// Maharashtra").
 pub(crate) const LOCATIVES: &[&str] = &["in", "at", "on", "near"];
 
+/// Nouns of a part of a place: "in the northern part of X" is in X (not
+/// the compass points: "north of X" is outside it).
+pub(crate) const PARTS: &[&str] = &[
+    "part",
+    "parts",
+    "section",
+    "portion",
+    "side",
+    "end",
+    "edge",
+    "outskirts",
+    "heart",
+    "centre",
+    "center",
+    "corner",
+    "suburbs",
+    "interior",
+];
+
 /// Prepositions that govern an argument.
 pub(crate) const PREPOSITIONS: &[&str] = &[
     "in", "at", "on", "by", "of", "to", "from", "for", "with", "into", "near", "as",
@@ -1010,6 +1029,7 @@ mod tests {
             BE,
             BETWEEN,
             PREPOSITIONS,
+            PARTS,
             WORK_NOUNS,
             PERSON_NOUNS,
             ORG_NOUNS,

@@ -278,8 +278,16 @@ fn tokenize<'a>(
             }
             i = j;
         } else {
+            // A dash between words ("1650, Middelburg – 1704, Amsterdam").
+            let dash = matches!(c, '–' | '—')
+                || (c == '-'
+                    && s.get(i + 1..)
+                        .and_then(|r| r.chars().next())
+                        .is_some_and(char::is_whitespace));
             if matches!(c, ',' | ';' | ':' | '(' | ')') {
                 out.push(Tok::Punct(c));
+            } else if dash {
+                out.push(Tok::Punct('–'));
             }
             i += c.len_utf8();
         }
@@ -507,10 +515,42 @@ impl<'a> Sentence<'_, 'a> {
             .is_some_and(|t| matches!(t, Tok::Ment(p) if self.is_date(*p)))
     }
 
-    /// The name right before token `i` (not a date).
-    fn name_before(&self, i: usize) -> Option<usize> {
-        self.toks.get(..i)?.iter().rev().find_map(|t| match t {
-            Tok::Ment(m) if !self.is_date(*m) => Some(*m),
+    /// The subject of a clause attached at token `a` (a relative clause,
+    /// an apposition, a participle): the name right before it, except
+    /// - "who" after a name that is no person ("an outfielder in Major
+    ///   League Baseball who played for …"): the sentence's subject if it
+    ///   is a person, else none;
+    /// - a participle after the agent of "by" ("a CD by Judge Smith,
+    ///   released in 2000"): the sentence's subject.
+    fn attached_to(&self, a: usize, sentence: Option<&'a str>) -> Option<&'a str> {
+        let (at, m) = self.name_before_at(a)?;
+        let before = self.key(m)?;
+        let opener = self.word(a.wrapping_sub(1));
+        let kind = |k: &str| self.topic.kind(k);
+        if matches!(opener.as_deref(), Some("who" | "whom"))
+            && matches!(kind(before), "organization" | "place" | "work")
+        {
+            return sentence.filter(|s| kind(s) == "person");
+        }
+        let agent = at
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| w == "by");
+        if agent
+            && self
+                .word(a)
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ed"))
+        {
+            return sentence.or(Some(before));
+        }
+        Some(before)
+    }
+
+    /// The name right before token `i` (not a date), with its token index.
+    fn name_before_at(&self, i: usize) -> Option<(usize, usize)> {
+        let before = self.toks.get(..i)?;
+        before.iter().enumerate().rev().find_map(|(at, t)| match t {
+            Tok::Ment(m) if !self.is_date(*m) => Some((at, *m)),
             _ => None,
         })
     }
@@ -705,7 +745,7 @@ impl<'a> Sentence<'_, 'a> {
         let mut pending: Vec<usize> = Vec::new();
         for (ci, &(a, b, opens)) in clauses.iter().enumerate() {
             let (subject, from) = match opens {
-                Opens::Attached => (self.name_before(a).and_then(|m| self.key(m)), a),
+                Opens::Attached => (self.attached_to(a, sentence_subject), a),
                 Opens::Shared => (sentence_subject, a),
                 Opens::Resume(before) => (
                     subjects.get(before).copied().flatten().or(sentence_subject),
@@ -732,6 +772,13 @@ impl<'a> Sentence<'_, 'a> {
                 },
             };
             subjects.push(subject);
+            if let Some(s) = subject
+                && opens == Opens::Attached
+                && a > 0
+                && self.toks.get(a - 1) == Some(&Tok::Punct('('))
+            {
+                self.life_span(s, a, b);
+            }
             if let Some(s) = subject {
                 let participle = (opens == Opens::Attached).then_some(a);
                 // The main clause, or its rest after a parenthesis.
@@ -743,6 +790,59 @@ impl<'a> Sentence<'_, 'a> {
             for ci in pending {
                 if let Some(&(a, b, _)) = clauses.get(ci) {
                     self.predicate(s, (Some(a), a), b, false);
+                }
+            }
+        }
+    }
+
+    /// A life span in a parenthesis after a name: "(24 October 1650,
+    /// Middelburg – 23 February 1704, Amsterdam)", "(1838 in Dresden –
+    /// 1898 in Silverton, Colorado)": each side a date, then its places.
+    fn life_span(&mut self, subject: &'a str, a: usize, b: usize) {
+        let Some(toks) = self.toks.get(a..b) else {
+            return;
+        };
+        let Some(dash) = toks.iter().position(|t| *t == Tok::Punct('–')) else {
+            return;
+        };
+        let (birth, death) = toks.split_at(dash);
+        let sides = [
+            (birth, Predicate::DateOfBirth, Predicate::BornIn),
+            (
+                death.get(1..).unwrap_or(&[]),
+                Predicate::DateOfDeath,
+                Predicate::DiedIn,
+            ),
+        ];
+        // Both sides read as a date and places, or nothing is said.
+        let read = |side: &[Tok<'a>]| -> Option<(usize, Vec<usize>)> {
+            let mut date = None;
+            let mut places = Vec::new();
+            for t in side {
+                match t {
+                    Tok::Ment(m) if self.is_date(*m) && date.is_none() && places.is_empty() => {
+                        date = Some(*m);
+                    }
+                    Tok::Ment(m) if date.is_some() && !self.is_date(*m) => places.push(*m),
+                    // "1838 or 1839": the first.
+                    Tok::Ment(m) if self.is_date(*m) && places.is_empty() => {}
+                    Tok::Punct(',') => {}
+                    Tok::Word(w) if matches!(lower(w).as_ref(), "in" | "or" | "at") => {}
+                    _ => return None,
+                }
+            }
+            date.map(|d| (d, places))
+        };
+        let (Some(born), Some(died)) = (read(sides[0].0), read(sides[1].0)) else {
+            return;
+        };
+        for ((date, places), (_, date_p, place_p)) in [born, died].into_iter().zip(sides) {
+            if let Some(d) = self.key(date) {
+                self.fact(subject, date_p, d);
+            }
+            for p in places {
+                if let Some(p) = self.key(p) {
+                    self.fact(subject, place_p, p);
                 }
             }
         }
@@ -767,6 +867,8 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_role: Option<&'static lexicon::Role> = None;
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
+        // The name a copula's subject is ("is an ALA Notable Book").
+        let mut nominal: Option<&'a str> = None;
         // The kind a typing noun gave the last name ("the cities of X").
         let mut apposed: Option<&'static str> = None;
         // The last verb of any kind outside the cues.
@@ -789,7 +891,16 @@ impl<'a> Sentence<'_, 'a> {
                         // A participle after an object is about that object
                         // ("a film directed by X", "the yard founded by Y").
                         cue_subject = match last_object {
-                            Some(o) if passive && !before_be && window.is_empty() => o,
+                            // ("is an ALA Notable Book written by X": the
+                            // subject's own).
+                            Some(o)
+                                if passive
+                                    && !before_be
+                                    && window.is_empty()
+                                    && nominal != Some(o) =>
+                            {
+                                o
+                            }
                             _ => subject,
                         };
                         cue = Some((c, passive, w));
@@ -858,6 +969,15 @@ impl<'a> Sentence<'_, 'a> {
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
                         self.typed_by_copula(subject, copula_kind, main);
+                        if window
+                            .iter()
+                            .all(|w| light(w) || lexicon::BE.contains(&w.as_ref()))
+                        {
+                            nominal = Some(obj);
+                        }
+                    } else if window.is_empty() && nominal.is_some() && nominal == last_object {
+                        // "an ALA Notable Book": names side by side.
+                        nominal = Some(obj);
                     }
                     self.argument(
                         subject,
@@ -1118,9 +1238,9 @@ fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
         };
         let of_place = p == "of"
             && i > 0
-            && window
-                .get(i - 1)
-                .is_some_and(|n| lexicon::kind_of_noun(n) == Some("place"));
+            && window.get(i - 1).is_some_and(|n| {
+                lexicon::kind_of_noun(n) == Some("place") || lexicon::PARTS.contains(&n.as_ref())
+            });
         if !of_place {
             return Some(p);
         }
@@ -1140,7 +1260,8 @@ fn apposed_kind(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
 
 /// Whether the window ends in a place noun and "of" ("the town of").
 fn ends_of_place(window: &[std::borrow::Cow<'_, str>]) -> bool {
-    matches!(window, [.., n, of] if of == "of" && lexicon::listed(lexicon::PLACE_NOUNS, n))
+    matches!(window, [.., n, of] if of == "of"
+        && (lexicon::listed(lexicon::PLACE_NOUNS, n) || lexicon::PARTS.contains(&n.as_ref())))
 }
 
 /// `other: <verb> <prep>`.

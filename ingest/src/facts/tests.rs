@@ -224,6 +224,54 @@ const CASES: &[Case] = &[
             "third_reich | other: occupied of | alpina",
         ],
     },
+    // A life span in a parenthesis: dates and places of birth and death.
+    Case {
+        title: "Steven Blankaart",
+        text: "Steven Blankaart (24 October 1650, Middelburg – 23 February 1704, Amsterdam) \
+               was a physician. Emil Fischer (1838 or 1839 in Dresden, Saxony – September 23, \
+               1898 in Silverton, Colorado) drew maps. Dai Jones (1881 - 21 January 1933) was a \
+               footballer.",
+        has: &[
+            "steven_blankaart | born in | middelburg",
+            "steven_blankaart | died in | amsterdam",
+            "steven_blankaart | date of birth | 24_october_1650",
+            "steven_blankaart | date of death | 23_february_1704",
+            "emil_fischer | born in | dresden",
+            "emil_fischer | died in | silverton",
+            "emil_fischer | died in | colorado",
+            "dai_jones | date of death | 21_january_1933",
+        ],
+        not: &["steven_blankaart | born in | amsterdam"],
+    },
+    // The title's person named by the surname; "who" after a name that is
+    // no person is the subject's.
+    Case {
+        title: "Barry Wesson",
+        text: "Wesson is an outfielder in the Major League Baseball who played for the \
+               Houston Astros. Wesson was born in Tupelo.",
+        has: &[
+            "barry_wesson | other: played for | houston_astros",
+            "barry_wesson | born in | tupelo",
+        ],
+        not: &["major_league_baseball | other: played for | houston_astros"],
+    },
+    // A participle after the agent of "by" is the subject's; one after the
+    // copula's own name too; "in the northern part of X" is part of X.
+    Case {
+        title: "Sea Airships",
+        text: "Sea Airships is a double CD by Judge Smith, released in 2000 by Mole Records. \
+               Alexander Day is an ALA Notable Book written by Judith Viorst. Knott is a \
+               mountain in the northern part of the Lake District.",
+        has: &[
+            "sea_airships | other: released by | mole_records",
+            "judith_viorst | author of | alexander_day",
+            "knott | part of | lake_district",
+        ],
+        not: &[
+            "judge_smith | other: released by | mole_records",
+            "judith_viorst | author of | ala_notable_book",
+        ],
+    },
 ];
 
 #[test]
