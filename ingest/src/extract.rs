@@ -759,6 +759,7 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                         &run.iter().map(|(_, w)| *w).collect::<Vec<_>>(),
                     )))
             || (at_start && run.len() == 1 && is_opening_word(run[0].1))
+            || hyphenated_demonym(s, start, end)
         {
             i = j + 1;
             continue;
@@ -930,6 +931,19 @@ const PLACE_PREPOSITIONS: &[&str] = &[
 fn is_opening_word(w: &str) -> bool {
     let n = w.chars().count();
     n > 4 && (w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly"))
+}
+
+/// Whether the word at `start..end` of `s` opens a hyphenated adjective
+/// of nationality the word split cut ("Trinidadian-American rapper").
+fn hyphenated_demonym(s: &str, start: usize, end: usize) -> bool {
+    let Some(rest) = s.get(end..).and_then(|r| r.strip_prefix('-')) else {
+        return false;
+    };
+    let more = rest
+        .find(|c: char| !(c.is_alphabetic() || c == '-'))
+        .unwrap_or(rest.len());
+    s.get(start..end + 1 + more)
+        .is_some_and(crate::facts::is_demonym)
 }
 
 /// A Roman numeral of two or more letters ("II", "VIII", "XIV").

@@ -80,6 +80,9 @@ enum Written<'a> {
     Person,
     Thing,
     Definite(&'a str),
+    /// A thing of an entity's, unnamed ("Its music", "The film's score"):
+    /// the owner and the head noun.
+    Possessed(&'a str, &'a str),
 }
 
 /// The entities a document has named so far, for pronouns and descriptions.
@@ -195,6 +198,7 @@ pub(crate) fn facts<'a>(
             topic: &mut topic,
             out: &mut out,
             ev,
+            possessed: None,
         };
         reader.read();
         topic.named.extend(ms.iter().copied());
@@ -337,6 +341,9 @@ struct Sentence<'s, 'a> {
     topic: &'s mut Topic<'a>,
     out: &'s mut Found,
     ev: LocalEvidence,
+    /// The head noun of the clause's possessed subject ("Its *music* was
+    /// composed by X"): its facts are `other: music composed by`.
+    possessed: Option<&'a str>,
 }
 
 impl<'a> Sentence<'_, 'a> {
@@ -579,6 +586,15 @@ impl<'a> Sentence<'_, 'a> {
                     if POSSESSIVES.contains(&lw) {
                         return self.possessed_subject(lw, i + 1, b);
                     }
+                    // "The film's music was composed by X".
+                    if lw == "the"
+                        && let Some(n) = self.word(i + 1)
+                        && let Some(stem) = n.strip_suffix("'s").or(n.strip_suffix("\u{2019}s"))
+                        && lexicon::kind_of_noun(stem).is_some()
+                    {
+                        let owner = self.topic.definite(stem)?;
+                        return self.possessed_thing(owner, i + 2, b);
+                    }
                     if lw == "the"
                         && let Some(n) = self.word(i + 1)
                         && lexicon::kind_of_noun(&n).is_some()
@@ -616,7 +632,12 @@ impl<'a> Sentence<'_, 'a> {
                 Some(Tok::Word(w)) => {
                     let lw = lower(w);
                     if verbish(&lw) {
-                        return None;
+                        // "Its music was composed by X" (not "His father
+                        // was born in Y": a role's own facts).
+                        return match (role, self.pronoun(pronoun)) {
+                            (None, Some(owner)) if j > i => self.possessed_thing(owner, i, b),
+                            _ => None,
+                        };
                     }
                     if let Some(r) = lexicon::role(&lw) {
                         role = Some(r);
@@ -627,6 +648,30 @@ impl<'a> Sentence<'_, 'a> {
                         self.role_fact(r, *m, owner);
                     }
                     return Some((Written::Name(*m), j + 1));
+                }
+                _ => return None,
+            }
+            j += 1;
+        }
+        None
+    }
+
+    /// "<owner's> music was composed by": the head noun before the verb
+    /// (at most three words from `i`, none a name or a role).
+    fn possessed_thing(&self, owner: &'a str, i: usize, b: usize) -> Option<(Written<'a>, usize)> {
+        let mut head = None;
+        let mut j = i;
+        while j < b && j < i + 4 {
+            match self.toks.get(j) {
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    if verbish(&lw) {
+                        return head.map(|h| (Written::Possessed(owner, h), j));
+                    }
+                    if lexicon::role(&lw).is_some() || is_stopword(&lw) {
+                        return None;
+                    }
+                    head = Some(*w);
                 }
                 _ => return None,
             }
@@ -661,6 +706,7 @@ impl<'a> Sentence<'_, 'a> {
             }
             Written::Thing => self.topic.thing(),
             Written::Definite(n) => self.topic.definite(&lower(n)),
+            Written::Possessed(owner, _) => Some(owner),
         }
     }
 
@@ -752,6 +798,14 @@ impl<'a> Sentence<'_, 'a> {
                     a,
                 ),
                 Opens::Fresh => match self.own_subject(a, b) {
+                    Some((Written::Possessed(owner, noun), from)) => {
+                        // Its facts are the thing's, told of its owner.
+                        subjects.push(None);
+                        self.possessed = Some(noun);
+                        self.predicate(owner, (None, from), b, false);
+                        self.possessed = None;
+                        continue;
+                    }
                     Some((w, from)) => {
                         let s = self.resolve(w);
                         // A heading names no subject: it says nothing of it.
@@ -1113,6 +1167,18 @@ impl<'a> Sentence<'_, 'a> {
         }
         let first = last_prep.is_none();
         *last_prep = Some(prep_or_direct);
+        if let Some(noun) = self.possessed {
+            // "Its music was composed by X": `music composed by`.
+            let verb = cue
+                .map(|(_, _, w)| lower(w))
+                .or_else(|| window.iter().rev().find(|w| is_participle(w)).cloned())
+                .or_else(|| last_verb.map(lower));
+            if let (Some(v), Some(p)) = (verb, prep) {
+                let label = phrase(&format!("{} {v}", lower(noun)), Some(p));
+                self.add(subject, label, obj);
+            }
+            return;
+        }
         if let Some((c, passive, word)) = cue {
             let frames = if passive && !c.passive.is_empty() {
                 c.passive

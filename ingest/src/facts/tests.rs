@@ -272,6 +272,22 @@ const CASES: &[Case] = &[
             "judith_viorst | author of | ala_notable_book",
         ],
     },
+    // A possessed thing's facts are told of its owner with the thing's
+    // noun; a role's are not ("His father was born in …").
+    Case {
+        title: "The Straw Hat",
+        text: "The Straw Hat is a 1974 film. The film's music was composed by Isaac Schwartz. \
+               Its headquarters are located in Oslo. Ivar Berg is a painter. His father was \
+               born in Bergen.",
+        has: &[
+            "straw_hat | other: music composed by | isaac_schwartz",
+            "straw_hat | other: headquarters located in | oslo",
+        ],
+        not: &[
+            "ivar_berg | born in | bergen",
+            "straw_hat | located in | oslo",
+        ],
+    },
 ];
 
 #[test]
@@ -323,15 +339,21 @@ fn types_and_names() {
     assert!(kind("mara_ellison").is_some(), "{:?}", ex.entities);
     let ex = run(
         "Maiden Japan",
-        "Maiden Japan is a live EP by Iron Maiden. Khaled Eid is a Saudi Arabian rider.",
+        "Maiden Japan is a live EP by Iron Maiden. Khaled Eid is a Saudi Arabian rider. \
+         Changed It is a song by Trinidadian-American rapper Nicki Minaj.",
     );
-    for gone in ["ep", "saudi_arabian"] {
+    for gone in ["ep", "saudi_arabian", "trinidadian"] {
         assert!(
             ex.entities.iter().all(|e| e.key != gone),
             "{:?}",
             ex.entities
         );
     }
+    let got = facts(&ex);
+    assert!(
+        got.contains(&"nicki_minaj | author of | changed_it".to_string()),
+        "{got:?}"
+    );
 }
 
 /// A name's kind from what stands around it: a place preposition before
