@@ -678,7 +678,11 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             .is_some_and(|(_, w)| lex.org_words.has_lower(w));
         while let (Some((ps, pw)), Some((ns, nw))) = (words.get(j), words.get(j + 1)) {
             let gap = &s[ps + pw.len()..ns];
-            let initial_gap = (gap == ". " || gap == ".") && pw.chars().count() == 1;
+            // "J. Smith", "U.S. Championship".
+            // (Not "in the U.S. He …": a sentence the splitter left whole.)
+            let initial_gap = (gap == ". " || gap == ".")
+                && pw.split('.').all(|p| p.chars().count() == 1)
+                && !lex.stop_starters.has_lower(nw);
             // A title after a comma is the name's own ("John Wallop, 2nd
             // Earl of Portsmouth"; "Hermann II, Landgrave of Hesse").
             let title_gap = gap == ", "

@@ -543,12 +543,21 @@ impl<'a> Sentence<'_, 'a> {
             .checked_sub(1)
             .and_then(|p| self.word(p))
             .is_some_and(|w| w == "by");
-        if agent
-            && self
-                .word(a)
-                .is_some_and(|w| w.len() > 4 && w.ends_with("ed"))
-        {
+        let participle = self.word(a).filter(|w| w.len() > 4 && w.ends_with("ed"));
+        if agent && participle.is_some() {
             return sentence.or(Some(before));
+        }
+        // "starring Bessie Love and Wallace MacDonald, directed by X": a
+        // person is not directed, written or published.
+        if kind(before) == "person"
+            && participle.is_some_and(|w| {
+                matches!(
+                    w.as_ref(),
+                    "directed" | "written" | "published" | "produced"
+                )
+            })
+        {
+            return sentence.filter(|s| kind(s) != "person");
         }
         Some(before)
     }

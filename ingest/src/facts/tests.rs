@@ -260,14 +260,18 @@ const CASES: &[Case] = &[
     Case {
         title: "Sea Airships",
         text: "Sea Airships is a double CD by Judge Smith, released in 2000 by Mole Records. \
+               Cupid Forecloses is a 1919 film starring Bessie Love and Wallace MacDonald, \
+               directed by David Smith. \
                Alexander Day is an ALA Notable Book written by Judith Viorst. Knott is a \
                mountain in the northern part of the Lake District.",
         has: &[
             "sea_airships | other: released by | mole_records",
             "judith_viorst | author of | alexander_day",
+            "david_smith | led | cupid_forecloses",
             "knott | part of | lake_district",
         ],
         not: &[
+            "wallace_macdonald | led | cupid_forecloses",
             "judge_smith | other: released by | mole_records",
             "judith_viorst | author of | ala_notable_book",
         ],
@@ -415,6 +419,12 @@ fn kinds_from_context() {
             "other",
         ),
         ("The town grew in the Middle Ages.", "middle_ages", "other"),
+        (
+            "Byrne won the U.S. Championship in 1972.",
+            "us_championship",
+            "other",
+        ),
+        ("He lived in the U.S. He was born in 1950.", "us", "place"),
         (
             "It has two groups: Marsh Dynamics, Coastal Archives.",
             "coastal_archives",
