@@ -251,6 +251,13 @@ fn tokenize<'a>(
             && m.start <= abs
         {
             out.push(Tok::Ment(next_m));
+            // "Djibouti's" read as one name: its "'s" is a word of its own.
+            if let Some(name) = doc_text.get(m.start..m.end)
+                && (name.ends_with("'s") || name.ends_with("\u{2019}s"))
+                && let Some(s_word) = doc_text.get(m.end - 1..m.end)
+            {
+                out.push(Tok::Word(s_word));
+            }
             next_m += 1;
             i = m.end.saturating_sub(sr.start).max(i + 1);
             continue;
@@ -389,7 +396,7 @@ impl<'a> Sentence<'_, 'a> {
                 Some(Tok::Punct(','))
                     if self.ends_name(i)
                         && i > start + 1
-                        && !self.word(start).is_some_and(|w| is_participle(&w))
+                        && !(start == 0 && self.word(start).is_some_and(|w| is_participle(&w)))
                         && (matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
                             || self
                                 .word(i + 1)
@@ -930,6 +937,8 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_role: Option<&'static lexicon::Role> = None;
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
+        // The last name read and its token.
+        let mut last_ment: Option<(usize, &'a str)> = None;
         // The name a copula's subject is ("is an ALA Notable Book").
         let mut nominal: Option<&'a str> = None;
         // The kind a typing noun gave the last name ("the cities of X").
@@ -946,6 +955,30 @@ impl<'a> Sentence<'_, 'a> {
             match self.toks.get(i) {
                 Some(Tok::Word(w)) => {
                     let lw = lower(w);
+                    // "Djibouti's first president", "Norway's prime minister
+                    // X": a role of the name before "'s".
+                    if let Some(r) = lexicon::role(&lw)
+                        && window.first().is_some_and(|w| w == "s")
+                        && window.iter().skip(1).all(|w| light(w))
+                        && let Some((at, owner)) = last_ment
+                    {
+                        match self.toks.get(i + 1) {
+                            Some(Tok::Ment(h)) if !self.is_date(*h) => self.role_fact(r, *h, owner),
+                            _ if copula
+                                || at
+                                    .checked_sub(1)
+                                    .and_then(|p| self.word(p))
+                                    .is_some_and(|w| w == "as") =>
+                            {
+                                if r.holder_subject {
+                                    self.fact(subject, r.pred, owner);
+                                } else {
+                                    self.fact(owner, r.pred, subject);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
                     if let Some(c) = lexicon::cue(&lw) {
                         let before_be = self.be_before(a, i);
                         let by_next = self.word(i + 1).is_some_and(|n| n == "by");
@@ -1006,6 +1039,9 @@ impl<'a> Sentence<'_, 'a> {
                     let Some(obj) = self.key(m) else {
                         continue;
                     };
+                    if !self.is_date(m) {
+                        last_ment = Some((i, obj));
+                    }
                     // "won the 2009 Aurealis Award": a date before a name
                     // after a determiner is the name's, no argument.
                     if self.is_date(m)
@@ -1256,7 +1292,7 @@ impl<'a> Sentence<'_, 'a> {
                 }
                 // The head noun's own preposition, the first argument.
                 Some(p @ ("from" | "for"))
-                    if noun_kind == Some("person")
+                    if (p == "from" || noun_kind == Some("person"))
                         && first
                         && window
                             .iter()

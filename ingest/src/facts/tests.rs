@@ -186,11 +186,15 @@ const CASES: &[Case] = &[
     Case {
         title: "Jon Eide",
         text: "Jon Eide (born 3 May 1950, Tromsø) is a Norwegian boxer from Vik. Kari Lunde \
-               (born Kari Berg) is a singer. Per Holm is a former goalkeeper for Brann.",
+               (born Kari Berg) is a singer. Per Holm is a former goalkeeper for Brann. Han Vodka \
+               is a vodka from Korea. Vik School is a school (grades 9-12) located in the city of \
+               Greenfield, Indiana.",
         has: &[
             "jon_eide | born in | tromsø",
             "jon_eide | other: is from | vik",
             "per_holm | other: is for | brann",
+            "han_vodka | other: is from | korea",
+            "vik_school | located in | indiana",
         ],
         not: &["kari_lunde | born in | kari_berg"],
     },
@@ -275,6 +279,19 @@ const CASES: &[Case] = &[
             "judge_smith | other: released by | mole_records",
             "judith_viorst | author of | ala_notable_book",
         ],
+    },
+    // A role of a name before "'s": of a name after it, or of the subject
+    // of a copula or "as".
+    Case {
+        title: "Hassan Aptidon",
+        text: "Hassan Aptidon eventually wound up as Djibouti's first president. Jonas Lie \
+               was Norway's king. Tom Berg met Norway's premier Erna Solberg.",
+        has: &[
+            "hassan_aptidon | led | djibouti",
+            "jonas_lie | led | norway",
+            "erna_solberg | led | norway",
+        ],
+        not: &["tom_berg | led | norway"],
     },
     // A possessed thing's facts are told of its owner with the thing's
     // noun; a role's are not ("His father was born in …").
