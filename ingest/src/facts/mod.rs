@@ -554,9 +554,10 @@ impl<'a> Sentence<'_, 'a> {
         if agent && participle.is_some() {
             return sentence.or(Some(before));
         }
-        // "starring Bessie Love and Wallace MacDonald, directed by X": a
-        // person is not directed, written or published.
-        if kind(before) == "person"
+        // "starring Bessie Love and Wallace MacDonald, directed by X",
+        // "in Lexington, Virginia, directed by X": persons and places are
+        // not directed, written, published or produced.
+        if matches!(kind(before), "person" | "place")
             && participle.is_some_and(|w| {
                 matches!(
                     w.as_ref(),
@@ -1274,7 +1275,8 @@ impl<'a> Sentence<'_, 'a> {
                 None => self.topic.kind(subject) == "person",
             };
             match prep {
-                Some("in" | "at") if !person => {
+                // Not a work's ("a film about cadets at X", "set in Y").
+                Some("in" | "at") if !person && noun_kind != Some("work") => {
                     self.fact(subject, Predicate::LocatedIn, obj);
                     return;
                 }
@@ -1301,6 +1303,25 @@ impl<'a> Sentence<'_, 'a> {
                             .all(|w| matches!(w.as_ref(), "the" | "a" | "an")) =>
                 {
                     self.add(subject, phrase("is", Some(p)), obj);
+                    return;
+                }
+                // "is the sequel to X", "is a parody of X": the head noun
+                // says how.
+                Some(p @ ("of" | "to")) if first => {
+                    let at = window.iter().rposition(|w| w == p);
+                    let noun = at
+                        .and_then(|o| o.checked_sub(1))
+                        .and_then(|n| window.get(n));
+                    let after_light = at
+                        .and_then(|o| window.get(o + 1..))
+                        .is_some_and(|rest| rest.iter().all(|w| light(w)));
+                    if let Some(n) = noun
+                        && after_light
+                        && !is_stopword(n)
+                        && n.chars().all(char::is_alphabetic)
+                    {
+                        self.add(subject, phrase(n, Some(p)), obj);
+                    }
                     return;
                 }
                 Some("in" | "at" | "by" | "on" | "from" | "for") => return,

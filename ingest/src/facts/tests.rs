@@ -187,13 +187,16 @@ const CASES: &[Case] = &[
         title: "Jon Eide",
         text: "Jon Eide (born 3 May 1950, Tromsø) is a Norwegian boxer from Vik. Kari Lunde \
                (born Kari Berg) is a singer. Per Holm is a former goalkeeper for Brann. Han Vodka \
-               is a vodka from Korea. Vik School is a school (grades 9-12) located in the city of \
+               is a vodka from Korea. Rat Race is the sequel to Brother Rat. The Misc is the \
+               student newspaper of Vassar College. Vik School is a school (grades 9-12) located in the city of \
                Greenfield, Indiana.",
         has: &[
             "jon_eide | born in | tromsø",
             "jon_eide | other: is from | vik",
             "per_holm | other: is for | brann",
             "han_vodka | other: is from | korea",
+            "rat_race | other: sequel to | brother_rat",
+            "misc | other: newspaper of | vassar_college",
             "vik_school | located in | indiana",
         ],
         not: &["kari_lunde | born in | kari_berg"],
@@ -265,17 +268,21 @@ const CASES: &[Case] = &[
         title: "Sea Airships",
         text: "Sea Airships is a double CD by Judge Smith, released in 2000 by Mole Records. \
                Cupid Forecloses is a 1919 film starring Bessie Love and Wallace MacDonald, \
-               directed by David Smith. \
+               directed by David Smith. Brother Rat is a 1938 film about cadets at the Kestrel \
+               Institute in Lexington, Virginia, directed by William Keighley. \
                Alexander Day is an ALA Notable Book written by Judith Viorst. Knott is a \
                mountain in the northern part of the Lake District.",
         has: &[
             "sea_airships | other: released by | mole_records",
             "judith_viorst | author of | alexander_day",
             "david_smith | led | cupid_forecloses",
+            "william_keighley | led | brother_rat",
             "knott | part of | lake_district",
         ],
         not: &[
             "wallace_macdonald | led | cupid_forecloses",
+            "william_keighley | led | virginia",
+            "brother_rat | located in | lexington",
             "judge_smith | other: released by | mole_records",
             "judith_viorst | author of | ala_notable_book",
         ],
