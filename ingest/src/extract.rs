@@ -1079,9 +1079,18 @@ fn title_subject(title: &str) -> &str {
 
 /// The key of the one person the text names in full whose name opens and
 /// ends as a two-to-three-word `title` does, with more words between ("Helen
-/// Elizabeth Hunt" for "Helen Hunt").
+/// Elizabeth Hunt" for "Helen Hunt"); a title after a comma must be the same
+/// ("Humphrey Napier Sturt, 2nd Baron Alington" for "Humphrey Sturt, 2nd
+/// Baron Alington").
 fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k str> {
-    let words: Vec<&str> = title.split_whitespace().collect();
+    let split = |name: &'_ str| -> (Vec<String>, Option<String>) {
+        let (head, tail) = match name.split_once(", ") {
+            Some((h, t)) => (h, Some(t.to_string())),
+            None => (name, None),
+        };
+        (head.split_whitespace().map(str::to_string).collect(), tail)
+    };
+    let (words, tail) = split(title);
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return None;
     };
@@ -1089,11 +1098,11 @@ fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k st
         return None;
     }
     let mut found = ents.iter().filter(|(_, e)| {
-        let n: Vec<&str> = e.name.split_whitespace().collect();
-        is_person(e.kind)
-            && n.len() > words.len()
-            && n.first() == Some(first)
-            && n.last() == Some(last)
+        if !is_person(e.kind) {
+            return false;
+        }
+        let (n, ntail) = split(e.name);
+        ntail == tail && n.len() > words.len() && n.first() == Some(first) && n.last() == Some(last)
     });
     match (found.next(), found.next()) {
         (Some((k, _)), None) => Some(*k),
@@ -1292,8 +1301,17 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         ex.about = Some(key.to_string());
         // "Sims, North Dakota" is about the "Sims" its text names; "Glisson
         // was born in …" under the title "James Glisson" names its person.
+        // A person's comma title names it by the head's surname too
+        // ("Alington was the son of …" under "William Alington, 3rd Baron
+        // Alington") when the head itself is not in the text.
         let (head, surname) = match title.split_once(", ") {
-            Some((head, _)) => (Some(head), false),
+            Some((head, _)) if found_keys.iter().any(|k| *k == entity_key(head)) => {
+                (Some(head), false)
+            }
+            Some((head, _)) => match person_title_surname(head) {
+                Some(sur) => (Some(sur), true),
+                None => (Some(head), false),
+            },
             None => (person_title_surname(title), true),
         };
         if let Some(head) = head

@@ -287,6 +287,22 @@ const CASES: &[Case] = &[
             "judith_viorst | author of | ala_notable_book",
         ],
     },
+    // The head of a person's comma title named by its surname or in full.
+    Case {
+        title: "William Alington, 3rd Baron Alington",
+        text: "Alington was the son of William Alington, 1st Baron Alington.",
+        has: &[
+            "william_alington_1st_baron_alington | parent of | william_alington_3rd_baron_alington",
+        ],
+        not: &[],
+    },
+    Case {
+        title: "Humphrey Sturt, 2nd Baron Alington",
+        text: "Humphrey Napier Sturt, 2nd Baron Alington (1859 – 1919) was the son of Henry \
+               Sturt, 1st Baron Alington.",
+        has: &["henry_sturt_1st_baron_alington | parent of | humphrey_sturt_2nd_baron_alington"],
+        not: &[],
+    },
     // A role of a name before "'s": of a name after it, or of the subject
     // of a copula or "as".
     Case {
