@@ -280,6 +280,16 @@ pub(crate) const LOCATIVES: &[&str] = &["in", "at", "on", "near"];
 /// Nouns of a part of a place: "in the northern part of X" is in X (not
 /// the compass points: "north of X" is outside it).
 pub(crate) const PARTS: &[&str] = &[
+    "shore",
+    "shores",
+    "bank",
+    "banks",
+    "coast",
+    "mouth",
+    "foot",
+    "slopes",
+    "summit",
+    "tip",
     "part",
     "parts",
     "section",

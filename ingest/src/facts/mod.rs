@@ -550,9 +550,22 @@ impl<'a> Sentence<'_, 'a> {
             .checked_sub(1)
             .and_then(|p| self.word(p))
             .is_some_and(|w| w == "by");
-        let participle = self.word(a).filter(|w| w.len() > 4 && w.ends_with("ed"));
+        let participle = self.word(a).filter(|w| is_participle(w));
         if agent && participle.is_some() {
             return sentence.or(Some(before));
+        }
+        // "a courthouse in Jacksonville, Oregon, United States, built in
+        // 1883": a participle after a place list is about the subject.
+        let mut j = at;
+        while j > 0 && matches!(self.toks.get(j - 1), Some(Tok::Ment(_) | Tok::Punct(','))) {
+            j -= 1;
+        }
+        let located = j
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
+        if located && participle.is_some() && sentence.is_some_and(|s| s != before) {
+            return sentence;
         }
         // "starring Bessie Love and Wallace MacDonald, directed by X",
         // "in Lexington, Virginia, directed by X": persons and places are
@@ -1253,7 +1266,19 @@ impl<'a> Sentence<'_, 'a> {
                         Dir::Backward => self.fact(obj, f.pred, s),
                     }
                 }
-                None if prep != Some("of") || window.first().is_some_and(|w| w == "of") => {
+                // Outside the frames, only a preposition right after the
+                // verb is the verb's ("joined a survey programme in Norway":
+                // the programme's).
+                None if prep.is_some_and(|p| {
+                    window
+                        .iter()
+                        .position(|w| w == p)
+                        .and_then(|at| window.get(..at))
+                        .is_some_and(|pre| {
+                            pre.iter().all(|w| lexicon::BETWEEN.contains(&w.as_ref()))
+                        })
+                }) || coordinated != prep.is_none() =>
+                {
                     let phrase = phrase(&lower(word), prep);
                     self.add(cue_subject, phrase, obj);
                 }
@@ -1315,7 +1340,25 @@ impl<'a> Sentence<'_, 'a> {
                     let after_light = at
                         .and_then(|o| window.get(o + 1..))
                         .is_some_and(|rest| rest.iter().all(|w| light(w)));
+                    // The copula's own head noun: no preposition between
+                    // "is" and it but "one of" ("is one of the townships
+                    // of X"; not "is a river in the south of X").
+                    let head = at
+                        .and_then(|o| window.get(..o.saturating_sub(1)))
+                        .is_some_and(|before| {
+                            let after_be: Vec<&str> = before
+                                .iter()
+                                .rev()
+                                .take_while(|w| !lexicon::BE.contains(&w.as_ref()))
+                                .map(|w| w.as_ref())
+                                .collect();
+                            !after_be.iter().enumerate().any(|(k, w)| {
+                                lexicon::PREPOSITIONS.contains(w)
+                                    && !(*w == "of" && after_be.get(k + 1) == Some(&"one"))
+                            })
+                        });
                     if let Some(n) = noun
+                        && head
                         && after_light
                         && !is_stopword(n)
                         && n.chars().all(char::is_alphabetic)
@@ -1368,11 +1411,7 @@ fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
         let Some(p) = window.get(i).and_then(|w| prep(w)) else {
             continue;
         };
-        let of_place = p == "of"
-            && i > 0
-            && window.get(i - 1).is_some_and(|n| {
-                lexicon::kind_of_noun(n) == Some("place") || lexicon::PARTS.contains(&n.as_ref())
-            });
+        let of_place = p == "of" && i > 0 && part_of_place(window, i - 1);
         if !of_place {
             return Some(p);
         }
@@ -1390,10 +1429,27 @@ fn apposed_kind(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
     }
 }
 
+/// Whether word `n` of the window names a place or a part of one before
+/// "of": "the town of", "the northern part of", "the south of" (a compass
+/// point after "the": "north of X" is outside X).
+fn part_of_place(window: &[std::borrow::Cow<'_, str>], n: usize) -> bool {
+    let Some(w) = window.get(n) else {
+        return false;
+    };
+    lexicon::kind_of_noun(w) == Some("place")
+        || lexicon::PARTS.contains(&w.as_ref())
+        || (matches!(w.as_ref(), "north" | "south" | "east" | "west")
+            && n.checked_sub(1)
+                .and_then(|p| window.get(p))
+                .is_some_and(|t| t == "the"))
+}
+
 /// Whether the window ends in a place noun and "of" ("the town of").
 fn ends_of_place(window: &[std::borrow::Cow<'_, str>]) -> bool {
-    matches!(window, [.., n, of] if of == "of"
-        && (lexicon::listed(lexicon::PLACE_NOUNS, n) || lexicon::PARTS.contains(&n.as_ref())))
+    match window {
+        [.., of] if of == "of" => part_of_place(window, window.len() - 2),
+        _ => false,
+    }
 }
 
 /// `other: <verb> <prep>`.

@@ -189,7 +189,10 @@ const CASES: &[Case] = &[
                (born Kari Berg) is a singer. Per Holm is a former goalkeeper for Brann. Han Vodka \
                is a vodka from Korea. Rat Race is the sequel to Brother Rat. The Misc is the \
                student newspaper of Vassar College. Vik School is a school (grades 9-12) located in the city of \
-               Greenfield, Indiana.",
+               Greenfield, Indiana. Tumcha River is a river in the south of the Kola Peninsula. The \
+               Lind Courthouse is a courthouse in Jacksonville, Oregon, built in 1883. Lake \
+               Township is one of the townships of Ohio. Rochester is a city on the southern \
+               shore of Lake Ontario.",
         has: &[
             "jon_eide | born in | tromsø",
             "jon_eide | other: is from | vik",
@@ -198,8 +201,16 @@ const CASES: &[Case] = &[
             "rat_race | other: sequel to | brother_rat",
             "misc | other: newspaper of | vassar_college",
             "vik_school | located in | indiana",
+            "tumcha_river | located in | kola_peninsula",
+            "lind_courthouse | other: built in | 1883",
+            "lake_township | other: townships of | ohio",
+            "rochester | located in | lake_ontario",
         ],
-        not: &["kari_lunde | born in | kari_berg"],
+        not: &[
+            "kari_lunde | born in | kari_berg",
+            "tumcha_river | other: south of | kola_peninsula",
+            "oregon | other: built in | 1883",
+        ],
     },
     // A verb governs a name after a date ("released in 1957 by X"), not one
     // after other words ("a failed attempt … to capture X"); a typing noun in
@@ -208,13 +219,17 @@ const CASES: &[Case] = &[
         title: "Sea Song",
         text: "\"Sea Song\" is a song written by Jack Clement, first released in April 1957 \
                by Jerry Lewis. The Siege of Varn was a failed attempt by Duke Olaf to capture \
-               Varn. Maiden Japan is a live EP by the band Iron Maiden.",
+               Varn. Maiden Japan is a live EP by the band Iron Maiden. Tomas \
+               Berg joined a survey programme in Norland.",
         has: &[
             "jack_clement | author of | sea_song",
             "sea_song | other: released by | jerry_lewis",
             "iron_maiden | author of | maiden_japan",
         ],
-        not: &["siege_of_varn | other: failed to | varn"],
+        not: &[
+            "siege_of_varn | other: failed to | varn",
+            "tomas_berg | other: joined in | norland",
+        ],
     },
     // A date between a determiner and a name is the name's ("the 2009
     // Aurealis Award"); "of" after a verb's object is no argument of it.
