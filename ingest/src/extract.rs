@@ -1018,6 +1018,17 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     if after_place_preposition(s, start) {
         return "place";
     }
+    // "Maria of Brabant", "Louis of Évreux": a first name of a place, with
+    // no article ("the Statue of Liberty", "the Isle of Man").
+    if let [(_, first), (_, of), (_, _), ..] = run
+        && *of == "of"
+        && is_cap(first)
+        && !prev.eq_ignore_ascii_case("the")
+        && *first != "The"
+        && !crate::facts::is_typing_noun(first)
+    {
+        return SHAPE_PERSON;
+    }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
     // "The Salt Atlas" is a title, not a person.
     let the = run.first().is_some_and(|(_, w)| *w == "The");

@@ -1478,8 +1478,9 @@ fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Rol
 fn possessed_role<'w>(
     window: &'w [std::borrow::Cow<'_, str>],
 ) -> Option<(&'w str, &'static lexicon::Role)> {
+    // "his cousin", "his second wife".
     match window {
-        [.., p, r] if POSSESSIVES.contains(&p.as_ref()) => {
+        [.., p, r] | [.., p, _, r] if POSSESSIVES.contains(&p.as_ref()) => {
             lexicon::role(r).map(|role| (p.as_ref(), role))
         }
         _ => None,

@@ -30,12 +30,14 @@ const CASES: &[Case] = &[
     Case {
         title: "Olaf Haugen",
         text: "Olaf Haugen was a Norwegian shipwright. He was born in Bergen in 1881. \
-               His cousin Per Haugen, who was born in Vik, worked with him at the yard.",
+               His cousin Per Haugen, who was born in Vik, worked with him at the yard. He \
+               married his second wife Kari Dahl in 1920.",
         has: &[
             "olaf_haugen | born in | bergen",
             "olaf_haugen | date of birth | 1881",
             "olaf_haugen | relative of | per_haugen",
             "per_haugen | born in | vik",
+            "kari_dahl | spouse of | olaf_haugen",
         ],
         not: &[
             "olaf_haugen | born in | vik",
@@ -461,6 +463,21 @@ fn kinds_from_context() {
         (
             "Louis Evreux married Margaret of Artois.",
             "margaret_of_artois",
+            "person",
+        ),
+        (
+            "He met Maria of Brabant at the Statue of Liberty.",
+            "maria_of_brabant",
+            "person",
+        ),
+        (
+            "He met Maria of Brabant at the Statue of Liberty.",
+            "statue_of_liberty",
+            "place",
+        ),
+        (
+            "His second wife Anna Berg was born in Vik.",
+            "anna_berg",
             "person",
         ),
         (
