@@ -697,6 +697,21 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 last_cap = j;
                 continue;
             }
+            // "Kim Ki-young", "Jong-il": a lower-case part after a hyphen
+            // (not "Ohio-based", "10-year-old").
+            if gap == "-"
+                && j == last_cap
+                && nw.chars().all(|c| c.is_alphabetic() && c.is_lowercase())
+                && !nw.ends_with("ed")
+                && !matches!(
+                    nw,
+                    "born" | "style" | "era" | "language" | "speaking" | "class" | "type" | "like"
+                )
+            {
+                j += 1;
+                last_cap = j;
+                continue;
+            }
             if gap != " " && !initial_gap {
                 break;
             }
@@ -1169,29 +1184,39 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             continue;
         };
         candidates(s, &mut words, &mut cands);
-        // The document title where it occurs verbatim.
+        // The document title where it occurs verbatim (or with a space
+        // after its hyphens, as some corpora write them: "Pocket- knife").
+        let spaced;
+        let (title_here, title_len) = match find_lower(s, &title_lc) {
+            Some(p) => (Some(p), title.len()),
+            None if title_searched && title_lc.contains('-') => {
+                spaced = title_lc.replace('-', "- ");
+                (find_lower(s, &spaced), spaced.len())
+            }
+            None => (None, title.len()),
+        };
         if title_searched
-            && let Some(p) = find_lower(s, &title_lc)
+            && let Some(p) = title_here
             && s.is_char_boundary(p)
-            && s.is_char_boundary(p + title.len())
-            && s[p..].len() >= title.len()
+            && s.is_char_boundary(p + title_len)
+            && s[p..].len() >= title_len
             // A full name ending in the title ("Ada Lovelace" in a document
             // titled "lovelace") stays whole; the surname merge below ties the
             // title to it.
             && !cands
                 .iter()
-                .any(|c| c.start < p && c.end == p + title.len() && is_person(c.kind))
+                .any(|c| c.start < p && c.end == p + title_len && is_person(c.kind))
         {
             // The kind the rules gave the same span, if any.
             let kind = cands
                 .iter()
-                .find(|c| c.start == p && c.end == p + title.len())
+                .find(|c| c.start == p && c.end == p + title_len)
                 .map_or("other", |c| c.kind);
-            cands.retain(|c| c.end <= p || c.start >= p + title.len());
+            cands.retain(|c| c.end <= p || c.start >= p + title_len);
             cands.push(Cand {
                 start: p,
-                end: p + title.len(),
-                name: &s[p..p + title.len()],
+                end: p + title_len,
+                name: &s[p..p + title_len],
                 kind,
             });
             cands.sort_by_key(|c| c.start);

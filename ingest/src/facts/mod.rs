@@ -583,13 +583,21 @@ impl<'a> Sentence<'_, 'a> {
         Some(before)
     }
 
-    /// The name right before token `i` (not a date), with its token index.
+    /// The name right before token `i` (not a date, not inside a closed
+    /// parenthesis: "Godomar II (or Gundomar), son of …" is Godomar's), with
+    /// its token index.
     fn name_before_at(&self, i: usize) -> Option<(usize, usize)> {
         let before = self.toks.get(..i)?;
-        before.iter().enumerate().rev().find_map(|(at, t)| match t {
-            Tok::Ment(m) if !self.is_date(*m) => Some((at, *m)),
-            _ => None,
-        })
+        let mut depth = 0usize;
+        for (at, t) in before.iter().enumerate().rev() {
+            match t {
+                Tok::Punct(')') => depth += 1,
+                Tok::Punct('(') => depth = depth.saturating_sub(1),
+                Tok::Ment(m) if depth == 0 && !self.is_date(*m) => return Some((at, *m)),
+                _ => {}
+            }
+        }
+        None
     }
 
     /// A clause's own subject and where its predicate starts.
@@ -625,10 +633,12 @@ impl<'a> Sentence<'_, 'a> {
                         let owner = self.topic.definite(stem)?;
                         return self.possessed_thing(owner, i + 2, b);
                     }
+                    // "The institute was …", "The film, which …, was …".
                     if lw == "the"
                         && let Some(n) = self.word(i + 1)
                         && lexicon::kind_of_noun(&n).is_some()
-                        && self.next_is_verb(i + 2)
+                        && (self.next_is_verb(i + 2)
+                            || self.toks.get(i + 2) == Some(&Tok::Punct(',')))
                     {
                         let Some(Tok::Word(n)) = self.toks.get(i + 1) else {
                             return None;

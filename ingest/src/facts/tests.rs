@@ -320,6 +320,33 @@ const CASES: &[Case] = &[
         has: &["henry_sturt_1st_baron_alington | parent of | humphrey_sturt_2nd_baron_alington"],
         not: &[],
     },
+    // An apposition after a parenthesis is about the name before it;
+    // patronymic particles and lower-case parts after a hyphen are inside a
+    // name; "The film, which …, was directed by X".
+    Case {
+        title: "Godomar II",
+        text: "Godomar II (or Gundomar), son of king Gundobad, was king of Burgundy. He was a \
+               grandson of Conall mac Comgaill.",
+        has: &[
+            "gundobad | parent of | godomar_ii",
+            "conall_mac_comgaill | relative of | godomar_ii",
+        ],
+        not: &["gundobad | parent of | gundomar"],
+    },
+    Case {
+        title: "Fat Man",
+        text: "Fat Man is a 1989 film. The film, which stars Paul Newman, was directed by Kim \
+               Ki-young.",
+        has: &["kim_ki_young | led | fat_man"],
+        not: &[],
+    },
+    // A title written with a space after its hyphen.
+    Case {
+        title: "The Pocket-knife",
+        text: "The Pocket- knife is a 1992 Dutch film directed by Ben Sombogaart.",
+        has: &["ben_sombogaart | led | pocket_knife"],
+        not: &[],
+    },
     // A role of a name before "'s": of a name after it, or of the subject
     // of a copula or "as".
     Case {
