@@ -701,7 +701,11 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             // (not "Ohio-based", "10-year-old").
             if gap == "-"
                 && j == last_cap
-                && nw.chars().all(|c| c.is_alphabetic() && c.is_lowercase())
+                && nw
+                    .strip_suffix("'s")
+                    .unwrap_or(nw)
+                    .chars()
+                    .all(|c| c.is_alphabetic() && c.is_lowercase())
                 && !nw.ends_with("ed")
                 && !matches!(
                     nw,
@@ -1032,17 +1036,6 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     }
     if after_place_preposition(s, start) {
         return "place";
-    }
-    // "Maria of Brabant", "Louis of Évreux": a first name of a place, with
-    // no article ("the Statue of Liberty", "the Isle of Man").
-    if let [(_, first), (_, of), (_, _), ..] = run
-        && *of == "of"
-        && is_cap(first)
-        && !prev.eq_ignore_ascii_case("the")
-        && *first != "The"
-        && !crate::facts::is_typing_noun(first)
-    {
-        return SHAPE_PERSON;
     }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
     // "The Salt Atlas" is a title, not a person.

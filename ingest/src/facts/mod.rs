@@ -961,8 +961,13 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_role: Option<&'static lexicon::Role> = None;
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
-        // The last name read and its token.
-        let mut last_ment: Option<(usize, &'a str)> = None;
+        // The last name read and its token (the subject's name right
+        // before: "Kim Jong-il's mother, …").
+        let mut last_ment: Option<(usize, &'a str)> =
+            a.checked_sub(1).and_then(|p| match self.toks.get(p) {
+                Some(Tok::Ment(m)) if !self.is_date(*m) => Some((p, self.key(*m)?)),
+                _ => None,
+            });
         // The name a copula's subject is ("is an ALA Notable Book").
         let mut nominal: Option<&'a str> = None;
         // The kind a typing noun gave the last name ("the cities of X").
@@ -986,7 +991,13 @@ impl<'a> Sentence<'_, 'a> {
                         && window.iter().skip(1).all(|w| light(w))
                         && let Some((at, owner)) = last_ment
                     {
-                        match self.toks.get(i + 1) {
+                        // "Norway's premier X", "Kim Jong-il's mother, Kim
+                        // Jong-suk".
+                        let named = match self.toks.get(i + 1) {
+                            Some(Tok::Punct(',')) => self.toks.get(i + 2),
+                            t => t,
+                        };
+                        match named {
                             Some(Tok::Ment(h)) if !self.is_date(*h) => self.role_fact(r, *h, owner),
                             _ if copula
                                 || at

@@ -352,11 +352,13 @@ const CASES: &[Case] = &[
     Case {
         title: "Hassan Aptidon",
         text: "Hassan Aptidon eventually wound up as Djibouti's first president. Jonas Lie \
-               was Norway's king. Tom Berg met Norway's premier Erna Solberg.",
+               was Norway's king. Tom Berg met Norway's premier Erna Solberg. Kim \
+               Jong-il's mother, Kim Jong-suk, was a soldier.",
         has: &[
             "hassan_aptidon | led | djibouti",
             "jonas_lie | led | norway",
             "erna_solberg | led | norway",
+            "kim_jong_suk | parent of | kim_jong_il",
         ],
         not: &["tom_berg | led | norway"],
     },
@@ -490,11 +492,6 @@ fn kinds_from_context() {
         (
             "Louis Evreux married Margaret of Artois.",
             "margaret_of_artois",
-            "person",
-        ),
-        (
-            "He met Maria of Brabant at the Statue of Liberty.",
-            "maria_of_brabant",
             "person",
         ),
         (
