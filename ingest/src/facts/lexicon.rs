@@ -72,7 +72,7 @@ pub(crate) const CUES: &[Cue] = &[
         date_of_object: false,
     },
     Cue {
-        forms: &["died", "dies", "die"],
+        forms: &["died", "dies", "die", "dead"],
         active: &[
             f("in", T, P::DiedIn, F),
             f("at", T, P::DiedIn, F),

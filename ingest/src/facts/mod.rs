@@ -1087,6 +1087,16 @@ impl<'a> Sentence<'_, 'a> {
                     {
                         continue;
                     }
+                    // "World Player of the Year 2006": a date right after a
+                    // name is the name's.
+                    if self.is_date(m)
+                        && window.is_empty()
+                        && i.checked_sub(1)
+                            .and_then(|p| self.toks.get(p))
+                            .is_some_and(|t| matches!(t, Tok::Ment(p) if !self.is_date(*p)))
+                    {
+                        continue;
+                    }
                     // "the band Iron Maiden", "the cities of Hiroshima and
                     // Nagasaki": the noun before a name types it.
                     // … and the names coordinated with it ("and Nagasaki").

@@ -254,7 +254,8 @@ const CASES: &[Case] = &[
         text: "Steven Blankaart (24 October 1650, Middelburg – 23 February 1704, Amsterdam) \
                was a physician. Emil Fischer (1838 or 1839 in Dresden, Saxony – September 23, \
                1898 in Silverton, Colorado) drew maps. Dai Jones (1881 - 21 January 1933) was a \
-               footballer.",
+               footballer. Arvid Morne (born 6 May 1876 in Kuopio, dead 15 June 1946 in \
+               Kauniainen) was a poet. He was voted Poet of the Year 2006.",
         has: &[
             "steven_blankaart | born in | middelburg",
             "steven_blankaart | died in | amsterdam",
@@ -264,8 +265,14 @@ const CASES: &[Case] = &[
             "emil_fischer | died in | silverton",
             "emil_fischer | died in | colorado",
             "dai_jones | date of death | 21_january_1933",
+            "arvid_morne | born in | kuopio",
+            "arvid_morne | died in | kauniainen",
         ],
-        not: &["steven_blankaart | born in | amsterdam"],
+        not: &[
+            "steven_blankaart | born in | amsterdam",
+            "arvid_morne | born in | kauniainen",
+            "arvid_morne | other: voted | 2006",
+        ],
     },
     // The title's person named by the surname; "who" after a name that is
     // no person is the subject's.
