@@ -397,7 +397,10 @@ impl<'a> Sentence<'_, 'a> {
                     if self.ends_name(i)
                         && i > start + 1
                         && !(start == 0 && self.word(start).is_some_and(|w| is_participle(&w)))
+                        // (not a date and a name: "died in December 2011,
+                        // Kim Jong Un stepped up").
                         && (matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                            && !matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(m)) if self.is_date(*m))
                             || self
                                 .word(i + 1)
                                 .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()))) => {}

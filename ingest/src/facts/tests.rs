@@ -255,7 +255,8 @@ const CASES: &[Case] = &[
                was a physician. Emil Fischer (1838 or 1839 in Dresden, Saxony – September 23, \
                1898 in Silverton, Colorado) drew maps. Dai Jones (1881 - 21 January 1933) was a \
                footballer. Arvid Morne (born 6 May 1876 in Kuopio, dead 15 June 1946 in \
-               Kauniainen) was a poet. He was voted Poet of the Year 2006.",
+               Kauniainen) was a poet. He was voted Poet of the Year 2006. After \
+               Kim Il died in December 2011, Kim Un stepped up.",
         has: &[
             "steven_blankaart | born in | middelburg",
             "steven_blankaart | died in | amsterdam",
@@ -272,6 +273,7 @@ const CASES: &[Case] = &[
             "steven_blankaart | born in | amsterdam",
             "arvid_morne | born in | kauniainen",
             "arvid_morne | other: voted | 2006",
+            "kim_il | died in | kim_un",
         ],
     },
     // The title's person named by the surname; "who" after a name that is
