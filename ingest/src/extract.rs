@@ -749,6 +749,23 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             }
             first += 1;
         }
+        // A function word opening the sentence, alone or before a joiner, is
+        // no name ("Any …", "Hence it …", "Much of Ireland" is Ireland; not
+        // "Will Smith").
+        if first == 0
+            && let Some(&(ws, w)) = run.first()
+            && s.get(..ws).is_some_and(|b| b.trim().is_empty())
+            && rlmkg_text::is_stopword(&lower(w))
+            && run.get(1).is_none_or(|(_, n)| lex.connectors.has_lower(n))
+        {
+            first = 1;
+            while run
+                .get(first)
+                .is_some_and(|(_, n)| lex.connectors.has_lower(n))
+            {
+                first += 1;
+            }
+        }
         let run = &run[first..];
         if run.is_empty() || run.iter().all(|(_, w)| lex.connectors.has_lower(w)) {
             i = j + 1;

@@ -439,9 +439,21 @@ fn types_and_names() {
     let ex = run(
         "Maiden Japan",
         "Maiden Japan is a live EP by Iron Maiden. Khaled Eid is a Saudi Arabian rider. \
-         Changed It is a song by Trinidadian-American rapper Nicki Minaj.",
+         Changed It is a song by Trinidadian-American rapper Nicki Minaj. Any award was \
+         replaced. Much of Ireland broke with Britain.",
     );
-    for gone in ["ep", "saudi_arabian", "trinidadian"] {
+    assert!(
+        ex.entities.iter().any(|e| e.key == "ireland"),
+        "{:?}",
+        ex.entities
+    );
+    for gone in [
+        "ep",
+        "saudi_arabian",
+        "trinidadian",
+        "any",
+        "much_of_ireland",
+    ] {
         assert!(
             ex.entities.iter().all(|e| e.key != gone),
             "{:?}",
