@@ -19,8 +19,17 @@
 //! the document is the last of them named. Verbs are read by their frames
 //! (`lexicon::CUES`: "born in <place>", "founded by <agent>", the active and
 //! passive voices), role nouns by `lexicon::ROLES` ("the founder of X", "his
-//! cousin Y"); any other verb before a name gives an `other` fact holding
-//! the verb and its preposition. Dates are objects of date predicates.
+//! cousin Y", "Norway's premier X"); any other verb before a name gives an
+//! `other` fact holding the verb and its preposition (outside a cue's
+//! frames only a preposition right after the verb is the verb's). Copulas
+//! read their head noun: "is a town in the Hiran region of Somalia" (a
+//! place, in each place of the chain), "is a book by X", "is the sequel to
+//! X" (`other: sequel to`), "is a vodka from Korea". A thing of an
+//! entity's tells its facts with its noun ("Its music was composed by X":
+//! `other: music composed by`). A life span in a parenthesis after a name
+//! gives dates and places of birth and death. Dates are objects of date
+//! predicates; a date that modifies a name ("the 2009 Aurealis Award") is
+//! none.
 
 mod lexicon;
 
@@ -342,6 +351,9 @@ fn light(w: &str) -> bool {
 
 const POSSESSIVES: &[&str] = &["his", "her", "its", "their"];
 
+/// How many tokens back a clause looks for the name it is attached to.
+const REACH: usize = 48;
+
 struct Sentence<'s, 'a> {
     toks: &'s [Tok<'a>],
     ms: &'s [&'a str],
@@ -560,7 +572,10 @@ impl<'a> Sentence<'_, 'a> {
         // "a courthouse in Jacksonville, Oregon, United States, built in
         // 1883": a participle after a place list is about the subject.
         let mut j = at;
-        while j > 0 && matches!(self.toks.get(j - 1), Some(Tok::Ment(_) | Tok::Punct(','))) {
+        while j > 0
+            && at - j < REACH
+            && matches!(self.toks.get(j - 1), Some(Tok::Ment(_) | Tok::Punct(',')))
+        {
             j -= 1;
         }
         let located = j
@@ -592,7 +607,8 @@ impl<'a> Sentence<'_, 'a> {
     fn name_before_at(&self, i: usize) -> Option<(usize, usize)> {
         let before = self.toks.get(..i)?;
         let mut depth = 0usize;
-        for (at, t) in before.iter().enumerate().rev() {
+        // Within a reach, so that a long sentence is read in linear time.
+        for (at, t) in before.iter().enumerate().rev().take(REACH) {
             match t {
                 Tok::Punct(')') => depth += 1,
                 Tok::Punct('(') => depth = depth.saturating_sub(1),
