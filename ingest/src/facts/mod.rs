@@ -416,6 +416,12 @@ impl<'a> Sentence<'_, 'a> {
                             || self
                                 .word(i + 1)
                                 .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()))) => {}
+                // "He was married to the Polish artist, Anna Rajecka": the
+                // object of the preposition named after a comma.
+                Some(Tok::Punct(','))
+                    if matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && matches!(self.toks.get(i + 2), None | Some(Tok::Punct(_)))
+                        && self.object_described(start, i) => {}
                 Some(Tok::Punct(',')) => {
                     cut = Some(match self.after_comma(i + 1) {
                         // ", who was born in Y, succeeded Z": the sentence's
@@ -471,6 +477,51 @@ impl<'a> Sentence<'_, 'a> {
                 .word(j)
                 .is_some_and(|w| lexicon::listed(lexicon::PLACE_NOUNS, &w))
                 && ment(j.wrapping_sub(1)))
+    }
+
+    /// Whether tokens `start..i` end in a verb's preposition and a described
+    /// object with no name yet ("was married to the Polish artist"), in a
+    /// clause that opens with no subordinator ("After he moved to the
+    /// capital, X …" is not).
+    fn object_described(&self, start: usize, i: usize) -> bool {
+        let opener = self.word(start);
+        if opener.as_deref().is_some_and(|w| {
+            matches!(
+                w,
+                "after"
+                    | "before"
+                    | "when"
+                    | "while"
+                    | "since"
+                    | "as"
+                    | "because"
+                    | "although"
+                    | "though"
+                    | "if"
+                    | "once"
+                    | "until"
+                    | "in"
+                    | "on"
+                    | "at"
+                    | "during"
+            )
+        }) {
+            return false;
+        }
+        let mut j = i;
+        let mut described = false;
+        while j > start && i - j < 8 {
+            j -= 1;
+            match self.word(j) {
+                Some(w) if matches!(w.as_ref(), "to" | "of" | "by" | "with") => {
+                    return described && self.has_verb(start, j);
+                }
+                Some(w) if verbish(&w) => return false,
+                Some(_) => described = true,
+                None => return false,
+            }
+        }
+        false
     }
 
     fn next_is_verb(&self, i: usize) -> bool {

@@ -31,13 +31,16 @@ const CASES: &[Case] = &[
         title: "Olaf Haugen",
         text: "Olaf Haugen was a Norwegian shipwright. He was born in Bergen in 1881. \
                His cousin Per Haugen, who was born in Vik, worked with him at the yard. He \
-               married his second wife Kari Dahl in 1920.",
+               married his second wife Kari Dahl in 1920. Per Haugen was married to the Polish \
+               artist, Anna Rajecka. After he moved to the capital, Olaf Haugen founded Vardal.",
         has: &[
             "olaf_haugen | born in | bergen",
             "olaf_haugen | date of birth | 1881",
             "olaf_haugen | relative of | per_haugen",
             "per_haugen | born in | vik",
             "kari_dahl | spouse of | olaf_haugen",
+            "anna_rajecka | spouse of | per_haugen",
+            "olaf_haugen | founded | vardal",
         ],
         not: &[
             "olaf_haugen | born in | vik",
