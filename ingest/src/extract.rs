@@ -493,6 +493,7 @@ struct Lexicon {
     person_titles: WordSet<'static>,
     place_prepositions: WordSet<'static>,
     noble_titles: WordSet<'static>,
+    event_words: WordSet<'static>,
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -505,6 +506,7 @@ fn lexicon() -> &'static Lexicon {
         person_titles: WordSet::new(PERSON_TITLES),
         place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
         noble_titles: WordSet::new(NOBLE_TITLES),
+        event_words: WordSet::new(EVENT_WORDS),
     })
 }
 
@@ -610,6 +612,9 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
     let lex = lexicon();
     out.clear();
     let mut i = 0;
+    // Where the last place named after a place preposition ("in Austin")
+    // or after such a place and a comma ends.
+    let mut place_run_end: Option<usize> = None;
     while let Some(k) = words.next_opening(i) {
         i = k;
         let Some((ws, w)) = words.get(i) else {
@@ -642,6 +647,11 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 continue;
             }
         }
+        // "a live EP": a typing noun in capitals is no name.
+        if is_acronym(w) && crate::facts::is_typing_noun(w) {
+            i += 1;
+            continue;
+        }
         if is_acronym(w) {
             out.push(Cand {
                 start: ws,
@@ -668,7 +678,11 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             .is_some_and(|(_, w)| lex.org_words.has_lower(w));
         while let (Some((ps, pw)), Some((ns, nw))) = (words.get(j), words.get(j + 1)) {
             let gap = &s[ps + pw.len()..ns];
-            let initial_gap = (gap == ". " || gap == ".") && pw.chars().count() == 1;
+            // "J. Smith", "U.S. Championship".
+            // (Not "in the U.S. He …": a sentence the splitter left whole.)
+            let initial_gap = (gap == ". " || gap == ".")
+                && pw.split('.').all(|p| p.chars().count() == 1)
+                && !lex.stop_starters.has_lower(nw);
             // A title after a comma is the name's own ("John Wallop, 2nd
             // Earl of Portsmouth"; "Hermann II, Landgrave of Hesse").
             let title_gap = gap == ", "
@@ -679,6 +693,25 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                             .get(j + 2)
                             .is_some_and(|(_, t)| lex.noble_titles.has_lower(t))));
             if title_gap {
+                j += 1;
+                last_cap = j;
+                continue;
+            }
+            // "Kim Ki-young", "Jong-il": a lower-case part after a hyphen
+            // (not "Ohio-based", "10-year-old").
+            if gap == "-"
+                && j == last_cap
+                && nw
+                    .strip_suffix("'s")
+                    .unwrap_or(nw)
+                    .chars()
+                    .all(|c| c.is_alphabetic() && c.is_lowercase())
+                && !nw.ends_with("ed")
+                && !matches!(
+                    nw,
+                    "born" | "style" | "era" | "language" | "speaking" | "class" | "type" | "like"
+                )
+            {
                 j += 1;
                 last_cap = j;
                 continue;
@@ -716,6 +749,23 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             }
             first += 1;
         }
+        // A function word opening the sentence, alone or before a joiner, is
+        // no name ("Any …", "Hence it …", "Much of Ireland" is Ireland; not
+        // "Will Smith").
+        if first == 0
+            && let Some(&(ws, w)) = run.first()
+            && s.get(..ws).is_some_and(|b| b.trim().is_empty())
+            && rlmkg_text::is_stopword(&lower(w))
+            && run.get(1).is_none_or(|(_, n)| lex.connectors.has_lower(n))
+        {
+            first = 1;
+            while run
+                .get(first)
+                .is_some_and(|(_, n)| lex.connectors.has_lower(n))
+            {
+                first += 1;
+            }
+        }
         let run = &run[first..];
         if run.is_empty() || run.iter().all(|(_, w)| lex.connectors.has_lower(w)) {
             i = j + 1;
@@ -742,17 +792,41 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
         // American") and a sentence's opening participle or adverb ("Based
         // in …") are not names.
         let at_start = s.get(..start).is_some_and(|b| b.trim().is_empty());
-        if next_lower_or_end && run.iter().all(|(_, w)| crate::facts::is_demonym(w))
+        if next_lower_or_end
+            && (run.iter().all(|(_, w)| crate::facts::is_demonym(w))
+                || (run.len() > 1
+                    && crate::facts::is_demonym_run(
+                        &run.iter().map(|(_, w)| *w).collect::<Vec<_>>(),
+                    )))
             || (at_start && run.len() == 1 && is_opening_word(run[0].1))
+            || hyphenated_demonym(s, start, end)
         {
             i = j + 1;
             continue;
+        }
+        let mut kind = guess_kind(s, start, run);
+        // "in Austin, Texas": a name after a comma and a place named after a
+        // place preposition is a place (not "groups: Marsh Dynamics, Coastal
+        // Archives").
+        let after_place = start
+            .checked_sub(2)
+            .filter(|&before| s.get(before..start) == Some(", "))
+            .is_some_and(|before| {
+                out.last()
+                    .is_some_and(|c| c.end == before && c.kind == "place")
+                    && place_run_end == Some(before)
+            });
+        if is_weak_kind(kind) && after_place {
+            kind = "place";
+        }
+        if kind == "place" && (after_place || after_place_preposition(s, start)) {
+            place_run_end = Some(end);
         }
         out.push(Cand {
             start,
             end,
             name: &s[start..end],
-            kind: guess_kind(s, start, run),
+            kind,
         });
         i = j + 1;
     }
@@ -799,6 +873,35 @@ fn find_char(s: &str, c: char) -> Option<usize> {
         s.find(c)
     }
 }
+
+/// Words that make a name an event, an era or a law ("Summer Olympics",
+/// "Middle Ages", "Education Reform Act").
+const EVENT_WORDS: &[&str] = &[
+    "olympics",
+    "games",
+    "championship",
+    "championships",
+    "cup",
+    "war",
+    "battle",
+    "siege",
+    "festival",
+    "award",
+    "awards",
+    "prize",
+    "election",
+    "act",
+    "treaty",
+    "tournament",
+    "revolution",
+    "rebellion",
+    "uprising",
+    "crisis",
+    "ages",
+    "era",
+    "century",
+    "dynasty",
+];
 
 /// Titles a name may carry after a comma ("Hermann II, Landgrave of Hesse").
 const NOBLE_TITLES: &[&str] = &[
@@ -870,6 +973,53 @@ fn is_opening_word(w: &str) -> bool {
     n > 4 && (w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly"))
 }
 
+/// Whether the word at `start..end` of `s` opens a hyphenated adjective
+/// of nationality the word split cut ("Trinidadian-American rapper").
+fn hyphenated_demonym(s: &str, start: usize, end: usize) -> bool {
+    let Some(rest) = s.get(end..).and_then(|r| r.strip_prefix('-')) else {
+        return false;
+    };
+    let more = rest
+        .find(|c: char| !(c.is_alphabetic() || c == '-'))
+        .unwrap_or(rest.len());
+    s.get(start..end + 1 + more)
+        .is_some_and(crate::facts::is_demonym)
+}
+
+/// A Roman numeral of two or more letters ("II", "VIII", "XIV").
+fn is_regnal_number(w: &str) -> bool {
+    w.len() >= 2 && w.len() <= 5 && w.bytes().all(|b| matches!(b, b'I' | b'V' | b'X'))
+}
+
+/// Whether the word before byte `start` of `s` is a place preposition ("in
+/// Paris"), or "the" or a side ("northern") after one ("in the United
+/// States": not "to the", "from the", which names of groups follow as often).
+fn after_place_preposition(s: &str, start: usize) -> bool {
+    let mut before = s
+        .get(..start)
+        .unwrap_or("")
+        .split_whitespace()
+        .rev()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    // "in the United States", "in southeastern New Hampshire".
+    let article_or_side = |w: &str| {
+        let lw = w.to_ascii_lowercase();
+        lw == "the"
+            || lw.ends_with("ern")
+            || matches!(lw.as_str(), "central" | "downtown" | "rural")
+    };
+    match before.next() {
+        Some(w) if article_or_side(w) => before.next().is_some_and(|p| {
+            matches!(
+                p.to_ascii_lowercase().as_str(),
+                "in" | "at" | "near" | "across" | "throughout" | "outside" | "inside"
+            )
+        }),
+        Some(w) => lexicon().place_prepositions.has_lower(w),
+        None => false,
+    }
+}
+
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     let lex = lexicon();
     if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
@@ -878,7 +1028,11 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     if run.iter().any(|(_, w)| lex.place_words.has_lower(w)) {
         return "place";
     }
-    if run.iter().any(|(_, w)| lex.noble_titles.has_lower(w)) {
+    // "Henry VIII", "Lothair II of Lotharingia": a regnal number after a
+    // first name.
+    if run.iter().any(|(_, w)| lex.noble_titles.has_lower(w))
+        || run.get(1).is_some_and(|(_, w)| is_regnal_number(w))
+    {
         return "person";
     }
     let prev = s
@@ -892,16 +1046,36 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     {
         return "person";
     }
-    if lex.place_prepositions.has_lower(prev) {
+    // "The Summer Olympics", "the Middle Ages", "the Education Reform Act":
+    // events, eras and laws, neither persons nor places.
+    if run.iter().any(|(_, w)| lex.event_words.has_lower(w)) {
+        return "other";
+    }
+    if after_place_preposition(s, start) {
         return "place";
     }
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
     // "The Salt Atlas" is a title, not a person.
     let the = run.first().is_some_and(|(_, w)| *w == "The");
     if (2..=4).contains(&caps) && caps == run.len() && !the {
-        return "person";
+        return SHAPE_PERSON;
     }
     "other"
+}
+
+/// The kind of a name that only looks like a person's (two to four
+/// capitalised words): any other evidence overrules it, and it is a person
+/// when none does.
+const SHAPE_PERSON: &str = "person?";
+
+/// Whether a kind says person, by evidence or by shape.
+fn is_person(kind: &str) -> bool {
+    kind == "person" || kind == SHAPE_PERSON
+}
+
+/// Whether a kind is a guess any evidence overrules.
+fn is_weak_kind(kind: &str) -> bool {
+    kind == "other" || kind == SHAPE_PERSON
 }
 
 fn initials(name: &str) -> String {
@@ -939,6 +1113,59 @@ fn title_subject(title: &str) -> &str {
     t
 }
 
+/// The key of the one person the text names in full whose name opens and
+/// ends as a two-to-three-word `title` does, with more words between ("Helen
+/// Elizabeth Hunt" for "Helen Hunt"); a title after a comma must be the same
+/// ("Humphrey Napier Sturt, 2nd Baron Alington" for "Humphrey Sturt, 2nd
+/// Baron Alington").
+fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k str> {
+    let split = |name: &'_ str| -> (Vec<String>, Option<String>) {
+        let (head, tail) = match name.split_once(", ") {
+            Some((h, t)) => (h, Some(t.to_string())),
+            None => (name, None),
+        };
+        (head.split_whitespace().map(str::to_string).collect(), tail)
+    };
+    let (words, tail) = split(title);
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return None;
+    };
+    if !(2..=3).contains(&words.len()) || !words.iter().all(|w| is_cap(w)) {
+        return None;
+    }
+    let mut found = ents.iter().filter(|(_, e)| {
+        if !is_person(e.kind) {
+            return false;
+        }
+        let (n, ntail) = split(e.name);
+        ntail == tail && n.len() > words.len() && n.first() == Some(first) && n.last() == Some(last)
+    });
+    match (found.next(), found.next()) {
+        (Some((k, _)), None) => Some(*k),
+        _ => None,
+    }
+}
+
+/// The surname of a title that names a person by its shape ("James
+/// Glisson": "Glisson"): two or three capitalised words, none of them a word
+/// of organisations, places or events, not opening with "The".
+fn person_title_surname(title: &str) -> Option<&str> {
+    let lex = lexicon();
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let named = (2..=3).contains(&words.len())
+        && words
+            .iter()
+            .all(|w| is_cap(w) && w.chars().all(char::is_alphabetic))
+        && words.first() != Some(&"The")
+        && !words.iter().any(|w| {
+            lex.org_words.has_lower(w)
+                || lex.place_words.has_lower(w)
+                || lex.event_words.has_lower(w)
+                || crate::facts::is_demonym(w)
+        });
+    named.then(|| words.last().copied()).flatten()
+}
+
 /// Whether a title is short enough to name one thing (not a sentence or a page
 /// banner) and has a name in it.
 fn is_subject_title(title: &str) -> bool {
@@ -967,29 +1194,39 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             continue;
         };
         candidates(s, &mut words, &mut cands);
-        // The document title where it occurs verbatim.
+        // The document title where it occurs verbatim (or with a space
+        // after its hyphens, as some corpora write them: "Pocket- knife").
+        let spaced;
+        let (title_here, title_len) = match find_lower(s, &title_lc) {
+            Some(p) => (Some(p), title.len()),
+            None if title_searched && title_lc.contains('-') => {
+                spaced = title_lc.replace('-', "- ");
+                (find_lower(s, &spaced), spaced.len())
+            }
+            None => (None, title.len()),
+        };
         if title_searched
-            && let Some(p) = find_lower(s, &title_lc)
+            && let Some(p) = title_here
             && s.is_char_boundary(p)
-            && s.is_char_boundary(p + title.len())
-            && s[p..].len() >= title.len()
+            && s.is_char_boundary(p + title_len)
+            && s[p..].len() >= title_len
             // A full name ending in the title ("Ada Lovelace" in a document
             // titled "lovelace") stays whole; the surname merge below ties the
             // title to it.
             && !cands
                 .iter()
-                .any(|c| c.start < p && c.end == p + title.len() && c.kind == "person")
+                .any(|c| c.start < p && c.end == p + title_len && is_person(c.kind))
         {
             // The kind the rules gave the same span, if any.
             let kind = cands
                 .iter()
-                .find(|c| c.start == p && c.end == p + title.len())
+                .find(|c| c.start == p && c.end == p + title_len)
                 .map_or("other", |c| c.kind);
-            cands.retain(|c| c.end <= p || c.start >= p + title.len());
+            cands.retain(|c| c.end <= p || c.start >= p + title_len);
             cands.push(Cand {
                 start: p,
-                end: p + title.len(),
-                name: &s[p..p + title.len()],
+                end: p + title_len,
+                name: &s[p..p + title_len],
                 kind,
             });
             cands.sort_by_key(|c| c.start);
@@ -1015,7 +1252,9 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             count: 0,
         });
         e.count += 1;
-        if e.kind == "other" && c.kind != "other" {
+        if (e.kind == "other" && c.kind != "other")
+            || (e.kind == SHAPE_PERSON && !is_weak_kind(c.kind))
+        {
             e.kind = c.kind;
         }
         if c.name != e.name && !e.aliases.contains(&c.name) {
@@ -1030,7 +1269,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     for (&o, x) in &ents {
         if let Some((_, last)) = o.rsplit_once('_') {
             by_initials.entry(initials(x.name)).or_default().push(o);
-            if x.kind == "person" {
+            if is_person(x.kind) {
                 by_surname.entry(last).or_default().push(o);
             }
         }
@@ -1070,6 +1309,30 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     let mut ex = Extraction::default();
     if is_subject_title(title) {
         let key = resolve(&merge, &title_key);
+        // "Helen Elizabeth Hunt (born 1963) is …" under the title "Helen
+        // Hunt": the text's full name is the title's person.
+        if !ents.contains_key(key)
+            && let Some(full) = full_name_of(title, &ents)
+            && let Some(src) = ents.remove(full)
+        {
+            let mut aliases = src.aliases;
+            aliases.insert(0, src.name);
+            ents.insert(
+                key,
+                Ent {
+                    name: title,
+                    kind: src.kind,
+                    aliases,
+                    count: src.count,
+                },
+            );
+            for to in merge.values_mut() {
+                if *to == full {
+                    *to = key;
+                }
+            }
+            merge.insert(full, key);
+        }
         let e = ents.entry(key).or_insert_with(|| Ent {
             name: title,
             kind: "other",
@@ -1082,16 +1345,35 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
         }
         ex.about = Some(key.to_string());
-        // "Sims, North Dakota" is about the "Sims" its text names.
-        if let Some((head, _)) = title.split_once(", ")
+        // "Sims, North Dakota" is about the "Sims" its text names; "Glisson
+        // was born in …" under the title "James Glisson" names its person.
+        // A person's comma title names it by the head's surname too
+        // ("Alington was the son of …" under "William Alington, 3rd Baron
+        // Alington") when the head itself is not in the text.
+        let (head, surname) = match title.split_once(", ") {
+            Some((head, _)) if found_keys.iter().any(|k| *k == entity_key(head)) => {
+                (Some(head), false)
+            }
+            Some((head, _)) => match person_title_surname(head) {
+                Some(sur) => (Some(sur), true),
+                None => (Some(head), false),
+            },
+            None => (person_title_surname(title), true),
+        };
+        if let Some(head) = head
             && let Some(head_key) = found_keys
                 .iter()
                 .find(|k| **k == entity_key(head) && k.as_str() != key)
-            && let Some(src) = ents.remove(head_key.as_str())
+            && (!surname
+                || ents
+                    .get(head_key.as_str())
+                    .is_none_or(|e| !matches!(e.kind, "place" | "organization" | "date")))
         {
-            if let Some(dst) = ents.get_mut(key) {
+            if let Some(src) = ents.remove(head_key.as_str())
+                && let Some(dst) = ents.get_mut(key)
+            {
                 dst.count += src.count;
-                if dst.kind == "other" {
+                if is_weak_kind(dst.kind) && src.kind != "other" {
                     dst.kind = src.kind;
                 }
                 for a in std::iter::once(src.name).chain(src.aliases) {
@@ -1151,7 +1433,10 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
         }
     }
-    let kinds: FxHashMap<&str, &str> = ents.iter().map(|(k, e)| (*k, e.kind)).collect();
+    let kinds: FxHashMap<&str, &str> = ents
+        .iter()
+        .map(|(k, e)| (*k, if is_person(e.kind) { "person" } else { e.kind }))
+        .collect();
     let fact_mentions: Vec<(usize, crate::facts::Mention)> = linked
         .iter()
         .map(|&(si, key, start, end)| (si, crate::facts::Mention { key, start, end }))
@@ -1171,7 +1456,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             }
             if let Some(e) = ents.get_mut(key.as_str())
                 && e.kind != "date"
-                && (strong || e.kind == "other")
+                && (strong || is_weak_kind(e.kind))
             {
                 e.kind = kind;
             }
@@ -1191,7 +1476,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         ex.entities.push(EntityDecl {
             key: key.to_string(),
             name: e.name.to_string(),
-            kind: e.kind.to_string(),
+            kind: if is_person(e.kind) { "person" } else { e.kind }.to_string(),
             aliases: e.aliases.into_iter().map(str::to_string).collect(),
         });
     }
@@ -1300,11 +1585,19 @@ pub(crate) mod tests {
 
     #[test]
     fn the_title_names_what_the_document_is_about() {
-        // (title, text, about key, a surface form the entity must answer to, mentioned verbatim)
+        // (title, text, about key, a surface form the entity must answer to, mentioned)
         let cases: &[(&str, &str, Option<&str>, &str, bool)] = &[
+            // The text's full name is the title's person.
             (
                 "Helen Hunt",
                 "Helen Elizabeth Hunt (born 1963) is an American actress.",
+                Some("helen_hunt"),
+                "Helen Elizabeth Hunt",
+                true,
+            ),
+            (
+                "Helen Hunt",
+                "Helen Jane Hunt and Helen Rose Hunt were twins.",
                 Some("helen_hunt"),
                 "Helen Hunt",
                 false,
@@ -1377,6 +1670,7 @@ pub(crate) mod tests {
             PERSON_TITLES,
             PLACE_PREPOSITIONS,
             NOBLE_TITLES,
+            EVENT_WORDS,
         ] {
             for w in list {
                 assert_eq!(*w, lower(w), "{w}");

@@ -225,13 +225,22 @@ pub struct HopCoverage {
     pub edge: usize,
     /// Hops whose answer is not an entity of the graph.
     pub no_answer: usize,
+    /// The first hops with no fact: (the hop's question, its subjects, its
+    /// answer, the supporting paragraph's sentence naming the answer), as
+    /// many as asked.
+    pub missed: Vec<(String, String, String, String)>,
 }
 
 /// Measure [`HopCoverage`] of MuSiQue `questions` (the records of
 /// `musique_*.json`) over `store`. A hop's subject is what its question
 /// names: an earlier hop's answer (`#1`) or its supporting paragraph's title
-/// (the passage the hop reads); its object is its answer.
-pub fn musique_hops(store: &Store, questions: &[Value]) -> Result<HopCoverage, EvalError> {
+/// (the passage the hop reads); its object is its answer. `show` caps the
+/// missed hops listed.
+pub fn musique_hops(
+    store: &Store,
+    questions: &[Value],
+    show: usize,
+) -> Result<HopCoverage, EvalError> {
     let mut out = HopCoverage::default();
     for q in questions {
         let Some(hops) = q.get("question_decomposition").and_then(Value::as_array) else {
@@ -256,12 +265,11 @@ pub fn musique_hops(store: &Store, questions: &[Value]) -> Result<HopCoverage, E
                     subjects.push((*a).to_string());
                 }
             }
-            if let Some(title) = h
+            let support = h
                 .get("paragraph_support_idx")
                 .and_then(Value::as_u64)
-                .and_then(|ix| paragraphs?.get(usize::try_from(ix).ok()?))
-                .and_then(|p| p.get("title")?.as_str())
-            {
+                .and_then(|ix| paragraphs?.get(usize::try_from(ix).ok()?));
+            if let Some(title) = support.and_then(|p| p.get("title")?.as_str()) {
                 subjects.push(title.to_string());
             }
             let mut best = Link::None;
@@ -274,6 +282,21 @@ pub fn musique_hops(store: &Store, questions: &[Value]) -> Result<HopCoverage, E
                 }
             }
             best.count(&mut out.edge, &mut out.fact);
+            if best != Link::Fact && out.missed.len() < show {
+                let answer_text = answers.get(i).copied().unwrap_or("");
+                let paragraph = support
+                    .and_then(|p| p.get("paragraph_text")?.as_str())
+                    .unwrap_or("");
+                let sentence = paragraph
+                    .find(answer_text)
+                    .map_or("", |at| sentence_around(paragraph, at));
+                out.missed.push((
+                    text.to_string(),
+                    subjects.join(" | "),
+                    answer_text.to_string(),
+                    sentence.to_string(),
+                ));
+            }
         }
     }
     Ok(out)

@@ -27,7 +27,8 @@ pub struct GraphCheckArgs {
     /// Read at most this many title pairs (0: all).
     #[arg(long, default_value_t = 0)]
     pub limit: usize,
-    /// List this many title pairs with no fact, with the sentence naming the title.
+    /// List this many title pairs (and decomposition hops) with no fact, with
+    /// the sentence naming the title (the answer).
     #[arg(long, default_value_t = 0)]
     pub show: usize,
 }
@@ -65,7 +66,9 @@ pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
                 serde_json::Value::Array(v) => v,
                 _ => anyhow::bail!("{} is not a list of questions", path.display()),
             };
-            Some(rlmkg_eval::graph_check::musique_hops(&store, &questions)?)
+            Some(rlmkg_eval::graph_check::musique_hops(
+                &store, &questions, args.show,
+            )?)
         }
         None => None,
     };
@@ -111,6 +114,12 @@ pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             pct(h.edge, h.hops),
             h.no_answer
         )?;
+        for (question, subjects, answer, sentence) in &h.missed {
+            writeln!(
+                stdout,
+                "  no fact: {question} [{subjects} → {answer}]: {sentence}"
+            )?;
+        }
     }
     Ok(0)
 }

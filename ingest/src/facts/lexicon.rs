@@ -63,6 +63,7 @@ pub(crate) const CUES: &[Cue] = &[
         active: &[
             f("in", T, P::BornIn, F),
             f("at", T, P::BornIn, F),
+            f("", T, P::BornIn, F),
             f("in", D, P::DateOfBirth, F),
             f("on", D, P::DateOfBirth, F),
             f("", D, P::DateOfBirth, F),
@@ -71,10 +72,11 @@ pub(crate) const CUES: &[Cue] = &[
         date_of_object: false,
     },
     Cue {
-        forms: &["died", "dies", "die"],
+        forms: &["died", "dies", "die", "dead"],
         active: &[
             f("in", T, P::DiedIn, F),
             f("at", T, P::DiedIn, F),
+            f("", T, P::DiedIn, F),
             f("in", D, P::DateOfDeath, F),
             f("on", D, P::DateOfDeath, F),
             f("", D, P::DateOfDeath, F),
@@ -269,6 +271,41 @@ pub(crate) const BETWEEN: &[&str] = &[
     "soon",
 ];
 
+/// Prepositions of place: after a name and a comma they go on with the
+/// clause ("east of Dodge City, in Ford County"), and names after them and
+/// a place noun go on with the place before ("in Ratnagiri district,
+/// Maharashtra").
+pub(crate) const LOCATIVES: &[&str] = &["in", "at", "on", "near"];
+
+/// Nouns of a part of a place: "in the northern part of X" is in X (not
+/// the compass points: "north of X" is outside it).
+pub(crate) const PARTS: &[&str] = &[
+    "shore",
+    "shores",
+    "bank",
+    "banks",
+    "coast",
+    "mouth",
+    "foot",
+    "slopes",
+    "summit",
+    "tip",
+    "part",
+    "parts",
+    "section",
+    "portion",
+    "side",
+    "end",
+    "edge",
+    "outskirts",
+    "heart",
+    "centre",
+    "center",
+    "corner",
+    "suburbs",
+    "interior",
+];
+
 /// Prepositions that govern an argument.
 pub(crate) const PREPOSITIONS: &[&str] = &[
     "in", "at", "on", "by", "of", "to", "from", "for", "with", "into", "near", "as",
@@ -304,6 +341,16 @@ pub(crate) const ROLES: &[Role] = &[
             "principal",
             "captain",
             "manager",
+            "premier",
+            "mayor",
+            "governor",
+            "king",
+            "queen",
+            "emperor",
+            "empress",
+            "ruler",
+            "monarch",
+            "chancellor",
         ],
         pred: P::Led,
         holder_subject: true,
@@ -440,6 +487,25 @@ pub(crate) const WORK_NOUNS: &[&str] = &[
     "frigate",
     "schooner",
     "trawler",
+    "lp",
+    "track",
+    "mixtape",
+    "compilation",
+    "ballad",
+    "hymn",
+    "anthem",
+    "aria",
+    "cantata",
+    "concerto",
+    "sonata",
+    "oratorio",
+    "operetta",
+    "screenplay",
+    "trilogy",
+    "miniseries",
+    "serial",
+    "telenovela",
+    "sequel",
 ];
 
 /// Nouns that say a thing is a person ("an American *actress*").
@@ -544,6 +610,62 @@ pub(crate) const PERSON_NOUNS: &[&str] = &[
     "critic",
     "presenter",
     "chef",
+    "goalkeeper",
+    "defender",
+    "midfielder",
+    "striker",
+    "quarterback",
+    "pitcher",
+    "outfielder",
+    "infielder",
+    "batsman",
+    "bowler",
+    "golfer",
+    "sportsman",
+    "sportswoman",
+    "sprinter",
+    "skier",
+    "rower",
+    "statesman",
+    "lawmaker",
+    "legislator",
+    "senator",
+    "governor",
+    "mayor",
+    "emperor",
+    "empress",
+    "duke",
+    "duchess",
+    "earl",
+    "baron",
+    "playwright",
+    "dramatist",
+    "lyricist",
+    "vocalist",
+    "bassist",
+    "conductor",
+    "jurist",
+    "theologian",
+    "scholar",
+    "sociologist",
+    "psychologist",
+    "anthropologist",
+    "archaeologist",
+    "educator",
+    "academic",
+    "psychiatrist",
+    "missionary",
+    "nun",
+    "rabbi",
+    "cleric",
+    "aristocrat",
+    "nobleman",
+    "noblewoman",
+    "knight",
+    "commander",
+    "colonel",
+    "lieutenant",
+    "character",
 ];
 
 /// Nouns that say a thing is an organisation, beyond the name words
@@ -592,6 +714,28 @@ pub(crate) const ORG_NOUNS: &[&str] = &[
     "house",
     "guild",
     "fund",
+    "league",
+    "federation",
+    "council",
+    "committee",
+    "ministry",
+    "militia",
+    "army",
+    "regiment",
+    "navy",
+    "chain",
+    "retailer",
+    "bank",
+    "insurer",
+    "squad",
+    "ensemble",
+    "duo",
+    "trio",
+    "quartet",
+    "supergroup",
+    "academy",
+    "conservatory",
+    "hospital",
 ];
 
 /// Nouns that say a thing is a place.
@@ -642,6 +786,47 @@ pub(crate) const PLACE_NOUNS: &[&str] = &[
     "archipelago",
     "cape",
     "desert",
+    "site",
+    "airport",
+    "hotel",
+    "farm",
+    "building",
+    "bridge",
+    "dam",
+    "reservoir",
+    "creek",
+    "stream",
+    "tributary",
+    "peak",
+    "hill",
+    "pond",
+    "cemetery",
+    "castle",
+    "church",
+    "mound",
+    "stadium",
+    "arena",
+    "monument",
+    "tower",
+    "lighthouse",
+    "canal",
+    "harbour",
+    "harbor",
+    "palace",
+    "cathedral",
+    "abbey",
+    "temple",
+    "mosque",
+    "monastery",
+    "constituency",
+    "ward",
+    "governorate",
+    "oblast",
+    "prefecture",
+    "canton",
+    "voivodeship",
+    "arrondissement",
+    "continent",
 ];
 
 /// Adjectives of nationality and origin written with a capital ("an
@@ -781,13 +966,16 @@ pub(crate) fn listed(list: &[&str], word: &str) -> bool {
 /// compound of such words ("Trinidadian-American": a listed part, the others
 /// ending as demonyms do).
 pub(crate) fn is_demonym(word: &str) -> bool {
-    if listed(DEMONYMS, word) {
-        return true;
-    }
-    let lw = word.to_lowercase();
-    let parts: Vec<&str> = lw.split('-').collect();
-    parts.len() > 1
-        && parts.iter().any(|p| DEMONYMS.contains(p))
+    listed(DEMONYMS, word) || is_demonym_run(&[word])
+}
+
+/// Whether words are one adjective of nationality ("Saudi Arabian",
+/// "Trinidadian-American"): a listed part, the others listed or ending as
+/// demonyms do.
+pub(crate) fn is_demonym_run(words: &[&str]) -> bool {
+    let lw: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let parts: Vec<&str> = lw.iter().flat_map(|w| w.split('-')).collect();
+    parts.iter().any(|p| DEMONYMS.contains(p))
         && parts.iter().all(|p| {
             DEMONYMS.contains(p)
                 || ["ian", "an", "ese", "ish", "ic", "i"]
@@ -796,8 +984,19 @@ pub(crate) fn is_demonym(word: &str) -> bool {
         })
 }
 
-/// The entity kind a typing noun gives.
+/// The entity kind a typing noun gives, singular or plural ("cities").
 pub(crate) fn kind_of_noun(noun: &str) -> Option<&'static str> {
+    kind_of_singular(noun).or_else(|| {
+        let lw = noun.to_lowercase();
+        if let Some(stem) = lw.strip_suffix("ies") {
+            kind_of_singular(&format!("{stem}y"))
+        } else {
+            lw.strip_suffix('s').and_then(kind_of_singular)
+        }
+    })
+}
+
+fn kind_of_singular(noun: &str) -> Option<&'static str> {
     if listed(WORK_NOUNS, noun) {
         Some("work")
     } else if listed(PERSON_NOUNS, noun) {
@@ -809,6 +1008,12 @@ pub(crate) fn kind_of_noun(noun: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Whether a word (any case) is a noun that types a thing ("EP", "film"):
+/// no name when written in capitals.
+pub(crate) fn is_typing_noun(word: &str) -> bool {
+    kind_of_noun(word).is_some()
 }
 
 /// The cue a word is a form of.
@@ -844,6 +1049,7 @@ mod tests {
             BE,
             BETWEEN,
             PREPOSITIONS,
+            PARTS,
             WORK_NOUNS,
             PERSON_NOUNS,
             ORG_NOUNS,

@@ -19,8 +19,17 @@
 //! the document is the last of them named. Verbs are read by their frames
 //! (`lexicon::CUES`: "born in <place>", "founded by <agent>", the active and
 //! passive voices), role nouns by `lexicon::ROLES` ("the founder of X", "his
-//! cousin Y"); any other verb before a name gives an `other` fact holding
-//! the verb and its preposition. Dates are objects of date predicates.
+//! cousin Y", "Norway's premier X"); any other verb before a name gives an
+//! `other` fact holding the verb and its preposition (outside a cue's
+//! frames only a preposition right after the verb is the verb's). Copulas
+//! read their head noun: "is a town in the Hiran region of Somalia" (a
+//! place, in each place of the chain), "is a book by X", "is the sequel to
+//! X" (`other: sequel to`), "is a vodka from Korea". A thing of an
+//! entity's tells its facts with its noun ("Its music was composed by X":
+//! `other: music composed by`). A life span in a parenthesis after a name
+//! gives dates and places of birth and death. Dates are objects of date
+//! predicates; a date that modifies a name ("the 2009 Aurealis Award") is
+//! none.
 
 pub(crate) mod lexicon;
 
@@ -80,6 +89,9 @@ enum Written<'a> {
     Person,
     Thing,
     Definite(&'a str),
+    /// A thing of an entity's, unnamed ("Its music", "The film's score"):
+    /// the owner and the head noun.
+    Possessed(&'a str, &'a str),
 }
 
 /// The entities a document has named so far, for pronouns and descriptions.
@@ -195,6 +207,7 @@ pub(crate) fn facts<'a>(
             topic: &mut topic,
             out: &mut out,
             ev,
+            possessed: None,
         };
         reader.read();
         topic.named.extend(ms.iter().copied());
@@ -247,6 +260,13 @@ fn tokenize<'a>(
             && m.start <= abs
         {
             out.push(Tok::Ment(next_m));
+            // "Djibouti's" read as one name: its "'s" is a word of its own.
+            if let Some(name) = doc_text.get(m.start..m.end)
+                && (name.ends_with("'s") || name.ends_with("\u{2019}s"))
+                && let Some(s_word) = doc_text.get(m.end - 1..m.end)
+            {
+                out.push(Tok::Word(s_word));
+            }
             next_m += 1;
             i = m.end.saturating_sub(sr.start).max(i + 1);
             continue;
@@ -278,8 +298,16 @@ fn tokenize<'a>(
             }
             i = j;
         } else {
+            // A dash between words ("1650, Middelburg – 1704, Amsterdam").
+            let dash = matches!(c, '–' | '—')
+                || (c == '-'
+                    && s.get(i + 1..)
+                        .and_then(|r| r.chars().next())
+                        .is_some_and(char::is_whitespace));
             if matches!(c, ',' | ';' | ':' | '(' | ')') {
                 out.push(Tok::Punct(c));
+            } else if dash {
+                out.push(Tok::Punct('–'));
             }
             i += c.len_utf8();
         }
@@ -306,6 +334,12 @@ fn verbish(w: &str) -> bool {
         || is_irregular_past(lw)
 }
 
+/// A verb that opens a clause with no subject ("Born in Vik, …"): a verb
+/// other than "be" and "have".
+fn is_participle(w: &str) -> bool {
+    verbish(w) && !lexicon::BE.contains(&w) && !matches!(w, "has" | "had" | "have")
+}
+
 /// A word that may stand between a verb and its direct object.
 fn light(w: &str) -> bool {
     let lw = lower(w);
@@ -317,12 +351,18 @@ fn light(w: &str) -> bool {
 
 const POSSESSIVES: &[&str] = &["his", "her", "its", "their"];
 
+/// How many tokens back a clause looks for the name it is attached to.
+const REACH: usize = 48;
+
 struct Sentence<'s, 'a> {
     toks: &'s [Tok<'a>],
     ms: &'s [&'a str],
     topic: &'s mut Topic<'a>,
     out: &'s mut Found,
     ev: LocalEvidence,
+    /// The head noun of the clause's possessed subject ("Its *music* was
+    /// composed by X"): its facts are `other: music composed by`.
+    possessed: Option<&'a str>,
 }
 
 impl<'a> Sentence<'_, 'a> {
@@ -363,12 +403,25 @@ impl<'a> Sentence<'_, 'a> {
                 _ if inside => {}
                 Some(Tok::Punct(';' | ':')) => cut = Some((i + 1, Opens::Fresh)),
                 // "in Morton County, North Dakota": one argument's names
-                // (not after a leading participle: "Born in Vik, Olaf …").
+                // (not after a leading participle: "Born in Vik, Olaf …");
+                // "east of Dodge City, in Ford County": the clause goes on.
                 Some(Tok::Punct(','))
-                    if matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(_)))
-                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                    if self.ends_name(i)
                         && i > start + 1
-                        && !self.word(start).is_some_and(|w| verbish(&w)) => {}
+                        && !(start == 0 && self.word(start).is_some_and(|w| is_participle(&w)))
+                        // (not a date and a name: "died in December 2011,
+                        // Kim Jong Un stepped up").
+                        && (matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                            && !matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(m)) if self.is_date(*m))
+                            || self
+                                .word(i + 1)
+                                .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()))) => {}
+                // "He was married to the Polish artist, Anna Rajecka": the
+                // object of the preposition named after a comma.
+                Some(Tok::Punct(','))
+                    if matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && matches!(self.toks.get(i + 2), None | Some(Tok::Punct(_)))
+                        && self.object_described(start, i) => {}
                 Some(Tok::Punct(',')) => {
                     cut = Some(match self.after_comma(i + 1) {
                         // ", who was born in Y, succeeded Z": the sentence's
@@ -412,6 +465,63 @@ impl<'a> Sentence<'_, 'a> {
         }
         out.push((start, self.toks.len(), opens));
         out
+    }
+
+    /// Whether a name ends right before token `i`, or a name and a place
+    /// noun ("in Ekeby district, …").
+    fn ends_name(&self, i: usize) -> bool {
+        let ment = |j: usize| matches!(self.toks.get(j), Some(Tok::Ment(_)));
+        let j = i.wrapping_sub(1);
+        ment(j)
+            || (self
+                .word(j)
+                .is_some_and(|w| lexicon::listed(lexicon::PLACE_NOUNS, &w))
+                && ment(j.wrapping_sub(1)))
+    }
+
+    /// Whether tokens `start..i` end in a verb's preposition and a described
+    /// object with no name yet ("was married to the Polish artist"), in a
+    /// clause that opens with no subordinator ("After he moved to the
+    /// capital, X …" is not).
+    fn object_described(&self, start: usize, i: usize) -> bool {
+        let opener = self.word(start);
+        if opener.as_deref().is_some_and(|w| {
+            matches!(
+                w,
+                "after"
+                    | "before"
+                    | "when"
+                    | "while"
+                    | "since"
+                    | "as"
+                    | "because"
+                    | "although"
+                    | "though"
+                    | "if"
+                    | "once"
+                    | "until"
+                    | "in"
+                    | "on"
+                    | "at"
+                    | "during"
+            )
+        }) {
+            return false;
+        }
+        let mut j = i;
+        let mut described = false;
+        while j > start && i - j < 8 {
+            j -= 1;
+            match self.word(j) {
+                Some(w) if matches!(w.as_ref(), "to" | "of" | "by" | "with") => {
+                    return described && self.has_verb(start, j);
+                }
+                Some(w) if verbish(&w) => return false,
+                Some(_) => described = true,
+                None => return false,
+            }
+        }
+        false
     }
 
     fn next_is_verb(&self, i: usize) -> bool {
@@ -473,12 +583,91 @@ impl<'a> Sentence<'_, 'a> {
         (i..i + 3).any(|j| self.word(j).is_some_and(|w| lexicon::role(&w).is_some()))
     }
 
-    /// The name right before token `i` (not a date).
-    fn name_before(&self, i: usize) -> Option<usize> {
-        self.toks.get(..i)?.iter().rev().find_map(|t| match t {
-            Tok::Ment(m) if !self.is_date(*m) => Some(*m),
-            _ => None,
-        })
+    /// Whether the token before `i`, past punctuation, is a date.
+    fn date_before(&self, i: usize) -> bool {
+        let Some(before) = self.toks.get(..i) else {
+            return false;
+        };
+        before
+            .iter()
+            .rev()
+            .find(|t| !matches!(t, Tok::Punct(',')))
+            .is_some_and(|t| matches!(t, Tok::Ment(p) if self.is_date(*p)))
+    }
+
+    /// The subject of a clause attached at token `a` (a relative clause,
+    /// an apposition, a participle): the name right before it, except
+    /// - "who" after a name that is no person ("an outfielder in Major
+    ///   League Baseball who played for …"): the sentence's subject if it
+    ///   is a person, else none;
+    /// - a participle after the agent of "by" ("a CD by Judge Smith,
+    ///   released in 2000"): the sentence's subject.
+    fn attached_to(&self, a: usize, sentence: Option<&'a str>) -> Option<&'a str> {
+        let (at, m) = self.name_before_at(a)?;
+        let before = self.key(m)?;
+        let opener = self.word(a.wrapping_sub(1));
+        let kind = |k: &str| self.topic.kind(k);
+        if matches!(opener.as_deref(), Some("who" | "whom"))
+            && matches!(kind(before), "organization" | "place" | "work")
+        {
+            return sentence.filter(|s| kind(s) == "person");
+        }
+        let agent = at
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| w == "by");
+        let participle = self.word(a).filter(|w| is_participle(w));
+        if agent && participle.is_some() {
+            return sentence.or(Some(before));
+        }
+        // "a courthouse in Jacksonville, Oregon, United States, built in
+        // 1883": a participle after a place list is about the subject.
+        let mut j = at;
+        while j > 0
+            && at - j < REACH
+            && matches!(self.toks.get(j - 1), Some(Tok::Ment(_) | Tok::Punct(',')))
+        {
+            j -= 1;
+        }
+        let located = j
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
+        if located && participle.is_some() && sentence.is_some_and(|s| s != before) {
+            return sentence;
+        }
+        // "starring Bessie Love and Wallace MacDonald, directed by X",
+        // "in Lexington, Virginia, directed by X": persons and places are
+        // not directed, written, published or produced.
+        if matches!(kind(before), "person" | "place")
+            && participle.is_some_and(|w| {
+                matches!(
+                    w.as_ref(),
+                    "directed" | "written" | "published" | "produced"
+                )
+            })
+        {
+            return sentence.filter(|s| kind(s) != "person");
+        }
+        Some(before)
+    }
+
+    /// The name right before token `i` (not a date, not inside a closed
+    /// parenthesis: "Godomar II (or Gundomar), son of …" is Godomar's), with
+    /// its token index.
+    fn name_before_at(&self, i: usize) -> Option<(usize, usize)> {
+        let before = self.toks.get(..i)?;
+        let mut depth = 0usize;
+        // Within a reach, so that a long sentence is read in linear time.
+        for (at, t) in before.iter().enumerate().rev().take(REACH) {
+            match t {
+                Tok::Punct(')') => depth += 1,
+                Tok::Punct('(') => depth = depth.saturating_sub(1),
+                Tok::Ment(m) if depth == 0 && !self.is_date(*m) => return Some((at, *m)),
+                _ => {}
+            }
+        }
+        None
     }
 
     /// A clause's own subject and where its predicate starts.
@@ -505,10 +694,21 @@ impl<'a> Sentence<'_, 'a> {
                     if POSSESSIVES.contains(&lw) {
                         return self.possessed_subject(lw, i + 1, b);
                     }
+                    // "The film's music was composed by X".
+                    if lw == "the"
+                        && let Some(n) = self.word(i + 1)
+                        && let Some(stem) = n.strip_suffix("'s").or(n.strip_suffix("\u{2019}s"))
+                        && lexicon::kind_of_noun(stem).is_some()
+                    {
+                        let owner = self.topic.definite(stem)?;
+                        return self.possessed_thing(owner, i + 2, b);
+                    }
+                    // "The institute was …", "The film, which …, was …".
                     if lw == "the"
                         && let Some(n) = self.word(i + 1)
                         && lexicon::kind_of_noun(&n).is_some()
-                        && self.next_is_verb(i + 2)
+                        && (self.next_is_verb(i + 2)
+                            || self.toks.get(i + 2) == Some(&Tok::Punct(',')))
                     {
                         let Some(Tok::Word(n)) = self.toks.get(i + 1) else {
                             return None;
@@ -542,7 +742,12 @@ impl<'a> Sentence<'_, 'a> {
                 Some(Tok::Word(w)) => {
                     let lw = lower(w);
                     if verbish(&lw) {
-                        return None;
+                        // "Its music was composed by X" (not "His father
+                        // was born in Y": a role's own facts).
+                        return match (role, self.pronoun(pronoun)) {
+                            (None, Some(owner)) if j > i => self.possessed_thing(owner, i, b),
+                            _ => None,
+                        };
                     }
                     if let Some(r) = lexicon::role(&lw) {
                         role = Some(r);
@@ -553,6 +758,30 @@ impl<'a> Sentence<'_, 'a> {
                         self.role_fact(r, *m, owner);
                     }
                     return Some((Written::Name(*m), j + 1));
+                }
+                _ => return None,
+            }
+            j += 1;
+        }
+        None
+    }
+
+    /// "<owner's> music was composed by": the head noun before the verb
+    /// (at most three words from `i`, none a name or a role).
+    fn possessed_thing(&self, owner: &'a str, i: usize, b: usize) -> Option<(Written<'a>, usize)> {
+        let mut head = None;
+        let mut j = i;
+        while j < b && j < i + 4 {
+            match self.toks.get(j) {
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    if verbish(&lw) {
+                        return head.map(|h| (Written::Possessed(owner, h), j));
+                    }
+                    if lexicon::role(&lw).is_some() || is_stopword(&lw) {
+                        return None;
+                    }
+                    head = Some(*w);
                 }
                 _ => return None,
             }
@@ -587,6 +816,7 @@ impl<'a> Sentence<'_, 'a> {
             }
             Written::Thing => self.topic.thing(),
             Written::Definite(n) => self.topic.definite(&lower(n)),
+            Written::Possessed(owner, _) => Some(owner),
         }
     }
 
@@ -638,6 +868,10 @@ impl<'a> Sentence<'_, 'a> {
             Predicate::BornIn | Predicate::DiedIn => &[(true, "person"), (false, "place")],
             Predicate::AuthorOf => &[(true, "person"), (false, "work")],
             Predicate::PublishedBy => &[(true, "work")],
+            Predicate::LocatedIn => &[(false, "place")],
+            Predicate::SpouseOf | Predicate::ParentOf | Predicate::SiblingOf => {
+                &[(true, "person"), (false, "person")]
+            }
             _ => &[],
         };
         for &(on_subject, kind) in votes {
@@ -667,13 +901,21 @@ impl<'a> Sentence<'_, 'a> {
         let mut pending: Vec<usize> = Vec::new();
         for (ci, &(a, b, opens)) in clauses.iter().enumerate() {
             let (subject, from) = match opens {
-                Opens::Attached => (self.name_before(a).and_then(|m| self.key(m)), a),
+                Opens::Attached => (self.attached_to(a, sentence_subject), a),
                 Opens::Shared => (sentence_subject, a),
                 Opens::Resume(before) => (
                     subjects.get(before).copied().flatten().or(sentence_subject),
                     a,
                 ),
                 Opens::Fresh => match self.own_subject(a, b) {
+                    Some((Written::Possessed(owner, noun), from)) => {
+                        // Its facts are the thing's, told of its owner.
+                        subjects.push(None);
+                        self.possessed = Some(noun);
+                        self.predicate(owner, (None, from), b, false);
+                        self.possessed = None;
+                        continue;
+                    }
                     Some((w, from)) => {
                         let s = self.resolve(w);
                         // A heading names no subject: it says nothing of it.
@@ -694,6 +936,13 @@ impl<'a> Sentence<'_, 'a> {
                 },
             };
             subjects.push(subject);
+            if let Some(s) = subject
+                && opens == Opens::Attached
+                && a > 0
+                && self.toks.get(a - 1) == Some(&Tok::Punct('('))
+            {
+                self.life_span(s, a, b);
+            }
             if let Some(s) = subject {
                 let participle = (opens == Opens::Attached).then_some(a);
                 // The main clause, or its rest after a parenthesis.
@@ -705,6 +954,59 @@ impl<'a> Sentence<'_, 'a> {
             for ci in pending {
                 if let Some(&(a, b, _)) = clauses.get(ci) {
                     self.predicate(s, (Some(a), a), b, false);
+                }
+            }
+        }
+    }
+
+    /// A life span in a parenthesis after a name: "(24 October 1650,
+    /// Middelburg – 23 February 1704, Amsterdam)", "(1838 in Dresden –
+    /// 1898 in Silverton, Colorado)": each side a date, then its places.
+    fn life_span(&mut self, subject: &'a str, a: usize, b: usize) {
+        let Some(toks) = self.toks.get(a..b) else {
+            return;
+        };
+        let Some(dash) = toks.iter().position(|t| *t == Tok::Punct('–')) else {
+            return;
+        };
+        let (birth, death) = toks.split_at(dash);
+        let sides = [
+            (birth, Predicate::DateOfBirth, Predicate::BornIn),
+            (
+                death.get(1..).unwrap_or(&[]),
+                Predicate::DateOfDeath,
+                Predicate::DiedIn,
+            ),
+        ];
+        // Both sides read as a date and places, or nothing is said.
+        let read = |side: &[Tok<'a>]| -> Option<(usize, Vec<usize>)> {
+            let mut date = None;
+            let mut places = Vec::new();
+            for t in side {
+                match t {
+                    Tok::Ment(m) if self.is_date(*m) && date.is_none() && places.is_empty() => {
+                        date = Some(*m);
+                    }
+                    Tok::Ment(m) if date.is_some() && !self.is_date(*m) => places.push(*m),
+                    // "1838 or 1839": the first.
+                    Tok::Ment(m) if self.is_date(*m) && places.is_empty() => {}
+                    Tok::Punct(',') => {}
+                    Tok::Word(w) if matches!(lower(w).as_ref(), "in" | "or" | "at") => {}
+                    _ => return None,
+                }
+            }
+            date.map(|d| (d, places))
+        };
+        let (Some(born), Some(died)) = (read(sides[0].0), read(sides[1].0)) else {
+            return;
+        };
+        for ((date, places), (_, date_p, place_p)) in [born, died].into_iter().zip(sides) {
+            if let Some(d) = self.key(date) {
+                self.fact(subject, date_p, d);
+            }
+            for p in places {
+                if let Some(p) = self.key(p) {
+                    self.fact(subject, place_p, p);
                 }
             }
         }
@@ -729,6 +1031,19 @@ impl<'a> Sentence<'_, 'a> {
         let mut last_role: Option<&'static lexicon::Role> = None;
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
+        // The last name read and its token (the subject's name right
+        // before: "Kim Jong-il's mother, …").
+        let mut last_ment: Option<(usize, &'a str)> =
+            a.checked_sub(1).and_then(|p| match self.toks.get(p) {
+                Some(Tok::Ment(m)) if !self.is_date(*m) => Some((p, self.key(*m)?)),
+                _ => None,
+            });
+        // The name a copula's subject is ("is an ALA Notable Book").
+        let mut nominal: Option<&'a str> = None;
+        // The kind a typing noun gave the last name ("the cities of X").
+        let mut apposed: Option<&'static str> = None;
+        // The last verb of any kind outside the cues.
+        let mut last_verb: Option<&'a str> = None;
         let mut copula = false;
         // The copula's head noun has been read (a preposition or a name
         // followed it): "an American rock *band* from …".
@@ -739,6 +1054,36 @@ impl<'a> Sentence<'_, 'a> {
             match self.toks.get(i) {
                 Some(Tok::Word(w)) => {
                     let lw = lower(w);
+                    // "Djibouti's first president", "Norway's prime minister
+                    // X": a role of the name before "'s".
+                    if let Some(r) = lexicon::role(&lw)
+                        && window.first().is_some_and(|w| w == "s")
+                        && window.iter().skip(1).all(|w| light(w))
+                        && let Some((at, owner)) = last_ment
+                    {
+                        // "Norway's premier X", "Kim Jong-il's mother, Kim
+                        // Jong-suk".
+                        let named = match self.toks.get(i + 1) {
+                            Some(Tok::Punct(',')) => self.toks.get(i + 2),
+                            t => t,
+                        };
+                        match named {
+                            Some(Tok::Ment(h)) if !self.is_date(*h) => self.role_fact(r, *h, owner),
+                            _ if copula
+                                || at
+                                    .checked_sub(1)
+                                    .and_then(|p| self.word(p))
+                                    .is_some_and(|w| w == "as") =>
+                            {
+                                if r.holder_subject {
+                                    self.fact(subject, r.pred, owner);
+                                } else {
+                                    self.fact(owner, r.pred, subject);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
                     if let Some(c) = lexicon::cue(&lw) {
                         let before_be = self.be_before(a, i);
                         let by_next = self.word(i + 1).is_some_and(|n| n == "by");
@@ -747,7 +1092,16 @@ impl<'a> Sentence<'_, 'a> {
                         // A participle after an object is about that object
                         // ("a film directed by X", "the yard founded by Y").
                         cue_subject = match last_object {
-                            Some(o) if passive && !before_be && window.is_empty() => o,
+                            // ("is an ALA Notable Book written by X": the
+                            // subject's own).
+                            Some(o)
+                                if passive
+                                    && !before_be
+                                    && window.is_empty()
+                                    && nominal != Some(o) =>
+                            {
+                                o
+                            }
                             _ => subject,
                         };
                         cue = Some((c, passive, w));
@@ -768,6 +1122,11 @@ impl<'a> Sentence<'_, 'a> {
                         last_role = None;
                         continue;
                     }
+                    // Any other verb governs the names after it that no
+                    // nearer verb does ("released in 1957 by X").
+                    if cue.is_none() && is_participle(&lw) {
+                        last_verb = Some(w);
+                    }
                     if copula && !head_read && cue.is_none() {
                         if lexicon::PREPOSITIONS.contains(&lw.as_ref()) || !light(&lw) {
                             if !lexicon::BE.contains(&lw.as_ref()) {
@@ -785,9 +1144,54 @@ impl<'a> Sentence<'_, 'a> {
                     let Some(obj) = self.key(m) else {
                         continue;
                     };
+                    if !self.is_date(m) {
+                        last_ment = Some((i, obj));
+                    }
+                    // "won the 2009 Aurealis Award": a date before a name
+                    // after a determiner is the name's, no argument.
+                    if self.is_date(m)
+                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && window
+                            .last()
+                            .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
+                    {
+                        continue;
+                    }
+                    // "World Player of the Year 2006": a date right after a
+                    // name is the name's.
+                    if self.is_date(m)
+                        && window.is_empty()
+                        && i.checked_sub(1)
+                            .and_then(|p| self.toks.get(p))
+                            .is_some_and(|t| matches!(t, Tok::Ment(p) if !self.is_date(*p)))
+                    {
+                        continue;
+                    }
+                    // "the band Iron Maiden", "the cities of Hiroshima and
+                    // Nagasaki": the noun before a name types it.
+                    // … and the names coordinated with it ("and Nagasaki").
+                    let listed_on = window.is_empty()
+                        || matches!(window.as_slice(), [w] if w == "and" || w == "or");
+                    apposed = match apposed_kind(&window) {
+                        Some(kind) => Some(kind),
+                        None if listed_on => apposed,
+                        None => None,
+                    };
+                    if let Some(kind) = apposed.filter(|_| !self.is_date(m)) {
+                        self.vote(obj, kind, false);
+                    }
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
                         self.typed_by_copula(subject, copula_kind, main);
+                        if window
+                            .iter()
+                            .all(|w| light(w) || lexicon::BE.contains(&w.as_ref()))
+                        {
+                            nominal = Some(obj);
+                        }
+                    } else if window.is_empty() && nominal.is_some() && nominal == last_object {
+                        // "an ALA Notable Book": names side by side.
+                        nominal = Some(obj);
                     }
                     self.argument(
                         subject,
@@ -795,10 +1199,10 @@ impl<'a> Sentence<'_, 'a> {
                         cue,
                         &window,
                         obj,
-                        m,
+                        (m, i),
                         &mut dobj,
                         (&mut last_prep, &mut last_role),
-                        (copula.then_some(copula_kind), generic),
+                        (copula.then_some(copula_kind), generic, last_verb),
                     );
                     if !self.is_date(m) {
                         last_object = Some(obj);
@@ -847,13 +1251,17 @@ impl<'a> Sentence<'_, 'a> {
         cue: Option<(&'static lexicon::Cue, bool, &'a str)>,
         window: &[std::borrow::Cow<'a, str>],
         obj: &'a str,
-        m: usize,
+        (m, at): (usize, usize),
         dobj: &mut Option<&'a str>,
         (last_prep, last_role): (
             &mut Option<&'static str>,
             &mut Option<&'static lexicon::Role>,
         ),
-        (copula, generic): (Option<Option<&'static str>>, Option<&'a str>),
+        (copula, generic, last_verb): (
+            Option<Option<&'static str>>,
+            Option<&'a str>,
+            Option<&'a str>,
+        ),
     ) {
         let slot = if self.is_date(m) {
             Slot::Date
@@ -862,17 +1270,33 @@ impl<'a> Sentence<'_, 'a> {
         };
         // "… and Y", "in A, B": the slot of the argument before (`""`: the
         // direct object).
+        // A place after a place and place nouns: "in Ratnagiri district,
+        // Maharashtra state, India", "in the Hiran region of Somalia".
+        let place_chain = last_prep.is_some_and(|p| lexicon::LOCATIVES.contains(&p))
+            && slot == Slot::Thing
+            && window.iter().all(|w| {
+                matches!(w.as_ref(), "of" | "the" | "and" | "or")
+                    || lexicon::listed(lexicon::PLACE_NOUNS, w)
+            });
         let coordinated = last_prep.is_some()
-            && (window.is_empty() || matches!(window, [w] if w == "and" || w == "or"));
+            && (window.is_empty()
+                || matches!(window, [w] if w == "and" || w == "or")
+                || place_chain);
         let prep: Option<&'static str> = if coordinated {
             last_prep.filter(|p| !p.is_empty())
         } else {
             governing(window)
         };
+        // "the town of X" is X.
+        let of_place = prep.is_none() && ends_of_place(window);
         let direct = if coordinated {
             *last_prep == Some("")
         } else {
-            prep.is_none() && window.iter().all(|w| light(w))
+            prep.is_none()
+                && window
+                    .iter()
+                    .take(window.len() - usize::from(of_place))
+                    .all(|w| light(w))
         };
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
@@ -901,16 +1325,36 @@ impl<'a> Sentence<'_, 'a> {
         if prep.is_none() && !direct {
             return;
         }
+        let first = last_prep.is_none();
         *last_prep = Some(prep_or_direct);
+        if let Some(noun) = self.possessed {
+            // "Its music was composed by X": `music composed by`.
+            let verb = cue
+                .map(|(_, _, w)| lower(w))
+                .or_else(|| window.iter().rev().find(|w| is_participle(w)).cloned())
+                .or_else(|| last_verb.map(lower));
+            if let (Some(v), Some(p)) = (verb, prep) {
+                let label = phrase(&format!("{} {v}", lower(noun)), Some(p));
+                self.add(subject, label, obj);
+            }
+            return;
+        }
         if let Some((c, passive, word)) = cue {
             let frames = if passive && !c.passive.is_empty() {
                 c.passive
             } else {
                 c.active
             };
-            let frame = frames
-                .iter()
-                .find(|f| f.prep == prep_or_direct && f.slot == slot);
+            // "born 3 May 1950, Oslo": a place right after the date is
+            // the birthplace ("born Kenji Imada" names no place).
+            let after_date = coordinated && self.date_before(at);
+            let frame = frames.iter().find(|f| {
+                f.prep == prep_or_direct
+                    && f.slot == slot
+                    && (after_date
+                        || !(f.prep.is_empty()
+                            && matches!(f.pred, Predicate::BornIn | Predicate::DiedIn)))
+            });
             match frame {
                 Some(f) => {
                     let s = if f.pred.literal_object() && c.date_of_object && !passive {
@@ -923,23 +1367,50 @@ impl<'a> Sentence<'_, 'a> {
                         Dir::Backward => self.fact(obj, f.pred, s),
                     }
                 }
-                None => {
+                // Outside the frames, only a preposition right after the
+                // verb is the verb's ("joined a survey programme in Norway":
+                // the programme's).
+                None if prep.is_some_and(|p| {
+                    window
+                        .iter()
+                        .position(|w| w == p)
+                        .and_then(|at| window.get(..at))
+                        .is_some_and(|pre| {
+                            pre.iter().all(|w| lexicon::BETWEEN.contains(&w.as_ref()))
+                        })
+                }) || coordinated != prep.is_none() =>
+                {
                     let phrase = phrase(&lower(word), prep);
                     self.add(cue_subject, phrase, obj);
                 }
+                None => {}
             }
             if direct && slot == Slot::Thing {
                 *dobj = Some(obj);
             }
             return;
         }
-        // No cue: "is a city in X", "is a book by X", or another verb
-        // before the name.
+        // No cue: "is a city in X", "is a town of X", "is a book by X", "is
+        // a footballer from X", or another verb before the name.
         if let Some(noun_kind) = copula
             && slot == Slot::Thing
         {
+            // The head noun says what the subject is, else its kind.
+            let person = match noun_kind {
+                Some(k) => k == "person",
+                None => self.topic.kind(subject) == "person",
+            };
             match prep {
-                Some("in" | "at") if self.topic.kind(subject) != "person" => {
+                // Not a work's ("a film about cadets at X", "set in Y").
+                Some("in" | "at") if !person && noun_kind != Some("work") => {
+                    self.fact(subject, Predicate::LocatedIn, obj);
+                    return;
+                }
+                Some("on") if noun_kind == Some("place") => {
+                    self.fact(subject, Predicate::LocatedIn, obj);
+                    return;
+                }
+                None if of_place && noun_kind == Some("place") => {
                     self.fact(subject, Predicate::LocatedIn, obj);
                     return;
                 }
@@ -947,7 +1418,57 @@ impl<'a> Sentence<'_, 'a> {
                     self.fact(obj, Predicate::AuthorOf, subject);
                     return;
                 }
-                Some("in" | "at" | "by") => return,
+                // The head noun's own preposition, the first argument.
+                Some(p @ ("from" | "for"))
+                    if (p == "from" || noun_kind == Some("person"))
+                        && first
+                        && window
+                            .iter()
+                            .rev()
+                            .take_while(|w| w.as_ref() != p)
+                            .all(|w| matches!(w.as_ref(), "the" | "a" | "an")) =>
+                {
+                    self.add(subject, phrase("is", Some(p)), obj);
+                    return;
+                }
+                // "is the sequel to X", "is a parody of X": the head noun
+                // says how.
+                Some(p @ ("of" | "to")) if first => {
+                    let at = window.iter().rposition(|w| w == p);
+                    let noun = at
+                        .and_then(|o| o.checked_sub(1))
+                        .and_then(|n| window.get(n));
+                    let after_light = at
+                        .and_then(|o| window.get(o + 1..))
+                        .is_some_and(|rest| rest.iter().all(|w| light(w)));
+                    // The copula's own head noun: no preposition between
+                    // "is" and it but "one of" ("is one of the townships
+                    // of X"; not "is a river in the south of X").
+                    let head = at
+                        .and_then(|o| window.get(..o.saturating_sub(1)))
+                        .is_some_and(|before| {
+                            let after_be: Vec<&str> = before
+                                .iter()
+                                .rev()
+                                .take_while(|w| !lexicon::BE.contains(&w.as_ref()))
+                                .map(|w| w.as_ref())
+                                .collect();
+                            !after_be.iter().enumerate().any(|(k, w)| {
+                                lexicon::PREPOSITIONS.contains(w)
+                                    && !(*w == "of" && after_be.get(k + 1) == Some(&"one"))
+                            })
+                        });
+                    if let Some(n) = noun
+                        && head
+                        && after_light
+                        && !is_stopword(n)
+                        && n.chars().all(char::is_alphabetic)
+                    {
+                        self.add(subject, phrase(n, Some(p)), obj);
+                    }
+                    return;
+                }
+                Some("in" | "at" | "by" | "on" | "from" | "for") => return,
                 _ => {}
             }
         }
@@ -956,8 +1477,25 @@ impl<'a> Sentence<'_, 'a> {
             .rev()
             .find(|w| verbish(w) && !lexicon::BE.contains(&w.as_ref()))
             .cloned()
-            .or_else(|| generic.map(lower));
-        if let Some(v) = verb {
+            .or_else(|| generic.map(lower))
+            // Past other arguments only: "released in 1957 by X", not
+            // "a failed attempt … to capture X".
+            .or_else(|| {
+                last_verb
+                    .filter(|_| window.iter().all(|w| is_stopword(w)))
+                    .map(lower)
+            });
+        // "consists of X", not "occupied the north of X".
+        let of_loose = prep == Some("of")
+            && !window.iter().rposition(|w| w == "of").is_some_and(|o| {
+                // Right after the verb: in the window, or the verb that
+                // opened it.
+                match o.checked_sub(1) {
+                    Some(v) => window.get(v).is_some_and(|v| verbish(v)),
+                    None => first && generic.is_some(),
+                }
+            });
+        if let Some(v) = verb.filter(|_| !of_loose) {
             let phrase = phrase(&v, prep);
             self.add(subject, phrase, obj);
         }
@@ -974,16 +1512,45 @@ fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
         let Some(p) = window.get(i).and_then(|w| prep(w)) else {
             continue;
         };
-        let of_place = p == "of"
-            && i > 0
-            && window
-                .get(i - 1)
-                .is_some_and(|n| lexicon::kind_of_noun(n) == Some("place"));
+        let of_place = p == "of" && i > 0 && part_of_place(window, i - 1);
         if !of_place {
             return Some(p);
         }
     }
     None
+}
+
+/// The kind a typing noun right before a name gives it ("the band X",
+/// "the city of X", "the cities of X and Y").
+fn apposed_kind(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
+    match window {
+        [.., n, of] if of == "of" => lexicon::kind_of_noun(n).filter(|k| *k == "place"),
+        [.., n] => lexicon::kind_of_noun(n),
+        [] => None,
+    }
+}
+
+/// Whether word `n` of the window names a place or a part of one before
+/// "of": "the town of", "the northern part of", "the south of" (a compass
+/// point after "the": "north of X" is outside X).
+fn part_of_place(window: &[std::borrow::Cow<'_, str>], n: usize) -> bool {
+    let Some(w) = window.get(n) else {
+        return false;
+    };
+    lexicon::kind_of_noun(w) == Some("place")
+        || lexicon::PARTS.contains(&w.as_ref())
+        || (matches!(w.as_ref(), "north" | "south" | "east" | "west")
+            && n.checked_sub(1)
+                .and_then(|p| window.get(p))
+                .is_some_and(|t| t == "the"))
+}
+
+/// Whether the window ends in a place noun and "of" ("the town of").
+fn ends_of_place(window: &[std::borrow::Cow<'_, str>]) -> bool {
+    match window {
+        [.., of] if of == "of" => part_of_place(window, window.len() - 2),
+        _ => false,
+    }
 }
 
 /// `other: <verb> <prep>`.
@@ -1012,15 +1579,16 @@ fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Rol
 fn possessed_role<'w>(
     window: &'w [std::borrow::Cow<'_, str>],
 ) -> Option<(&'w str, &'static lexicon::Role)> {
+    // "his cousin", "his second wife".
     match window {
-        [.., p, r] if POSSESSIVES.contains(&p.as_ref()) => {
+        [.., p, r] | [.., p, _, r] if POSSESSIVES.contains(&p.as_ref()) => {
             lexicon::role(r).map(|role| (p.as_ref(), role))
         }
         _ => None,
     }
 }
 
-pub(crate) use lexicon::is_demonym;
+pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun};
 
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,7 @@
 /// (`refer.rs`, `check.rs`). The union of the lists those four kept apart.
 pub const NAME_JOINERS: &[&str] = &[
     "of", "for", "and", "the", "de", "da", "di", "du", "des", "del", "der", "den", "la", "le",
-    "van", "von", "y", "bin",
+    "van", "von", "y", "bin", "ibn", "mac",
 ];
 
 /// Further words that join a title or a firm's name ("Newcastle upon Tyne",
