@@ -136,9 +136,8 @@ impl Store {
                     let out = pool.install(|| prepare_batch(part, known, opts));
                     // Vectors are made on the same pool, ahead of the writer.
                     let out = out.and_then(|(mut part, secs)| {
-                        let t = Instant::now();
-                        pool.install(|| embed_part(&mut part, opts))?;
-                        Ok((part, secs, t.elapsed().as_secs_f64()))
+                        let embed_secs = pool.install(|| embed_part(&mut part, opts))?;
+                        Ok((part, secs, embed_secs))
                     });
                     if tx.send(out).is_err() {
                         // The writer stopped (an error): prepare no more.
@@ -417,11 +416,16 @@ fn prepare_batch(
 }
 
 /// With an embedder: one vector per chunk of the part's prepared files, made
-/// in one call (the embedder batches them by length).
-fn embed_part(part: &mut [(WalkedFile, Prepared)], opts: &IngestOptions) -> Result<(), StoreError> {
+/// in one call (the embedder batches them by length). Returns the seconds it
+/// took (0 without an embedder).
+fn embed_part(
+    part: &mut [(WalkedFile, Prepared)],
+    opts: &IngestOptions,
+) -> Result<f64, StoreError> {
     let Some(embedder) = &opts.embedder else {
-        return Ok(());
+        return Ok(0.0);
     };
+    let t = Instant::now();
     let inputs: Vec<Vec<String>> = part
         .iter()
         .map(|(_, p)| match p {
@@ -431,7 +435,7 @@ fn embed_part(part: &mut [(WalkedFile, Prepared)], opts: &IngestOptions) -> Resu
         .collect();
     let texts: Vec<&str> = inputs.iter().flatten().map(String::as_str).collect();
     if texts.is_empty() {
-        return Ok(());
+        return Ok(0.0);
     }
     let mut vectors = embedder
         .embed(&texts)
@@ -449,5 +453,5 @@ fn embed_part(part: &mut [(WalkedFile, Prepared)], opts: &IngestOptions) -> Resu
             u.vectors = Some(vectors.by_ref().take(inputs.len()).collect());
         }
     }
-    Ok(())
+    Ok(t.elapsed().as_secs_f64())
 }

@@ -303,7 +303,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         if let Some(off) = store.store().dense_off() {
             eprintln!("note: {off}");
         }
-        eprintln!("eval: searches rank by {search_mode} (development data)");
+        eprintln!("eval: searches rank by {search_mode}");
     }
     let documents = store.document_count()?;
     let traces = out.join("traces");

@@ -99,6 +99,9 @@ fn pack_of_text_name(name: &str) -> Option<u64> {
     rlmkg_graph::pack_of_stem(name.strip_suffix(TEXT_EXT)?.strip_suffix('.')?)
 }
 
+/// Reads the pack number from a pack file's name.
+type PackOfName = fn(&str) -> Option<u64>;
+
 /// A committed file as readers need it.
 #[derive(Debug)]
 struct Committed {
@@ -401,7 +404,7 @@ impl Store {
         self.remove_packs(&dead)?;
         // Texts and vectors of packs no manifest names (the records' residue
         // went above).
-        let kinds: [(&str, fn(&str) -> Option<u64>); 2] = [
+        let kinds: [(&str, PackOfName); 2] = [
             (TEXTS, pack_of_text_name),
             (vectors::VECTORS, vectors::pack_of_vector_name),
         ];
