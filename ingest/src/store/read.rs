@@ -26,6 +26,8 @@ use crate::types::*;
 pub const MAX_K: usize = 10_000;
 /// The longest path [`Store::path`] looks for.
 pub const MAX_HOPS: usize = 6;
+/// Search hits that seed [`Store::related`]'s PageRank.
+const RELATED_SEED_HITS: usize = 10;
 
 impl Store {
     pub(super) fn is_committed(&self, file: &str) -> bool {
@@ -479,7 +481,9 @@ impl Store {
     }
 
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
-    /// optionally also seeded by the BM25 hits of `query`.
+    /// optionally also seeded by the search hits of `query` in the store's
+    /// mode ([`Store::search_mode`]); in hybrid mode, the PageRank seeded by
+    /// the BM25 hits fused with the one seeded by the dense hits.
     pub fn related(
         &self,
         seeds: &[String],
@@ -489,13 +493,31 @@ impl Store {
         let k = k.min(MAX_K);
         let view = self.view()?;
         let seed_entities: Vec<(String, f64)> = seeds.iter().map(|s| (s.clone(), 1.0)).collect();
-        let mut seed_chunks = Vec::new();
-        if let Some(q) = query.filter(|q| !q.trim().is_empty()) {
-            for h in self.search(q, 10)? {
-                seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
+        let query = query.filter(|q| !q.trim().is_empty());
+        // PageRank from the question's entities and the search hits of one mode.
+        let rank = |mode: SearchMode, depth: usize| -> Result<Vec<(ChunkId, f64)>, StoreError> {
+            let mut seed_chunks = Vec::new();
+            if let Some(q) = query {
+                for h in self.search_with(q, RELATED_SEED_HITS, mode)? {
+                    seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
+                }
             }
-        }
-        let ranked = view.rank_chunks(&seed_entities, &seed_chunks, k * 2 + 4);
+            Ok(view.rank_chunks(&seed_entities, &seed_chunks, depth))
+        };
+        let ranked = match self.search_mode() {
+            // Hybrid: the PageRank seeded by BM25's hits and the one seeded by
+            // the dense hits, fused by reciprocal rank (not one PageRank seeded
+            // by the fused hits: fusion flattens the seeds' weights).
+            SearchMode::Hybrid if query.is_some() => {
+                let depth = (k * 2 + 4).max(FUSION_DEPTH);
+                let ids = |r: Vec<(ChunkId, f64)>| r.into_iter().map(|(id, _)| id).collect();
+                let by_bm25: Vec<ChunkId> = ids(rank(SearchMode::Bm25, depth)?);
+                let by_dense: Vec<ChunkId> = ids(rank(SearchMode::Dense, depth)?);
+                fuse(&[(&by_bm25, BM25_WEIGHT), (&by_dense, DENSE_WEIGHT)])
+            }
+            SearchMode::Hybrid => rank(SearchMode::Bm25, k * 2 + 4)?,
+            mode => rank(mode, k * 2 + 4)?,
+        };
         let mut out = Vec::with_capacity(k);
         for (id, score) in ranked {
             if out.len() >= k {
