@@ -28,14 +28,15 @@ pub struct SearchArgs {
 pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
+    let mode = args.mode.unwrap_or_else(|| store.search_mode());
+    let hits = store.search_with(&args.query.join(" "), args.k, mode)?;
+    // Said once, after the results (an explicit dense mode fails with it instead).
     if args.mode.is_none()
         && !global.quiet
         && let Some(off) = store.dense_off()
     {
         eprintln!("note: {off}");
     }
-    let mode = args.mode.unwrap_or_else(|| store.search_mode());
-    let hits = store.search_with(&args.query.join(" "), args.k, mode)?;
     if global.json {
         let out = crate::json::SearchHit::list(&hits);
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
