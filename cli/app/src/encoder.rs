@@ -58,3 +58,13 @@ pub fn installed_embedder() -> Option<Arc<dyn Embedder>> {
     let dir = rlm_core::embedded::installed_encoder()?;
     Some(Arc::new(EncoderEmbedder::new(dir)))
 }
+
+/// The embedder an ingest that names none keeps the store's vectors with:
+/// the installed encoder when the store keeps vectors (`settings.embedder`),
+/// else none.
+pub fn store_embedder(settings: &rlmkg_ingest::Settings) -> Option<Arc<dyn Embedder>> {
+    settings
+        .embedder
+        .as_ref()
+        .and_then(|_| installed_embedder())
+}

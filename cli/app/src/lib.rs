@@ -53,7 +53,7 @@ pub use ask::{
     Answer, AnswerStrategy, AskError, AskEvent, AskOptions, Events, Heuristic, Method, Models,
     RlmStrategy, Run, Strategy, ask,
 };
-pub use encoder::installed_embedder;
+pub use encoder::{installed_embedder, store_embedder};
 pub use handle::StoreHandle;
 pub use report::IngestReport;
 pub use rlm_core::{LanguageModel, RlmConfig};

@@ -53,15 +53,10 @@ pub fn open_and_ingest_with(
         }
     };
     let mut store = Store::create_or_open(dir).map_err(at("open the store"))?;
-    let embedder = dense.embedder.clone().or_else(|| {
-        store
-            .manifest()
-            .settings
-            .embedder
-            .is_some()
-            .then(rlmkg::installed_embedder)
-            .flatten()
-    });
+    let embedder = dense
+        .embedder
+        .clone()
+        .or_else(|| rlmkg::store_embedder(&store.manifest().settings));
     let opts = IngestOptions {
         embedder: embedder.clone(),
         ..IngestOptions::default()
