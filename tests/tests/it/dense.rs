@@ -183,3 +183,27 @@ fn without_vectors_dense_retrieval_is_off_and_says_so() {
         stderr(&out)
     );
 }
+
+/// A vector file no manifest names (the residue of an ingest killed before
+/// its commit) is removed when a writer next opens the store.
+#[test]
+fn an_unlisted_vector_file_is_removed_by_the_next_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let corpus = write_corpus(dir);
+    let store = dir.join("store");
+    let ingest = || {
+        let out = without_models(dir)
+            .arg("--store")
+            .arg(&store)
+            .args(["--quiet", "ingest", corpus.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    ingest();
+    let stray = store.join("vectors").join("p99.vec");
+    std::fs::write(&stray, b"RKVEC residue of a killed ingest").unwrap();
+    ingest();
+    assert!(!stray.exists(), "the unlisted vector file is still there");
+}
