@@ -81,6 +81,8 @@ pub(crate) struct IngestStages {
     commit: f64,
     /// The final commit and view snapshot.
     view: f64,
+    /// Making the chunks' vectors (overlaps the other stages).
+    embed: f64,
 }
 
 impl<'a> Ingest<'a> {
@@ -112,6 +114,7 @@ impl<'a> Ingest<'a> {
                 graph: st.graph,
                 commit: st.commit,
                 view: st.view,
+                embed: st.embed,
             },
             peak_rss_mb,
         }
@@ -129,7 +132,9 @@ pub(crate) struct SearchHit<'a> {
     title: &'a str,
     /// Source path.
     path: &'a str,
-    /// BM25 score (single precision, as the index computes it).
+    /// The score of the search's mode: BM25 (as the index computes it), the
+    /// dot product of the vectors (dense) or the fused reciprocal-rank score
+    /// (hybrid).
     score: f32,
     /// Chunk text.
     text: &'a str,

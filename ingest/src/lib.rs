@@ -39,7 +39,10 @@ pub use manifest::{APPROX_IDENTITY, FORMAT_VERSION, FileEntry, Manifest, Setting
 pub use pipeline::{DEFAULT_BATCH_BYTES, DEFAULT_MAX_FILE_BYTES, IngestOptions};
 /// The fact vocabulary (issue 43), for readers of relation labels.
 pub use rlmkg_graph::{CO_OCCURS, LabelKind, Predicate, is_fact, label_kind};
-pub use store::{MAX_HOPS, MAX_K, Store};
+pub use store::{
+    BM25_WEIGHT, DENSE_WEIGHT, Embedder, FUSION_DEPTH, MAX_HOPS, MAX_K, RRF_K, SearchMode, Store,
+    fuse,
+};
 pub use text::{SegmentMode, normalize, sentences};
 pub use tokens::{APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};
 pub use types::*;

@@ -20,8 +20,9 @@ use crate::error::StoreError;
 /// text only in the text blobs: the index indexes it without storing it; 7
 /// writes the graph records and the view snapshot in postcard, ids as numbers;
 /// 8 keeps texts and records in packs, one per written part, not per file;
-/// 9 labels relations by fact predicates with resolved subjects, issue 43).
-pub const FORMAT_VERSION: u32 = 9;
+/// 9 labels relations by fact predicates with resolved subjects, issue 43;
+/// 10 may keep a vector per chunk in `vectors/p<n>.vec`, issue 46).
+pub const FORMAT_VERSION: u32 = 10;
 
 /// Identity of the approximation, as recorded in a store's settings.
 pub const APPROX_IDENTITY: &str = "approx: bytes/4";
@@ -47,6 +48,10 @@ pub struct Settings {
     /// was recorded.
     #[serde(default = "first_sentence_rules")]
     pub sentence_rules: u32,
+    /// What made the chunks' vectors ([`crate::Embedder::identity`]); `None`
+    /// when the store keeps none (dense retrieval off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedder: Option<String>,
 }
 
 /// The sentence rules of a store that does not record them: the first.
@@ -62,6 +67,7 @@ impl Default for Settings {
             tokenizer: APPROX_IDENTITY.into(),
             tokenizer_source: None,
             sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
+            embedder: None,
         }
     }
 }
@@ -92,6 +98,14 @@ impl Settings {
             out.push(format!(
                 "sentence rules {} → {}",
                 self.sentence_rules, new.sentence_rules
+            ));
+        }
+        if self.embedder != new.embedder {
+            let name = |e: &Option<String>| e.clone().unwrap_or_else(|| "none".into());
+            out.push(format!(
+                "vectors {} → {}",
+                name(&self.embedder),
+                name(&new.embedder)
             ));
         }
         out

@@ -34,6 +34,9 @@ pub struct IngestOptions {
     pub tokens: TokenCounter,
     /// Files larger than this are skipped with a warning.
     pub max_file_bytes: u64,
+    /// Writes a vector per chunk when set (dense retrieval, issue 46); its
+    /// identity is recorded in the store's settings.
+    pub embedder: Option<std::sync::Arc<dyn crate::Embedder>>,
 }
 
 /// The default of [`IngestOptions::batch_bytes`]: 64 MiB. Each commit waits
@@ -59,6 +62,7 @@ impl Default for IngestOptions {
             batch_bytes: DEFAULT_BATCH_BYTES,
             tokens: TokenCounter::approx(),
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            embedder: None,
         }
     }
 }
@@ -72,6 +76,7 @@ impl IngestOptions {
             tokenizer: self.tokens.identity().to_string(),
             tokenizer_source: self.tokens.source().map(str::to_string),
             sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
+            embedder: self.embedder.as_ref().map(|e| e.identity()),
         }
     }
 }

@@ -134,6 +134,11 @@ impl Store {
             scope.spawn(move || {
                 for (part, known) in parts.into_iter().zip(known) {
                     let out = pool.install(|| prepare_batch(part, known, opts));
+                    // Vectors are made on the same pool, ahead of the writer.
+                    let out = out.and_then(|(mut part, secs)| {
+                        let embed_secs = pool.install(|| embed_part(&mut part, opts))?;
+                        Ok((part, secs, embed_secs))
+                    });
                     if tx.send(out).is_err() {
                         // The writer stopped (an error): prepare no more.
                         break;
@@ -141,8 +146,10 @@ impl Store {
                 }
             });
             let mut uncommitted = 0u64;
-            for (i, (current, secs)) in rx.into_iter().enumerate() {
+            for (i, out) in rx.into_iter().enumerate() {
+                let (current, secs, embed_secs) = out?;
                 summary.stages.prepare += secs;
+                summary.stages.embed += embed_secs;
                 uncommitted += current.iter().map(|(f, _)| f.size).sum::<u64>();
                 // The last part's commit is left to `finish`, whose index
                 // commit runs beside the view build.
@@ -371,7 +378,7 @@ fn prepare_batch(
     batch: Vec<WalkedFile>,
     known: Vec<Option<String>>,
     opts: &IngestOptions,
-) -> (Vec<(WalkedFile, Prepared)>, f64) {
+) -> Result<(Vec<(WalkedFile, Prepared)>, f64), StoreError> {
     let t = Instant::now();
     let prepared = batch
         .into_par_iter()
@@ -393,6 +400,7 @@ fn prepare_batch(
                 hash,
                 bytes: bytes.len() as u64,
                 docs: None,
+                vectors: None,
             };
             let p = match out.skipped {
                 Some(reason) => Prepared::Empty(update, reason),
@@ -404,5 +412,46 @@ fn prepare_batch(
             (f, p)
         })
         .collect();
-    (prepared, t.elapsed().as_secs_f64())
+    Ok((prepared, t.elapsed().as_secs_f64()))
+}
+
+/// With an embedder: one vector per chunk of the part's prepared files, made
+/// in one call (the embedder batches them by length). Returns the seconds it
+/// took (0 without an embedder).
+fn embed_part(
+    part: &mut [(WalkedFile, Prepared)],
+    opts: &IngestOptions,
+) -> Result<f64, StoreError> {
+    let Some(embedder) = &opts.embedder else {
+        return Ok(0.0);
+    };
+    let t = Instant::now();
+    let inputs: Vec<Vec<String>> = part
+        .iter()
+        .map(|(_, p)| match p {
+            Prepared::Ready(u, _) => u.embed_inputs(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let texts: Vec<&str> = inputs.iter().flatten().map(String::as_str).collect();
+    if texts.is_empty() {
+        return Ok(0.0);
+    }
+    let mut vectors = embedder
+        .embed(&texts)
+        .map_err(|e| StoreError::Invalid(format!("making the chunks' vectors: {e}")))?
+        .into_iter();
+    if vectors.len() != texts.len() {
+        return Err(StoreError::Invalid(format!(
+            "the embedder returned {} vectors for {} chunks",
+            vectors.len(),
+            texts.len()
+        )));
+    }
+    for ((_, p), inputs) in part.iter_mut().zip(&inputs) {
+        if let Prepared::Ready(u, _) = p {
+            u.vectors = Some(vectors.by_ref().take(inputs.len()).collect());
+        }
+    }
+    Ok(t.elapsed().as_secs_f64())
 }

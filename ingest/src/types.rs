@@ -100,6 +100,10 @@ pub struct StageTimes {
     /// The final commit (once, at the end): building the graph view of the
     /// whole store and writing its snapshot, beside the last index commit.
     pub view: f64,
+    /// Making the chunks' vectors (with an embedder; on the preparing
+    /// threads, after each part is prepared, so it overlaps the writing too).
+    #[serde(default)]
+    pub embed: f64,
 }
 
 /// The summary of a removal.

@@ -39,6 +39,7 @@
 mod answer_check;
 mod ask;
 pub mod backends;
+pub mod encoder;
 mod handle;
 pub mod named;
 mod report;
@@ -54,6 +55,7 @@ pub use ask::{
     Answer, AnswerStrategy, AskError, AskEvent, AskOptions, Events, Heuristic, Method, Models,
     RlmStrategy, Run, Strategy, ask,
 };
+pub use encoder::{installed_embedder, store_embedder};
 pub use handle::StoreHandle;
 pub use report::IngestReport;
 pub use rlm_core::{LanguageModel, RlmConfig};
@@ -62,15 +64,23 @@ pub use rlmkg_heuristic::short::{AnswerType, ShortAnswer};
 pub use rlmkg_heuristic::{
     Evidence, Exploration, ExploreOptions, Question, explore, extractive_answer,
 };
-pub use rlmkg_ingest::{IngestOptions, IngestSummary, NoProgress, Progress, Store, StoreError};
+pub use rlmkg_ingest::{
+    Embedder, IngestOptions, IngestSummary, NoProgress, Progress, SearchMode, Store, StoreError,
+};
 pub use spans::StoreSpans;
 
 /// Open the store at `dir` for reading: the one way every command opens a
 /// store to read. A missing directory is [`StoreError::NotFound`], like a
-/// directory that holds no store.
+/// directory that holds no store. A store that keeps vectors gets the
+/// installed encoder for its queries' vectors ([`installed_embedder`],
+/// loaded on the first dense search), so its searches are hybrid.
 pub fn open_store_read(dir: &Path) -> Result<Store, StoreError> {
     if !dir.exists() {
         return Err(StoreError::NotFound(dir.to_path_buf()));
     }
-    Store::open_read(dir)
+    let mut store = Store::open_read(dir)?;
+    if store.manifest().settings.embedder.is_some() {
+        store.set_embedder(installed_embedder());
+    }
+    Ok(store)
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rlmkg_ingest::{IngestOptions, Progress, Store};
+use rlmkg_ingest::{Embedder, IngestOptions, Progress, SearchMode, Store};
 
 use crate::EvalError;
 use crate::score::{Retrieval, RetrievedDoc, distinct_docs};
@@ -23,6 +23,28 @@ pub fn open_and_ingest(
     inputs: &[PathBuf],
     progress: &dyn Progress,
 ) -> crate::Result<StoreRetrieval> {
+    open_and_ingest_with(dir, inputs, progress, &Dense::default())
+}
+
+/// Dense retrieval in an evaluation (issue 46).
+#[derive(Debug, Default, Clone)]
+pub struct Dense {
+    /// Write a vector per chunk with this embedder (and make queries'
+    /// vectors with it); `None` keeps the store's choice: the installed
+    /// encoder when the store keeps vectors.
+    pub embedder: Option<Arc<dyn Embedder>>,
+    /// How searches rank; `None` is the store's default (hybrid when it
+    /// keeps vectors).
+    pub mode: Option<SearchMode>,
+}
+
+/// [`open_and_ingest`] with vectors and a search mode.
+pub fn open_and_ingest_with(
+    dir: &Path,
+    inputs: &[PathBuf],
+    progress: &dyn Progress,
+    dense: &Dense,
+) -> crate::Result<StoreRetrieval> {
     let at = |what| {
         move |source| EvalError::StoreAt {
             what,
@@ -31,9 +53,19 @@ pub fn open_and_ingest(
         }
     };
     let mut store = Store::create_or_open(dir).map_err(at("open the store"))?;
+    let embedder = dense
+        .embedder
+        .clone()
+        .or_else(|| rlmkg::store_embedder(&store.manifest().settings));
+    let opts = IngestOptions {
+        embedder: embedder.clone(),
+        ..IngestOptions::default()
+    };
     store
-        .ingest(inputs, &IngestOptions::default(), progress)
+        .ingest(inputs, &opts, progress)
         .map_err(at("ingest the corpus into"))?;
+    store.set_embedder(embedder);
+    store.set_search_mode(dense.mode);
     Ok(StoreRetrieval {
         store: Arc::new(store),
     })

@@ -178,6 +178,7 @@ impl Store {
                 threads,
                 tokens,
                 max_file_bytes: max_file_size.unwrap_or(d.max_file_bytes),
+                embedder: rlmkg::store_embedder(&recorded),
                 ..d
             };
             let quiet = rlmkg::NoProgress;

@@ -642,6 +642,7 @@ impl Ops {
                 target_tokens: recorded.target_tokens,
                 overlap_sentences: recorded.overlap_sentences,
                 tokens,
+                embedder: rlmkg::store_embedder(&recorded),
                 ..IngestOptions::default()
             };
             Ok(store.ingest(&paths, &opts, &NoProgress)?)

@@ -31,7 +31,7 @@ use rlmkg_eval::runner::{AskRunner, RunConfig};
 use rlmkg_eval::score::{
     GoldResolver, QuestionRecord, QuestionRunner, RecallAtK, Summary, evaluate_question,
 };
-use rlmkg_eval::store::open_and_ingest;
+use rlmkg_eval::store::{Dense, open_and_ingest_with};
 use rlmkg_settings::ModelArgs;
 
 /// Arguments of `rlmkg eval`.
@@ -57,9 +57,16 @@ pub struct EvalArgs {
     /// Evaluate only the first N questions.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// Rank passages only (BM25 search and graph `related`); needs no model.
+    /// Rank passages only (search and graph `related`); needs no model.
     #[arg(long)]
     pub retrieval_only: bool,
+    /// How searches rank: bm25, dense or hybrid (dense and hybrid ingest the
+    /// corpus with vectors) [default: hybrid when the store keeps vectors, else bm25].
+    #[arg(long, value_name = "bm25|dense|hybrid")]
+    pub mode: Option<rlmkg::SearchMode>,
+    /// Ingest the corpus with a vector per chunk (the installed sentence encoder).
+    #[arg(long)]
+    pub embed: bool,
     /// Discard earlier per-question results in the working directory and start over.
     #[arg(long)]
     pub fresh: bool,
@@ -273,7 +280,31 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         );
     }
     let progress = crate::out::IngestProgress::new(false, global.quiet);
-    let store = open_and_ingest(&store_dir, &inputs, &progress)?;
+    let wants_vectors = args.embed || args.mode.is_some_and(|m| m != rlmkg::SearchMode::Bm25);
+    let embedder = if wants_vectors {
+        Some(rlmkg::installed_embedder().context(
+            "dense retrieval needs the sentence encoder: run `rlmkg model pull encoder`",
+        )?)
+    } else {
+        None
+    };
+    let dense = Dense {
+        embedder,
+        mode: args.mode,
+    };
+    let store = open_and_ingest_with(&store_dir, &inputs, &progress, &dense)?;
+    let search_mode = store.store().search_mode();
+    if search_mode != rlmkg::SearchMode::Bm25
+        && let Some(off) = store.store().dense_off()
+    {
+        bail!("--mode {search_mode}: {off}");
+    }
+    if !global.quiet {
+        if let Some(off) = store.store().dense_off() {
+            eprintln!("note: {off}");
+        }
+        eprintln!("eval: searches rank by {search_mode}");
+    }
     let documents = store.document_count()?;
     let traces = out.join("traces");
     let (runner, run_config): (Option<Box<dyn QuestionRunner>>, Option<RunConfig>) = match setup {
@@ -290,7 +321,11 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     };
 
     // Resume.
-    let results = out.join(format!("results-{mode}.jsonl"));
+    // Each search mode keeps its own results (BM25's under the old name).
+    let results = match search_mode {
+        rlmkg::SearchMode::Bm25 => out.join(format!("results-{mode}.jsonl")),
+        m => out.join(format!("results-{mode}-{m}.jsonl")),
+    };
     if args.fresh && results.exists() {
         fs::remove_file(&results)
             .with_context(|| format!("cannot remove {}", results.display()))?;
@@ -383,7 +418,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         serde_json::to_writer_pretty(&mut stdout, &report)?;
         writeln!(stdout)?;
     } else {
-        write_table(&mut stdout, &summary)?;
+        write_table(&mut stdout, &summary, search_mode)?;
         write_kinds(&mut stdout, &summary, run_config.as_ref())?;
         if !global.quiet {
             eprintln!(
@@ -414,7 +449,7 @@ fn recall_row(out: &mut dyn Write, name: &str, r: &RecallAtK) -> std::io::Result
 }
 
 /// The human summary table.
-fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
+fn write_table(out: &mut dyn Write, s: &Summary, search: rlmkg::SearchMode) -> std::io::Result<()> {
     writeln!(
         out,
         "{:<22} {:>6} {:>6} {:>6}",
@@ -423,7 +458,7 @@ fn write_table(out: &mut dyn Write, s: &Summary) -> std::io::Result<()> {
         "@5",
         "@10"
     )?;
-    recall_row(out, "bm25 search", &s.bm25)?;
+    recall_row(out, &format!("{search} search"), &s.bm25)?;
     recall_row(out, "graph related", &s.graph)?;
     if let Some(read) = &s.read {
         recall_row(out, "run read", read)?;

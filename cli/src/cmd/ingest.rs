@@ -48,6 +48,37 @@ pub struct IngestArgs {
     /// Input bytes per commit batch (bounds memory; smaller batches commit more often).
     #[arg(long, default_value_t = rlmkg_ingest::DEFAULT_BATCH_BYTES, hide = true)]
     pub batch_bytes: u64,
+    /// Write a vector per chunk with the installed sentence encoder (`rlmkg
+    /// model pull encoder`), for search by meaning [default: the store's
+    /// setting, off for a new store].
+    #[arg(long, conflicts_with = "no_embed")]
+    pub embed: bool,
+    /// Write no vectors (a store that keeps them drops them).
+    #[arg(long)]
+    pub no_embed: bool,
+}
+
+/// The embedder an ingest writes vectors with: the installed encoder with
+/// `--embed`, none with `--no-embed`, else the store's setting.
+fn embedder_for(
+    args: &IngestArgs,
+    recorded: &rlmkg_ingest::Settings,
+) -> anyhow::Result<Option<std::sync::Arc<dyn rlmkg::Embedder>>> {
+    let wants = args.embed || (!args.no_embed && recorded.embedder.is_some());
+    if !wants {
+        return Ok(None);
+    }
+    match rlmkg::installed_embedder() {
+        Some(e) => Ok(Some(e)),
+        None if args.embed => anyhow::bail!(
+            "--embed needs the sentence encoder, which is not installed: run `rlmkg model pull encoder`"
+        ),
+        None => anyhow::bail!(
+            "the store keeps vectors made by {}, which is not installed: run `rlmkg model pull \
+             encoder`, or pass --no-embed to drop the vectors",
+            recorded.embedder.as_deref().unwrap_or_default()
+        ),
+    }
 }
 
 /// Open the store for reading ([`rlmkg::open_store_read`]), saying what to do
@@ -81,6 +112,8 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         Some(t) => t,
         None => TokenCounter::for_settings(&recorded)?,
     };
+    let embedder = embedder_for(&args, &recorded)?;
+    store.set_embedder(embedder.clone());
     let opts = IngestOptions {
         exclude: args.exclude,
         prune: !args.no_prune,
@@ -92,6 +125,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         batch_bytes: args.batch_bytes,
         tokens,
         max_file_bytes: args.max_file_size,
+        embedder,
     };
     let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json);
     let s = store.ingest(&args.paths, &opts, &progress)?;
@@ -124,12 +158,15 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             let st = &s.stages;
             eprintln!(
                 "stages: walk {:.2} s, prepare {:.2} s (overlaps the writing), index {:.2} s, \
-                 graph records {:.2} s, commit {:.2} s, view snapshot {:.2} s",
-                st.walk, st.prepare, st.index, st.graph, st.commit, st.view
+                 graph records {:.2} s, commit {:.2} s, view snapshot {:.2} s, vectors {:.2} s",
+                st.walk, st.prepare, st.index, st.graph, st.commit, st.view, st.embed
             );
         }
         if s.warnings > 0 {
             eprintln!("{} warnings", s.warnings);
+        }
+        if let Some(off) = store.dense_off() {
+            eprintln!("note: {off}");
         }
     }
     Ok(0)

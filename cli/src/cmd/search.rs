@@ -1,4 +1,5 @@
-//! `rlmkg search`: BM25 over chunk titles and texts.
+//! `rlmkg search`: chunks by BM25 over titles and texts, by meaning (dense
+//! vectors), or both fused (`--mode`).
 
 use clap::Args;
 use std::io::Write;
@@ -16,13 +17,26 @@ pub struct SearchArgs {
     /// Number of results.
     #[arg(long, short = 'k', default_value_t = 10)]
     pub k: usize,
+    /// How to rank: bm25, dense (by meaning: the store's vectors) or hybrid
+    /// (both, fused by reciprocal rank) [default: hybrid when the store keeps
+    /// vectors, else bm25].
+    #[arg(long, value_name = "bm25|dense|hybrid")]
+    pub mode: Option<rlmkg::SearchMode>,
 }
 
 /// Run `rlmkg search`.
 pub fn run(args: SearchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut stdout = crate::out::stdout();
     let store = super::ingest::open_read(global)?;
-    let hits = store.search(&args.query.join(" "), args.k)?;
+    let mode = args.mode.unwrap_or_else(|| store.search_mode());
+    let hits = store.search_with(&args.query.join(" "), args.k, mode)?;
+    // Said once, after the results (an explicit dense mode fails with it instead).
+    if args.mode.is_none()
+        && !global.quiet
+        && let Some(off) = store.dense_off()
+    {
+        eprintln!("note: {off}");
+    }
     if global.json {
         let out = crate::json::SearchHit::list(&hits);
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;

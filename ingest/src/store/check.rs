@@ -69,6 +69,16 @@ impl Store {
         // manifest names is there, and holds exactly the documents of the
         // files it names (the RDF above was built from them); only a writer's
         // own store is free of packs of uncommitted ones.
+        // A store that keeps vectors keeps one per listed chunk.
+        if self.manifest.settings.embedder.is_some() {
+            let listed_chunks: u64 = self.manifest.files.values().map(|f| f.chunk_count).sum();
+            let held = super::vectors::DenseIndex::open(self.dir(), &self.listed.packs)?.len();
+            if held as u64 != listed_chunks {
+                v(format!(
+                    "the vectors ({held}) and the listed chunks ({listed_chunks}) disagree"
+                ));
+            }
+        }
         let on_disk = self.graph.packs()?;
         let named: BTreeSet<u64> = self.listed.packs.iter().copied().collect();
         let extra_ok = self.lock.is_none();

@@ -11,10 +11,14 @@
 mod check;
 mod cited;
 mod fresh;
+mod fusion;
 mod read;
+mod vectors;
 pub(crate) mod write;
 
+pub use fusion::{BM25_WEIGHT, DENSE_WEIGHT, FUSION_DEPTH, RRF_K, SearchMode, fuse};
 pub use read::{MAX_HOPS, MAX_K};
+pub use vectors::Embedder;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
@@ -69,6 +73,12 @@ pub struct Store {
     fresh: Option<fresh::FreshView>,
     /// Files written since the last commit, which the next commit lists.
     pending: write::Pending,
+    /// Makes a query's vector for dense search (set by the application).
+    embedder: Option<Arc<dyn Embedder>>,
+    /// The vectors of the committed packs, mapped on first use.
+    dense: Mutex<Option<Arc<vectors::DenseIndex>>>,
+    /// The mode of [`Store::search`] when set, else [`Store::default_mode`]'s.
+    mode: Option<SearchMode>,
     lock: Option<File>,
 }
 
@@ -89,6 +99,9 @@ const TEXT_EXT: &str = "txt";
 fn pack_of_text_name(name: &str) -> Option<u64> {
     rlmkg_graph::pack_of_stem(name.strip_suffix(TEXT_EXT)?.strip_suffix('.')?)
 }
+
+/// Reads the pack number from a pack file's name.
+type PackOfName = fn(&str) -> Option<u64>;
 
 /// A committed file as readers need it.
 #[derive(Debug)]
@@ -148,7 +161,9 @@ impl Store {
         let fresh = Manifest::load(dir)?;
         let is_new = fresh.is_none();
         let manifest = fresh.unwrap_or_default();
-        std::fs::create_dir_all(dir.join(TEXTS)).map_err(StoreError::io(dir.join(TEXTS)))?;
+        for sub in [TEXTS, vectors::VECTORS] {
+            std::fs::create_dir_all(dir.join(sub)).map_err(StoreError::io(dir.join(sub)))?;
+        }
         let index = ChunkIndex::open_or_create(&dir.join(INDEX), INDEX_THREADS)?;
         let graph = GraphStore::open(&dir.join(GRAPH), true)?;
         let mut store = Store::assemble(dir, manifest, index, graph, Some(lock));
@@ -177,6 +192,9 @@ impl Store {
             remote: None,
             fresh: None,
             pending: write::Pending::default(),
+            embedder: None,
+            dense: Mutex::new(None),
+            mode: None,
             lock,
         };
         store.refresh_committed();
@@ -302,6 +320,9 @@ impl Store {
             })
             .collect();
         self.listed = ListedDocs::of(&self.manifest);
+        if let Ok(mut dense) = self.dense.lock() {
+            *dense = None;
+        }
     }
 
     fn require_writer(&self) -> Result<(), StoreError> {
@@ -337,7 +358,13 @@ impl Store {
         self.remove_packs(&residue)?;
         // A listed file missing from the index, or whose pack is not all
         // there, cannot be trusted: forget it so the next ingest re-adds it.
-        let whole = |p: u64| on_disk.contains(&p) && self.text_path(p).is_file();
+        // A store that keeps vectors keeps them for every pack.
+        let embeds = self.manifest.settings.embedder.is_some();
+        let whole = |p: u64| {
+            on_disk.contains(&p)
+                && self.text_path(p).is_file()
+                && (!embeds || vectors::vector_path(&self.dir, p).is_file())
+        };
         let missing: Vec<String> = self
             .manifest
             .files
@@ -376,12 +403,19 @@ impl Store {
             self.graph.prune_snapshots(&[s.as_str()])?;
         }
         self.remove_packs(&dead)?;
-        // Texts of packs no manifest names (the records' residue went above).
-        if let Ok(rd) = std::fs::read_dir(self.dir.join(TEXTS)) {
-            for e in rd.flatten() {
-                let pack = pack_of_text_name(&e.file_name().to_string_lossy());
-                if pack.is_none_or(|p| self.listed.packs.binary_search(&p).is_err()) {
-                    let _ = std::fs::remove_file(e.path());
+        // Texts and vectors of packs no manifest names (the records' residue
+        // went above).
+        let kinds: [(&str, PackOfName); 2] = [
+            (TEXTS, pack_of_text_name),
+            (vectors::VECTORS, vectors::pack_of_vector_name),
+        ];
+        for (folder, pack_of) in kinds {
+            if let Ok(rd) = std::fs::read_dir(self.dir.join(folder)) {
+                for e in rd.flatten() {
+                    let pack = pack_of(&e.file_name().to_string_lossy());
+                    if pack.is_none_or(|p| self.listed.packs.binary_search(&p).is_err()) {
+                        let _ = std::fs::remove_file(e.path());
+                    }
                 }
             }
         }

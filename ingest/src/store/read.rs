@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rlmkg_corpus::Fact;
@@ -12,6 +13,8 @@ use rlmkg_index::{ChunkRecord, DocRecord};
 
 use rlmkg_ids::{ChunkId, DocId, PassageId};
 
+use super::fusion::{BM25_WEIGHT, DENSE_WEIGHT, FUSION_DEPTH, SearchMode, fuse};
+use super::vectors::{DenseIndex, Embedder};
 use super::{Store, doc_number};
 use crate::error::StoreError;
 use crate::formats::DocMeta;
@@ -23,6 +26,8 @@ use crate::types::*;
 pub const MAX_K: usize = 10_000;
 /// The longest path [`Store::path`] looks for.
 pub const MAX_HOPS: usize = 6;
+/// Search hits that seed [`Store::related`]'s PageRank.
+const RELATED_SEED_HITS: usize = 10;
 
 impl Store {
     pub(super) fn is_committed(&self, file: &str) -> bool {
@@ -47,24 +52,155 @@ impl Store {
         }
     }
 
-    /// BM25 search over chunks (titles included).
+    /// Search chunks (titles included) in the store's mode: the one set by
+    /// [`Store::set_search_mode`], else [`Store::default_mode`].
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<SearchHit>, StoreError> {
+        self.search_with(query, k, self.search_mode())
+    }
+
+    /// The mode [`Store::search`] ranks by.
+    pub fn search_mode(&self) -> SearchMode {
+        self.mode.unwrap_or_else(|| self.default_mode())
+    }
+
+    /// Hybrid when dense retrieval is on ([`Store::dense_off`] is `None`), else BM25.
+    pub fn default_mode(&self) -> SearchMode {
+        if self.dense_off().is_none() {
+            SearchMode::Hybrid
+        } else {
+            SearchMode::Bm25
+        }
+    }
+
+    /// Make [`Store::search`] (and the searches of [`Store::related`]) rank
+    /// by `mode`; `None` goes back to [`Store::default_mode`].
+    pub fn set_search_mode(&mut self, mode: Option<SearchMode>) {
+        self.mode = mode;
+    }
+
+    /// Give the store what makes a query's vector (dense and hybrid search).
+    pub fn set_embedder(&mut self, embedder: Option<Arc<dyn Embedder>>) {
+        self.embedder = embedder;
+    }
+
+    /// Why dense retrieval is off, in words (for the binary to say once);
+    /// `None` when it is on: the store keeps vectors and has an embedder of
+    /// the same identity for queries.
+    pub fn dense_off(&self) -> Option<String> {
+        let recorded = self.manifest.settings.embedder.as_deref();
+        let given = self.embedder.as_ref().map(|e| e.identity());
+        match (recorded, given) {
+            (None, _) => Some(
+                "dense retrieval is off: the store keeps no vectors (ingest with --embed \
+                 to make them; `rlmkg model pull encoder` installs the encoder)"
+                    .into(),
+            ),
+            (Some(r), None) => Some(format!(
+                "dense retrieval is off: the store's vectors were made by {r}, which is not \
+                 installed (`rlmkg model pull encoder`)"
+            )),
+            (Some(r), Some(g)) if r != g => Some(format!(
+                "dense retrieval is off: the store's vectors were made by {r}, not by the \
+                 installed {g} (ingest again to make them anew)"
+            )),
+            _ => None,
+        }
+    }
+
+    /// Search chunks by `mode`: BM25, dense (the query's vector against every
+    /// chunk's) or both fused by reciprocal rank ([`super::fuse`]). Dense and
+    /// hybrid need dense retrieval on ([`Store::dense_off`]).
+    pub fn search_with(
+        &self,
+        query: &str,
+        k: usize,
+        mode: SearchMode,
+    ) -> Result<Vec<SearchHit>, StoreError> {
         let k = k.min(MAX_K);
-        let hits = self
-            .index
-            .search_where(query, k, &|c| self.is_committed(&c.file))?;
-        hits.into_iter()
-            .map(|h| {
-                Ok(SearchHit {
-                    text: self.chunk_text(&h.chunk)?,
-                    path: self.path_of(&h.chunk.file),
-                    id: h.chunk.id,
-                    doc: h.chunk.doc,
-                    title: h.chunk.title,
-                    score: h.score,
-                })
-            })
-            .collect()
+        if mode == SearchMode::Bm25 {
+            let hits = self
+                .index
+                .search_where(query, k, &|c| self.is_committed(&c.file))?;
+            return hits
+                .into_iter()
+                .map(|h| self.hit(h.chunk, h.score))
+                .collect();
+        }
+        if let Some(off) = self.dense_off() {
+            return Err(StoreError::Invalid(format!("--mode {mode}: {off}")));
+        }
+        let depth = if mode == SearchMode::Hybrid {
+            k.max(FUSION_DEPTH)
+        } else {
+            k
+        };
+        let dense = self.dense_search(query, depth)?;
+        let ranked: Vec<(ChunkId, f32)> = if mode == SearchMode::Dense {
+            dense
+        } else {
+            let bm25: Vec<ChunkId> = self
+                .index
+                .search_where(query, depth, &|c| self.is_committed(&c.file))?
+                .into_iter()
+                .map(|h| h.chunk.id)
+                .collect();
+            let dense: Vec<ChunkId> = dense.into_iter().map(|(id, _)| id).collect();
+            fuse(&[(&bm25, BM25_WEIGHT), (&dense, DENSE_WEIGHT)])
+                .into_iter()
+                .map(|(id, s)| (id, s as f32))
+                .collect()
+        };
+        let mut out = Vec::with_capacity(k);
+        for (id, score) in ranked {
+            if out.len() >= k {
+                break;
+            }
+            let Ok(c) = self.chunk_record(id) else {
+                continue;
+            };
+            out.push(self.hit(c, score)?);
+        }
+        Ok(out)
+    }
+
+    /// A search hit of a committed chunk.
+    fn hit(&self, chunk: ChunkRecord, score: f32) -> Result<SearchHit, StoreError> {
+        Ok(SearchHit {
+            text: self.chunk_text(&chunk)?,
+            path: self.path_of(&chunk.file),
+            id: chunk.id,
+            doc: chunk.doc,
+            title: chunk.title,
+            score,
+        })
+    }
+
+    /// The `k` chunks nearest the query's vector, with their dot products.
+    fn dense_search(&self, query: &str, k: usize) -> Result<Vec<(ChunkId, f32)>, StoreError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(Vec::new());
+        };
+        let vector = embedder
+            .embed(&[query])
+            .map_err(|e| StoreError::Invalid(format!("making the query's vector: {e}")))?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        Ok(self.dense_index()?.search(&vector, k))
+    }
+
+    /// The vectors of the committed packs, mapped on first use.
+    fn dense_index(&self) -> Result<Arc<DenseIndex>, StoreError> {
+        let mut guard = self
+            .dense
+            .lock()
+            .map_err(|_| StoreError::Invalid("vectors lock poisoned".into()))?;
+        if let Some(d) = guard.as_ref() {
+            return Ok(d.clone());
+        }
+        let d = Arc::new(DenseIndex::open(self.dir(), &self.listed.packs)?);
+        *guard = Some(d.clone());
+        Ok(d)
     }
 
     /// The text of a chunk, read from its pack's text (the one copy: the
@@ -345,23 +481,54 @@ impl Store {
     }
 
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
-    /// optionally also seeded by the BM25 hits of `query`.
+    /// optionally also seeded by the search hits of `query` in the store's
+    /// mode ([`Store::search_mode`]); in hybrid mode, the PageRank seeded by
+    /// the BM25 hits fused with the one seeded by the dense hits.
     pub fn related(
         &self,
         seeds: &[String],
         query: Option<&str>,
         k: usize,
     ) -> Result<Vec<RankedChunk>, StoreError> {
+        self.related_with(seeds, query, k, self.search_mode())
+    }
+
+    /// [`Store::related`] with the query's hits searched by `mode`.
+    pub fn related_with(
+        &self,
+        seeds: &[String],
+        query: Option<&str>,
+        k: usize,
+        mode: SearchMode,
+    ) -> Result<Vec<RankedChunk>, StoreError> {
         let k = k.min(MAX_K);
         let view = self.view()?;
         let seed_entities: Vec<(String, f64)> = seeds.iter().map(|s| (s.clone(), 1.0)).collect();
-        let mut seed_chunks = Vec::new();
-        if let Some(q) = query.filter(|q| !q.trim().is_empty()) {
-            for h in self.search(q, 10)? {
-                seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
+        let query = query.filter(|q| !q.trim().is_empty());
+        // PageRank from the question's entities and the search hits of one mode.
+        let rank = |mode: SearchMode, depth: usize| -> Result<Vec<(ChunkId, f64)>, StoreError> {
+            let mut seed_chunks = Vec::new();
+            if let Some(q) = query {
+                for h in self.search_with(q, RELATED_SEED_HITS, mode)? {
+                    seed_chunks.push((h.id, f64::from(h.score.max(0.0))));
+                }
             }
-        }
-        let ranked = view.rank_chunks(&seed_entities, &seed_chunks, k * 2 + 4);
+            Ok(view.rank_chunks(&seed_entities, &seed_chunks, depth))
+        };
+        let ranked = match mode {
+            // Hybrid: the PageRank seeded by BM25's hits and the one seeded by
+            // the dense hits, fused by reciprocal rank (not one PageRank seeded
+            // by the fused hits: fusion flattens the seeds' weights).
+            SearchMode::Hybrid if query.is_some() => {
+                let depth = (k * 2 + 4).max(FUSION_DEPTH);
+                let ids = |r: Vec<(ChunkId, f64)>| r.into_iter().map(|(id, _)| id).collect();
+                let by_bm25: Vec<ChunkId> = ids(rank(SearchMode::Bm25, depth)?);
+                let by_dense: Vec<ChunkId> = ids(rank(SearchMode::Dense, depth)?);
+                fuse(&[(&by_bm25, BM25_WEIGHT), (&by_dense, DENSE_WEIGHT)])
+            }
+            SearchMode::Hybrid => rank(SearchMode::Bm25, k * 2 + 4)?,
+            mode => rank(mode, k * 2 + 4)?,
+        };
         let mut out = Vec::with_capacity(k);
         for (id, score) in ranked {
             if out.len() >= k {
@@ -488,8 +655,10 @@ impl Store {
 impl Corpus for Store {
     type Error = StoreError;
 
+    /// BM25 whatever the store's mode: the model-free strategy reads "no
+    /// hits" as "no chunk has these words", which a dense search never says.
     fn search(&self, query: &str, k: usize) -> Result<Vec<SearchHit>, StoreError> {
-        Store::search(self, query, k)
+        Store::search_with(self, query, k, SearchMode::Bm25)
     }
     fn read(&self, id: &str) -> Result<Passage, StoreError> {
         Store::read(self, id)
@@ -512,13 +681,16 @@ impl Corpus for Store {
     fn chunk_ids_of_doc(&self, doc: &str) -> Result<Vec<ChunkId>, StoreError> {
         Store::chunk_ids_of_doc(self, doc)
     }
+    /// Seeded by BM25's hits whatever the store's mode: the model-free
+    /// strategy's rules were fitted on that ranking, and the hybrid one
+    /// answered one HotpotQA-100 question fewer (BENCHMARKS.md).
     fn related(
         &self,
         seeds: &[String],
         query: Option<&str>,
         k: usize,
     ) -> Result<Vec<RankedChunk>, StoreError> {
-        Store::related(self, seeds, query, k)
+        Store::related_with(self, seeds, query, k, SearchMode::Bm25)
     }
 }
 

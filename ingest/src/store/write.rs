@@ -23,6 +23,7 @@ use rlmkg_index::{ChunkRecord, DocRecord};
 
 use super::Store;
 use super::fresh::FreshView;
+use super::vectors::{MappedVectors, PackVectors, vector_path};
 use crate::error::StoreError;
 use crate::manifest::{FileEntry, Settings};
 use crate::pipeline::PDoc;
@@ -44,6 +45,24 @@ pub(crate) struct FileUpdate {
     /// The prepared documents; `None` when the file has no content any more
     /// (it became unreadable): its entry then keeps no stale content.
     pub docs: Option<Vec<PDoc>>,
+    /// One vector per chunk of `docs`, in order, when the ingest has an
+    /// embedder ([`FileUpdate::embed_inputs`] are the texts they were made of).
+    pub vectors: Option<Vec<Vec<f32>>>,
+}
+
+impl FileUpdate {
+    /// What each chunk's vector is made of, in order: its document's title
+    /// (when it has one) and its text.
+    pub(crate) fn embed_inputs(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in self.docs.iter().flatten() {
+            for c in &d.chunks {
+                let text = d.text.get(c.start..c.end).unwrap_or_default();
+                out.push(super::vectors::embed_input(&d.title, text));
+            }
+        }
+        out
+    }
 }
 
 /// Files written and not yet committed (see [`Store::write_files`]).
@@ -148,12 +167,26 @@ impl Store {
             .map(|n| PackText::create(self.text_path(n)))
             .transpose()?;
         let mut group = Vec::new();
+        let mut vectors = PackVectors::default();
         for (f, mut entry) in files.into_iter().zip(entries) {
             if let (Some(n), Some(text)) = (pack, text.as_mut())
                 && has_docs(&f)
             {
                 entry.pack = Some(n);
                 entry.text_offset = text.len;
+                if let Some(vs) = &f.vectors {
+                    if vs.len() as u64 != entry.chunk_count {
+                        return Err(StoreError::Invalid(format!(
+                            "{}: {} vectors for {} chunks",
+                            entry.display,
+                            vs.len(),
+                            entry.chunk_count
+                        )));
+                    }
+                    for (id, v) in (entry.chunk_first..).zip(vs) {
+                        vectors.push(rlmkg_ids::ChunkId(id), v)?;
+                    }
+                }
                 self.write_file(f.docs.unwrap_or_default(), &entry, text, &mut group)?;
             }
             self.pending.entries.push((f.key, entry));
@@ -161,6 +194,9 @@ impl Store {
         if let (Some(n), Some(text)) = (pack, text) {
             self.pending.records.push(text.finish()?);
             self.pending.records.push(self.graph.write_pack(n, &group)?);
+            if !vectors.is_empty() {
+                self.pending.records.push(vectors.write(&self.dir, n)?);
+            }
         }
         summary.stages.index += t.elapsed().as_secs_f64();
         for d in &group {
@@ -384,9 +420,11 @@ impl Store {
             let src = self.text_path(p);
             let old_text = std::fs::read(&src).map_err(StoreError::io(&src))?;
             let records = self.graph.read_pack(p)?;
+            let old_vectors = MappedVectors::open(&vector_path(&self.dir, p))?;
             let n = self.new_pack();
             let mut text = PackText::create(self.text_path(n))?;
             let mut moved: Vec<(u64, u64)> = Vec::new();
+            let mut moved_chunks: Vec<(u64, u64)> = Vec::new();
             for k in &keys {
                 let Some(f) = self.manifest.files.get_mut(k) else {
                     continue;
@@ -405,6 +443,7 @@ impl Store {
                 f.text_offset = text.len;
                 text.write(bytes)?;
                 moved.push((f.doc_first, f.doc_first + f.doc_count));
+                moved_chunks.push((f.chunk_first, f.chunk_first + f.chunk_count));
             }
             let docs: Vec<DocGraph> = records
                 .into_iter()
@@ -412,6 +451,16 @@ impl Store {
                 .collect();
             written.push(text.finish()?);
             written.push(self.graph.write_pack(n, &docs)?);
+            if let Some(old_vectors) = old_vectors {
+                let keep = |id: u64| moved_chunks.iter().any(|&(a, b)| (a..b).contains(&id));
+                let mut vectors = PackVectors::default();
+                for (id, v) in old_vectors.rows(&keep) {
+                    vectors.push(rlmkg_ids::ChunkId(id), v)?;
+                }
+                if !vectors.is_empty() {
+                    written.push(vectors.write(&self.dir, n)?);
+                }
+            }
         }
         self.graph.sync(&written)?;
         Ok(packs.into_iter().collect())
@@ -434,6 +483,7 @@ impl Store {
         self.graph.remove_packs(packs)?;
         for &n in packs {
             let _ = std::fs::remove_file(self.text_path(n));
+            let _ = std::fs::remove_file(vector_path(&self.dir, n));
         }
         Ok(())
     }

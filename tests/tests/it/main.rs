@@ -14,6 +14,7 @@ mod citation_planted;
 mod citation_verify;
 mod cli_snapshots;
 mod closed_pipe;
+mod dense;
 mod embedded_cli;
 mod embedded_model;
 mod encoder;

@@ -1,0 +1,307 @@
+//! Dense vectors of chunks (issue 46): one vector file per pack
+//! (`vectors/p<n>.vec`) beside its text and records, written with them,
+//! replaced whole with them and read by memory map; exact search over all
+//! of them.
+//!
+//! A vector file is a 16-byte header (the magic [`MAGIC`], the dimension and
+//! the count as little-endian `u32`s), then `count × dim` little-endian
+//! `f32`s (the vectors, unit length, 16 bytes into the file so a mapping is
+//! aligned for them), then `count` little-endian `u64` chunk numbers, one per
+//! vector, in the same order.
+//!
+//! The store computes vectors through the [`Embedder`] trait, which the
+//! application implements with its sentence encoder: the store knows no model.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use rlmkg_ids::ChunkId;
+
+use crate::error::StoreError;
+
+/// Turns texts into unit-length vectors whose dot product is their
+/// similarity. The application implements it with its sentence encoder; a
+/// store given one writes a vector per chunk and can search by meaning.
+pub trait Embedder: Send + Sync + std::fmt::Debug {
+    /// What made the vectors (the model's name), recorded in the store's
+    /// settings: vectors of another embedder are made again.
+    fn identity(&self) -> String;
+    /// One vector per text, in order, all of one length.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String>;
+}
+
+/// The first bytes of a vector file (format 1).
+const MAGIC: [u8; 8] = *b"RKVEC\0\0\x01";
+/// Header bytes: the magic, the dimension, the count.
+const HEADER: usize = 16;
+/// The folder of the vector files.
+pub(super) const VECTORS: &str = "vectors";
+/// The extension of a pack's vector file.
+pub(super) const VECTOR_EXT: &str = "vec";
+
+/// The vector file of pack `n` in the store `dir`.
+pub(super) fn vector_path(dir: &Path, n: u64) -> PathBuf {
+    let name = format!("{}.{VECTOR_EXT}", rlmkg_graph::pack_stem(n));
+    dir.join(VECTORS).join(name)
+}
+
+/// The pack whose vector file is called `name`.
+pub(super) fn pack_of_vector_name(name: &str) -> Option<u64> {
+    rlmkg_graph::pack_of_stem(name.strip_suffix(VECTOR_EXT)?.strip_suffix('.')?)
+}
+
+/// What a chunk's vector is made of: its document's title (when it has one
+/// and the text does not open with it) and its text.
+pub(super) fn embed_input(title: &str, text: &str) -> String {
+    let title = title.trim();
+    if title.is_empty() || text.trim_start().starts_with(title) {
+        text.to_string()
+    } else {
+        format!("{title}\n{text}")
+    }
+}
+
+/// Vectors of a pack being written, in memory until [`PackVectors::write`].
+#[derive(Debug, Default)]
+pub(super) struct PackVectors {
+    dim: usize,
+    values: Vec<f32>,
+    ids: Vec<u64>,
+}
+
+impl PackVectors {
+    /// Add one chunk's vector; every vector of a pack has the first one's length.
+    pub(super) fn push(&mut self, id: ChunkId, v: &[f32]) -> Result<(), StoreError> {
+        if self.ids.is_empty() {
+            self.dim = v.len();
+        }
+        if v.len() != self.dim || v.is_empty() {
+            return Err(StoreError::Invalid(format!(
+                "the embedder returned a vector of {} numbers for chunk {id}, not {}",
+                v.len(),
+                self.dim
+            )));
+        }
+        self.values.extend_from_slice(v);
+        self.ids.push(id.0);
+        Ok(())
+    }
+
+    /// Whether no vector was added.
+    pub(super) fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Write the file of pack `n` (not yet durable: the caller syncs it with
+    /// the pack's other files before the commit); returns its path.
+    pub(super) fn write(&self, dir: &Path, n: u64) -> Result<PathBuf, StoreError> {
+        let path = vector_path(dir, n);
+        let count = u32::try_from(self.ids.len())
+            .map_err(|_| StoreError::Invalid("too many vectors in one pack".into()))?;
+        let dim =
+            u32::try_from(self.dim).map_err(|_| StoreError::Invalid("vectors too long".into()))?;
+        let mut out = File::create(&path).map_err(StoreError::io(&path))?;
+        let mut bytes = Vec::with_capacity(HEADER + self.values.len() * 4 + self.ids.len() * 8);
+        bytes.extend_from_slice(&MAGIC);
+        bytes.extend_from_slice(&dim.to_le_bytes());
+        bytes.extend_from_slice(&count.to_le_bytes());
+        for x in &self.values {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        for id in &self.ids {
+            bytes.extend_from_slice(&id.to_le_bytes());
+        }
+        out.write_all(&bytes).map_err(StoreError::io(&path))?;
+        Ok(path)
+    }
+}
+
+/// One pack's vector file, mapped.
+#[derive(Debug)]
+pub(super) struct MappedVectors {
+    map: memmap2::Mmap,
+    dim: usize,
+    count: usize,
+}
+
+impl MappedVectors {
+    /// Map the vector file at `path`; `None` when there is none.
+    pub(super) fn open(path: &Path) -> Result<Option<Self>, StoreError> {
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StoreError::io(path)(e)),
+        };
+        // SAFETY: a pack's files are never changed once written: a pack is
+        // replaced whole under a new name, and the old file is only unlinked,
+        // which leaves this mapping's pages in place.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(StoreError::io(path))?;
+        let bad = |what: &str| StoreError::Invalid(format!("{}: {what}", path.display()));
+        let header = map.get(..HEADER).ok_or_else(|| bad("too short"))?;
+        if header.get(..8) != Some(&MAGIC[..]) {
+            return Err(bad("not a vector file"));
+        }
+        let word = |at: usize| {
+            header
+                .get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map(u32::from_le_bytes)
+        };
+        let (dim, count) = match (word(8), word(12)) {
+            (Some(d), Some(c)) => (d as usize, c as usize),
+            _ => return Err(bad("too short")),
+        };
+        let need = count
+            .checked_mul(dim)
+            .and_then(|n| n.checked_mul(4))
+            .and_then(|n| n.checked_add(count.checked_mul(8)?))
+            .and_then(|n| n.checked_add(HEADER));
+        if need != Some(map.len()) {
+            return Err(bad("its length does not match its header"));
+        }
+        Ok(Some(Self { map, dim, count }))
+    }
+
+    /// The vectors, `count × dim` numbers.
+    fn values(&self) -> &[f32] {
+        let end = HEADER + self.count * self.dim * 4;
+        // The mapping is page-aligned and the vectors start 16 bytes in.
+        self.map
+            .get(HEADER..end)
+            .and_then(|b| bytemuck::try_cast_slice(b).ok())
+            .unwrap_or_default()
+    }
+
+    /// The chunk number of vector `i`.
+    fn id(&self, i: usize) -> Option<u64> {
+        let at = HEADER + self.count * self.dim * 4 + i * 8;
+        let b: [u8; 8] = self.map.get(at..at + 8)?.try_into().ok()?;
+        Some(u64::from_le_bytes(b))
+    }
+
+    /// The chunk numbers and vectors of the rows `keep` accepts (for moving
+    /// them to a new pack).
+    pub(super) fn rows(&self, keep: &dyn Fn(u64) -> bool) -> Vec<(u64, &[f32])> {
+        let values = self.values();
+        (0..self.count)
+            .filter_map(|i| {
+                let id = self.id(i)?;
+                let v = values.get(i * self.dim..(i + 1) * self.dim)?;
+                keep(id).then_some((id, v))
+            })
+            .collect()
+    }
+}
+
+/// The vectors of the packs a manifest names.
+#[derive(Debug, Default)]
+pub(super) struct DenseIndex {
+    packs: Vec<MappedVectors>,
+}
+
+impl DenseIndex {
+    /// Map the vector files of `packs` in the store `dir` (packs without one are left out).
+    pub(super) fn open(dir: &Path, packs: &[u64]) -> Result<Self, StoreError> {
+        let mut out = Vec::new();
+        for &n in packs {
+            if let Some(m) = MappedVectors::open(&vector_path(dir, n))? {
+                out.push(m);
+            }
+        }
+        Ok(Self { packs: out })
+    }
+
+    /// Vectors held.
+    pub(super) fn len(&self) -> usize {
+        self.packs.iter().map(|p| p.count).sum()
+    }
+
+    /// The `k` chunks whose vectors have the largest dot product with
+    /// `query`, best first (ties by chunk number), with it. Exact: every
+    /// vector is scored, packs in parallel.
+    pub(super) fn search(&self, query: &[f32], k: usize) -> Vec<(ChunkId, f32)> {
+        if k == 0 {
+            return Vec::new();
+        }
+        let mut all: Vec<(ChunkId, f32)> = self
+            .packs
+            .par_iter()
+            .filter(|p| p.dim == query.len())
+            .flat_map_iter(|p| {
+                let values = p.values();
+                let mut best: Vec<(ChunkId, f32)> = values
+                    .chunks_exact(p.dim)
+                    .enumerate()
+                    .filter_map(|(i, v)| Some((ChunkId(p.id(i)?), dot(v, query))))
+                    .collect();
+                top(&mut best, k);
+                best
+            })
+            .collect();
+        top(&mut all, k);
+        all
+    }
+}
+
+/// Keep the `k` best of `hits`, best first (ties by chunk number).
+fn top(hits: &mut Vec<(ChunkId, f32)>, k: usize) {
+    let order = |a: &(ChunkId, f32), b: &(ChunkId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k, order);
+        hits.truncate(k);
+    }
+    hits.sort_by(order);
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_vectors_are_read_back_and_searched() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join(VECTORS)).unwrap();
+        let mut p = PackVectors::default();
+        p.push(ChunkId(7), &[1.0, 0.0]).unwrap();
+        p.push(ChunkId(3), &[0.6, 0.8]).unwrap();
+        p.push(ChunkId(9), &[0.0, 1.0]).unwrap();
+        assert!(p.push(ChunkId(1), &[1.0]).is_err(), "a wrong length");
+        let path = p.write(tmp.path(), 4).unwrap();
+        assert_eq!(pack_of_vector_name("p4.vec"), Some(4));
+        assert_eq!(path, vector_path(tmp.path(), 4));
+        let index = DenseIndex::open(tmp.path(), &[4, 5]).unwrap();
+        assert_eq!(index.len(), 3);
+        let hits = index.search(&[0.0, 1.0], 2);
+        let ids: Vec<u64> = hits.iter().map(|h| h.0.0).collect();
+        assert_eq!(ids, [9, 3]);
+        let m = MappedVectors::open(&path).unwrap().unwrap();
+        let kept: Vec<u64> = m.rows(&|id| id != 3).iter().map(|r| r.0).collect();
+        assert_eq!(kept, [7, 9]);
+    }
+
+    #[test]
+    fn a_damaged_file_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("p1.vec");
+        for bytes in [
+            &b"RKVEC"[..],
+            &[0u8; 16][..],
+            &b"RKVEC\0\0\x01\x02\0\0\0\x01\0\0\0"[..],
+        ] {
+            std::fs::write(&path, bytes).unwrap();
+            assert!(MappedVectors::open(&path).is_err(), "{bytes:?}");
+        }
+        assert!(
+            MappedVectors::open(&tmp.path().join("none"))
+                .unwrap()
+                .is_none()
+        );
+    }
+}
