@@ -129,7 +129,7 @@ const FUNCTIONS: &[Function] = &[
     Function {
         name: "search",
         params: &[req("query"), int("k", 10)],
-        doc: "BM25 search over chunks -> list of {id, doc, title, score, text}; each sentence of text starts with its [id]",
+        doc: "search over chunks (BM25; fused with dense vectors when the store has them) -> list of {id, doc, title, score, text}; each sentence of text starts with its [id]",
         body: |h, a| {
             let k = a.k()?;
             let hits: Vec<HitView> = h
