@@ -12,6 +12,7 @@ use rlmkg_heuristic::Question;
 use rlmkg_heuristic::short::{self, AnswerType, ShortAnswer};
 use rlmkg_ingest::Store;
 
+use crate::AnswerVerdict;
 use crate::spans::StoreSpans;
 
 mod bridge;
@@ -446,12 +447,12 @@ pub(crate) fn review(
         ));
     }
     match standing(store, question, report, read, &appended) {
-        Ok(_) => {}
+        Ok(short) => check_sent_back(store, question, short.as_ref(), report),
         Err(Unfit::NotCarried(why)) => {
-            return Err(format!(
+            Err(format!(
                 "{why}; write what the cited sentences say, the answer first, each claim with \
                  the [id] of the sentence that says it"
-            ));
+            ))
         }
         Err(Unfit::OtherRelation(word)) => {
             let next =
@@ -460,19 +461,19 @@ pub(crate) fn review(
                 Some(name) => format!(" (e.g. context.search(\"{name} {word}\"))"),
                 None => String::new(),
             };
-            return Err(format!(
+            Err(format!(
                 "the question asks what is \"{word}\", and none of the sentences your answer \
                  cites says \"{word}\": they answer another step of the question. Search for \
                  the sentence that says \"{word}\" about what you found{search}, read it, and \
                  answer from it"
-            ));
+            ))
         }
         Err(Unfit::MissingYear(years)) => {
-            return Err(format!(
+            Err(format!(
                 "the question is about {years}, and none of the sentences your answer cites \
                  says {years}: find the sentence that does (search with the year and the names \
                  of the question), and answer from it"
-            ));
+            ))
         }
         Err(Unfit::Unlinked { answering, next }) => {
             let named = question.name_words();
@@ -482,14 +483,14 @@ pub(crate) fn review(
             } else {
                 format!(" (e.g. context.search(\"{named} {first}\"))")
             };
-            return Err(format!(
+            Err(format!(
                 "the sentence your answer cites for \"{answering}\" names no one that a \
                  sentence you read saying \"{}\" names: it answers about another chain. \
                  Find the sentence that says \"{first}\" about what the question \
                  names{search}, read it, then search for the sentence that answers about \
                  the name it gives, and answer from it",
                 next.join("\" or \"")
-            ));
+            ))
         }
         Err(Unfit::OtherPlace { asked, name, found }) => {
             let next =
@@ -498,11 +499,11 @@ pub(crate) fn review(
                 Some(other) => format!(" (e.g. context.search(\"{other} {asked}\"))"),
                 None => String::new(),
             };
-            return Err(format!(
+            Err(format!(
                 "the question asks for a {asked}, and {name} is a {found}, not a {asked}. \
                  Search for the sentence that names the {asked}{search}, read it, and answer \
                  from it"
-            ));
+            ))
         }
         Err(Unfit::DateForThing { asked, date }) => {
             let how = if question.whole_collection() {
@@ -513,19 +514,51 @@ pub(crate) fn review(
             } else {
                 format!("Find the sentence that names the {asked}, read it, and answer from it")
             };
-            return Err(format!(
+            Err(format!(
                 "the question asks for a {asked}, and \"{date}\" is a date, not a {asked}. {how}"
-            ));
+            ))
         }
         Err(Unfit::NotOfType(kind)) => {
-            return Err(format!(
+            Err(format!(
                 "the question asks for {}, and no claim of your answer that its citation \
                  carries names one; find the sentence that does, and begin the answer with it",
                 kind.describe()
-            ));
+            ))
         }
     }
-    Ok(())
+}
+
+/// The answer check as a send-back (issue 44): an answer whose cited facts
+/// do not lead from the question's names to its short answer goes back to
+/// the root with the check's reason and what to cite; `Ok` when it answers.
+fn check_sent_back(
+    store: &Store,
+    question: &Question,
+    short: Option<&ShortAnswer>,
+    report: &rlmkg_citation::Report,
+) -> Result<(), String> {
+    let Ok(check) =
+        crate::answer_check::check_answer(store, question, short.map(|s| s.text.as_str()), report)
+    else {
+        return Ok(());
+    };
+    match check.verdict {
+        AnswerVerdict::Answers => Ok(()),
+        AnswerVerdict::AboutAnother => Err(format!(
+            "{} The sentence you cite gives the value for someone or something else than \
+             the question asks about. Find the sentence that says it of the question's own \
+             subject (context.facts(name) lists what each sentence states, with its id), \
+             read it, and answer from it",
+            check.describe()
+        )),
+        AnswerVerdict::NotShown => Err(format!(
+            "{} Cite, for every step from what the question names to your answer, the \
+             sentence that states it (context.facts(name) lists what each sentence states, \
+             with its id); if no sentence you can find states a step, say that the answer is \
+             not shown",
+            check.describe()
+        )),
+    }
 }
 
 /// Why an answer does not stand: its first factual claim — the answer

@@ -95,7 +95,12 @@ def test_read_entity_path_related_sparql(store):
     ), facts
 
     paths = store.path("Tomas Reyes", "Kestrel Institute for Coastal Studies")
-    assert paths and paths[0]["names"] == ["Tomas Reyes", "Kestrel Institute for Coastal Studies"]
+    # A chain of facts: he led the expedition, the institute organised it.
+    assert paths and paths[0]["names"] == [
+        "Tomas Reyes",
+        "Skarvik Expedition",
+        "Kestrel Institute for Coastal Studies",
+    ], paths
     named = store.path(from_="Tomas Reyes", to="Kestrel Institute for Coastal Studies")
     assert named == paths
 
@@ -116,12 +121,19 @@ def test_ask_a_sample_question_checked_as_an_answer(store):
     assert answer.short_answer in [q["answer"], *q["answer_aliases"]], answer.text
     assert answer.question == q["question"]
     assert answer.method == "extractive" and not answer.not_found
-    # Every claim is carried, but the extractive answer cites the city's
-    # sentence only, not who organised the expedition: the answer check
-    # shows no chain from the question to it, so it is not verified.
-    assert answer.answer_check["verdict"] == "not_shown", answer.answer_check
-    assert "Skarvik Expedition" in answer.answer_check["reason"], answer.answer_check
-    assert not answer.verified
+    # The extractive answer cites who organised the expedition and where
+    # that institute is: the answer check's chain runs from the question's
+    # name to the city, so it is verified.
+    assert answer.answer_check["verdict"] == "answers", answer.answer_check
+    chain = answer.answer_check["chain"]
+    assert chain[0]["from"] == "Skarvik Expedition" and chain[-1]["to"] == "Tromsø", chain
+    assert answer.verified
+    # The author's institute: the extractive answer cites the publisher's
+    # sentence, not the author's, so no chain from the book reaches it.
+    other = store.ask(sample_questions()["q1"]["question"], strategy="heuristic")
+    assert other.answer_check["verdict"] == "not_shown", other.answer_check
+    assert "The Salt Atlas" in other.answer_check["reason"], other.answer_check
+    assert not other.verified
     assert isinstance(answer.verification, rlmkg.Verification) and answer.verification.supported
     assert answer.verification.claims[0] is answer.claims[0]
     assert answer.answer_type == {"type": "place"}

@@ -1126,6 +1126,11 @@ impl<'a> Sentence<'_, 'a> {
                     // nearer verb does ("released in 1957 by X").
                     if cue.is_none() && is_participle(&lw) {
                         last_verb = Some(w);
+                        // "was organised by X": a participle right after
+                        // "be" makes the clause passive, no copula.
+                        if copula && !head_read && self.be_before(a, i) {
+                            copula = false;
+                        }
                     }
                     if copula && !head_read && cue.is_none() {
                         if lexicon::PREPOSITIONS.contains(&lw.as_ref()) || !light(&lw) {

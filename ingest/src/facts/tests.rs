@@ -26,6 +26,20 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
+    // A passive with a verb outside the cues is a fact of that verb, not a
+    // copula ("was organised by X"), said with "It" too.
+    Case {
+        title: "The Loen Expedition",
+        text: "The Loen Expedition was a survey of the Loen Fjord. It was organised by the \
+               Halden Society and led by Dr. Ivar Berg. The Vik Regatta was sponsored by \
+               Nordbank.",
+        has: &[
+            "loen_expedition | other: organised by | halden_society",
+            "ivar_berg | led | loen_expedition",
+            "vik_regatta | other: sponsored by | nordbank",
+        ],
+        not: &[],
+    },
     // A relative's birthplace beside the subject's own.
     Case {
         title: "Olaf Haugen",

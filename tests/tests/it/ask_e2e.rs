@@ -88,6 +88,20 @@ fn assert_stands_mended(case: &ScriptedCase, short: &str, holds: &[&str], mend: 
     assert!(case.stderr().contains(mend), "{}", case.stderr());
 }
 
+/// The RLM's answer, every claim of it carried by its citation, did not
+/// stand: the review told the model what the answer check could not show
+/// (issue 44), and the question fell back to the heuristic.
+fn assert_sent_back_unshown(case: &ScriptedCase) {
+    let answer = case.answer();
+    assert_ne!(answer["method"], "rlm", "{answer:#}");
+    assert!(answer["fallback"].is_object(), "{answer:#}");
+    let told = case.server.requests().iter().any(|r| {
+        r.to_string()
+            .contains("Answer check: NOT VERIFIED, not shown")
+    });
+    assert!(told, "the model was never told the answer check");
+}
+
 fn verdicts(answer: &Value) -> Vec<String> {
     answer["verification"]["claims"]
         .as_array()
@@ -571,12 +585,10 @@ fn the_questions_year_is_carried_to_the_answer_by_the_sentences_the_run_read() {
         &[],
         LEFT_IN_2019,
     );
-    assert_stands_mended(
-        &case,
-        "Aldergate",
-        &["2019", "Halden University"],
-        "year carried to the answer",
-    );
+    // The year sentence carried to the answer says she left Halden University
+    // ("after leaving"), which the graph holds as no fact: the answer check
+    // cannot show the chain, and the answer does not stand.
+    assert_sent_back_unshown(&case);
 }
 
 #[test]
@@ -669,12 +681,10 @@ fn the_sentence_linking_the_answer_to_the_questions_next_step_is_written_after_i
         &[],
         "Who founded the shipyard that built the research vessel used on the Skarvik Expedition?",
     );
-    assert_stands_mended(
-        &case,
-        "Olaf Haugen",
-        &["built in 2009 at the Vardal Shipyard"],
-        "linked to the question's next step",
-    );
+    // "Used on the Skarvik Expedition" is said of the vessel by no fact the
+    // cited sentences hold: the chain is not shown, and the answer does not
+    // stand.
+    assert_sent_back_unshown(&case);
 }
 
 #[test]
@@ -806,7 +816,10 @@ fn a_name_its_cited_sentence_does_not_write_is_not_the_short_answer() {
         &[],
         "In which city was the research vessel used on the Skarvik Expedition built?",
     );
-    assert_stands_as(&case.answer(), "Bergen");
+    // The cited sentence says where she was built, and no cited sentence
+    // links the expedition to the vessel: the answer check cannot show the
+    // chain, and the answer does not stand.
+    assert_sent_back_unshown(&case);
 }
 
 #[test]

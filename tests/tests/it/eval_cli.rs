@@ -534,26 +534,39 @@ const PAINTER_Q: &str = "painter of Grey Tide";
 /// Prompt tokens the scripted server reports for every call.
 const PROMPT_TOKENS: u64 = 5000;
 
-/// Code that finds the sentence saying where the painter was born, at run
-/// time, as `sid`.
+/// Code that finds, at run time, the sentence saying where the painter was
+/// born as `sid` and the one saying who painted Grey Tide as `pid`.
 fn find_birth() -> String {
-    find_sentence(
-        "sid",
-        "Orrin Vale born town",
-        5,
-        &["born in the fishing town of Kettleby"],
-        Found::Id,
-    )
+    [
+        find_sentence(
+            "sid",
+            "Orrin Vale born town",
+            5,
+            &["born in the fishing town of Kettleby"],
+            Found::Id,
+        ),
+        find_sentence(
+            "pid",
+            "Grey Tide painted",
+            5,
+            &["painted by Orrin Vale"],
+            Found::Id,
+        ),
+    ]
+    .join("\n")
 }
 
 /// A root model that answers the painter question in two turns (find the
-/// sentence, then FINAL with a citation) and gives up on every other question.
+/// sentences, then FINAL citing both hops) and gives up on every other
+/// question.
 fn scripted_root() -> ChatServer {
     ChatServer::start(|req: &Value, _| {
         let text = if req.to_string().contains(PAINTER_Q) {
             match turn(req) {
                 0 => repl(&find_birth()),
-                _ => repl(r#"FINAL(f"Kettleby [{sid}]")"#),
+                _ => repl(
+                    r#"FINAL(f"Kettleby [{sid}]. Grey Tide was painted by Orrin Vale [{pid}].")"#,
+                ),
             }
         } else {
             repl(r#"FINAL("I cannot tell")"#)
@@ -601,25 +614,28 @@ fn scripted_model_run_counts_calls_and_resumes_without_calling_again() {
     let hq1 = &recs[0]["run"];
     assert_eq!(recs[0]["id"], "hq1");
     assert_eq!(hq1["run"]["method"], "rlm", "{hq1}");
-    assert_eq!(hq1["run"]["answer"], "Kettleby", "{hq1}");
+    assert_eq!(hq1["run"]["short_answer"], "Kettleby", "{hq1}");
     assert_eq!(hq1["em"], 1.0, "{hq1}");
     assert_eq!(hq1["f1"], 1.0, "{hq1}");
-    // Every claim is supported, but the one cited sentence is no chain from
-    // the question's name to the answer: not verified (issue 44).
-    assert_eq!(hq1["run"]["verified"], false, "{hq1}");
+    // Both hops cited: a chain of facts from the question's name to the
+    // answer, verified (issue 44).
+    assert_eq!(hq1["run"]["verified"], true, "{hq1}");
     assert!(
         hq1["run"]["answer_check"]
             .as_str()
-            .is_some_and(|c| c.starts_with("not_shown")),
+            .is_some_and(|c| c.starts_with("answers")),
         "{hq1}"
     );
     assert_eq!(
         hq1["run"]["cited_sentences"],
-        serde_json::json!(["Vale was born in the fishing town of Kettleby in 1962."])
+        serde_json::json!([
+            "Vale was born in the fishing town of Kettleby in 1962.",
+            "It was painted by Orrin Vale and hangs in the Lantern Gallery."
+        ])
     );
-    // The cited sentence is one of the two gold sentences.
+    // The cited sentences are the two gold sentences.
     assert_eq!(hq1["citation_precision"], 1.0, "{hq1}");
-    assert_eq!(hq1["citation_recall"], 0.5, "{hq1}");
+    assert_eq!(hq1["citation_recall"], 1.0, "{hq1}");
     // Calls and tokens are the server's: two turns of PROMPT_TOKENS each.
     let painter_calls = requests_for(&server, PAINTER_Q);
     assert_eq!(painter_calls, 2, "find, then FINAL");

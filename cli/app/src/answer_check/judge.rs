@@ -24,6 +24,8 @@ type Step = (usize, bool);
 
 /// What the question asks, read against the cited facts.
 struct Reading<'a> {
+    /// Most hops of a chain for this question.
+    max_hops: usize,
     nodes: &'a [Node],
     facts: &'a [CitedFact],
     /// Match keys of the question's relation words.
@@ -50,11 +52,15 @@ pub(super) fn judge(
         .filter(|w| !is_stopword(w))
         .map(|w| match_key(w))
         .collect();
+    // A question that says no relation ("In which city is X?") asks for
+    // the one fact that links its name to the answer: any fact, one hop.
+    let unsaid = keys.is_empty();
     let asked = facts
         .iter()
-        .map(|f| label_keys(&f.label).iter().any(|k| keys.contains(k)))
+        .map(|f| unsaid || label_keys(&f.label).iter().any(|k| keys.contains(k)))
         .collect();
     let r = Reading {
+        max_hops: if unsaid { 1 } else { MAX_CHAIN_HOPS },
         nodes,
         facts,
         starts: named_by(question, nodes),
@@ -173,7 +179,7 @@ impl Reading<'_> {
         };
         let mut steps = 0usize;
         let mut reached: HashSet<usize> = HashSet::new();
-        for len in 1..=MAX_CHAIN_HOPS {
+        for len in 1..=self.max_hops {
             for &start in &self.starts {
                 let mut path: Vec<Step> = Vec::new();
                 let mut on_path = vec![start];
@@ -489,7 +495,14 @@ fn named_by(question: &Question, nodes: &[Node]) -> Vec<usize> {
             .iter()
             .filter(|name| name.chars().filter(|c| c.is_alphanumeric()).count() >= 2)
             .filter(|name| !is_stopword(&name.to_lowercase()))
-            .filter(|name| question.writes_name(name))
+            // "The Halvorsen Medal" is written in "the 2018 Halvorsen Medal".
+            .filter(|name| {
+                question.writes_name(name)
+                    || ["The ", "the "]
+                        .iter()
+                        .find_map(|the| name.strip_prefix(the))
+                        .is_some_and(|rest| rest.contains(' ') && question.writes_name(rest))
+            })
             .map(|name| norm(name))
             .filter(|name| !partial(name))
             .collect()

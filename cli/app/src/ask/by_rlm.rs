@@ -120,24 +120,44 @@ impl AnswerStrategy for RlmStrategy {
                 return fall_back(&rlm, session, outcome, reason, run, question).await;
             }
         };
-        // `verified` needs the answer check's `answers` (issue 44); what it
-        // cannot show is said first, with its reason. An answer its cited
-        // facts give for another subject than the question's (the founder's
-        // cousin's birthplace) is wrong: the run falls back.
+        // `verified` needs the answer check's `answers` (issue 44), and an
+        // RLM answer stands only verified: one its cited facts do not show
+        // answering the question (or give for another subject, the founder's
+        // cousin's birthplace) hands the question to the heuristic, saying
+        // why. "Not found" (no text) stands: it claims nothing.
         let answer_check = run.check_answer(question, short_answer.as_ref(), &report)?;
-        if answer_check.verdict == crate::AnswerVerdict::AboutAnother {
+        let not_found = text.trim().is_empty();
+        let verified = !not_found && report.all_supported() && answer_check.answers();
+        if !not_found && !verified {
+            let why = if answer_check.answers() {
+                let supported = report
+                    .totals
+                    .verdicts
+                    .get(&rlmkg_citation::Verdict::Supported)
+                    .copied()
+                    .unwrap_or(0);
+                format!(
+                    "the citation check: {supported} of {} factual claims supported",
+                    report.totals.factual
+                )
+            } else {
+                format!(
+                    "the answer check ({}): {}",
+                    answer_check.verdict.name(),
+                    answer_check.reason
+                )
+            };
             let reason = FallbackReason::UnsupportedAnswer {
-                why: format!("the answer check (about_another): {}", answer_check.reason),
+                why: format!("the RLM's answer was not verified, {why}"),
             };
             return fall_back(&rlm, session, outcome, reason, run, question).await;
         }
-        let verified = !text.trim().is_empty() && report.all_supported() && answer_check.answers();
         let verification = serde_json::to_value(&report).unwrap_or_default();
         session.finish(verification)?;
         Ok(Answer {
             question: question.text().to_owned(),
             answer_check,
-            not_found: text.trim().is_empty(),
+            not_found,
             short_answer,
             answer_type: question.answer_type().clone(),
             text,

@@ -53,15 +53,16 @@ fn the_page_shows_the_short_answer_claim_verdicts_and_cited_sentences() {
         .unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
     assert_eq!(page["answered"], true, "{page}");
     assert_eq!(page["short_answer"], "Tromsø", "{page}");
-    // Not verified: the answer check shows no chain (issue 44).
-    assert_eq!(page["verified"], "false", "{page}");
-    // The answer check is shown beside the badge, with its reason.
-    assert_eq!(page["answer_check_verdict"], "not_shown", "{page}");
+    // Verified: the answer check shows the chain from the expedition to
+    // the city (issue 44).
+    assert_eq!(page["verified"], "true", "{page}");
+    // The answer check is shown beside the badge, with its chain.
+    assert_eq!(page["answer_check_verdict"], "answers", "{page}");
     assert!(
         page["answer_check"]
             .as_str()
             .unwrap()
-            .starts_with("Not shown to answer the question (not shown): "),
+            .starts_with("Answers the question: Skarvik Expedition —other: organised by→ "),
         "{page}"
     );
     let claims = page["claims"].as_array().unwrap();
