@@ -61,6 +61,25 @@ fn verdicts() {
             ],
             Answers,
         ),
+        // A question that says no relation takes one fact of any
+        // predicate from its name …
+        (
+            "In which city is the Marsh Shipyard?",
+            "Wendsund",
+            &[("Marsh Shipyard", "located in", "@Wendsund", "c1.s1")],
+            Answers,
+        ),
+        // … and no longer chain: the founder's birthplace is not where the
+        // shipyard is.
+        (
+            "In which city is the Marsh Shipyard?",
+            "Wendsund",
+            &[
+                ("Emil Ravness", "founded", "Marsh Shipyard", "c1.s1"),
+                ("Emil Ravness", "born in", "@Wendsund", "c2.s1"),
+            ],
+            NotShown,
+        ),
         // The cousin's birthplace: the founder is reached, the answer's
         // fact is about someone else.
         (
