@@ -448,12 +448,10 @@ pub(crate) fn review(
     }
     match standing(store, question, report, read, &appended) {
         Ok(short) => check_sent_back(store, question, short.as_ref(), report),
-        Err(Unfit::NotCarried(why)) => {
-            Err(format!(
-                "{why}; write what the cited sentences say, the answer first, each claim with \
+        Err(Unfit::NotCarried(why)) => Err(format!(
+            "{why}; write what the cited sentences say, the answer first, each claim with \
                  the [id] of the sentence that says it"
-            ))
-        }
+        )),
         Err(Unfit::OtherRelation(word)) => {
             let next =
                 rlmkg_heuristic::unasked_names(store.as_ref(), question, &cited_output(report));
@@ -468,13 +466,11 @@ pub(crate) fn review(
                  answer from it"
             ))
         }
-        Err(Unfit::MissingYear(years)) => {
-            Err(format!(
-                "the question is about {years}, and none of the sentences your answer cites \
+        Err(Unfit::MissingYear(years)) => Err(format!(
+            "the question is about {years}, and none of the sentences your answer cites \
                  says {years}: find the sentence that does (search with the year and the names \
                  of the question), and answer from it"
-            ))
-        }
+        )),
         Err(Unfit::Unlinked { answering, next }) => {
             let named = question.name_words();
             let first = next.first().map(String::as_str).unwrap_or_default();
@@ -518,13 +514,11 @@ pub(crate) fn review(
                 "the question asks for a {asked}, and \"{date}\" is a date, not a {asked}. {how}"
             ))
         }
-        Err(Unfit::NotOfType(kind)) => {
-            Err(format!(
-                "the question asks for {}, and no claim of your answer that its citation \
+        Err(Unfit::NotOfType(kind)) => Err(format!(
+            "the question asks for {}, and no claim of your answer that its citation \
                  carries names one; find the sentence that does, and begin the answer with it",
-                kind.describe()
-            ))
-        }
+            kind.describe()
+        )),
     }
 }
 

@@ -12,7 +12,7 @@ use rlmkg_text::{is_stopword, match_key};
 use super::{AnswerCheck, AnswerVerdict, ChainHop, CitedFact, Node};
 
 /// Most hops of a chain from the question to the answer.
-const MAX_CHAIN_HOPS: usize = 4;
+pub(super) const MAX_CHAIN_HOPS: usize = 4;
 
 /// Most partial chains the walk extends (the cited facts are few; this
 /// bounds the work whatever they are).
@@ -24,6 +24,9 @@ type Step = (usize, bool);
 
 /// What the question asks, read against the cited facts.
 struct Reading<'a> {
+    /// The ordinals the question gives ("the *first* winner"): a sentence
+    /// of the chain must say each.
+    ordinals: Vec<String>,
     /// Most hops of a chain for this question.
     max_hops: usize,
     nodes: &'a [Node],
@@ -59,7 +62,16 @@ pub(super) fn judge(
         .iter()
         .map(|f| unsaid || label_keys(&f.label).iter().any(|k| keys.contains(k)))
         .collect();
+    let ordinals = question
+        .text()
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| {
+            rlmkg_text::number_word(w).is_some_and(|n| n.kind == rlmkg_text::NumberKind::Ordinal)
+        })
+        .collect();
     let r = Reading {
+        ordinals,
         max_hops: if unsaid { 1 } else { MAX_CHAIN_HOPS },
         nodes,
         facts,
@@ -175,6 +187,9 @@ impl Reading<'_> {
             required.iter().all(|k| {
                 path.iter()
                     .any(|&(i, _)| label_keys(&self.facts[i].label).contains(*k))
+            }) && self.ordinals.iter().all(|o| {
+                path.iter()
+                    .any(|&(i, _)| contains_words(&self.facts[i].text, o))
             })
         };
         let mut steps = 0usize;
@@ -226,6 +241,14 @@ impl Reading<'_> {
                 return None;
             }
             if on_path.contains(&next) {
+                continue;
+            }
+            // Back along the predicate it came by (a book → its publisher
+            // → another book of the publisher's): no step of a chain.
+            if let Some(&(last, last_reversed)) = path.last()
+                && self.facts[last].label == self.facts[step.0].label
+                && last_reversed != step.1
+            {
                 continue;
             }
             reached.insert(next);

@@ -11,7 +11,7 @@
 //! graph's (`Store::facts_in`), the words that say a predicate are the
 //! extraction's lexicon ([`rlmkg_ingest::predicate_words`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rlmkg_citation::{Report, Verdict};
 use rlmkg_heuristic::Question;
@@ -131,6 +131,9 @@ pub(crate) struct CitedFact {
     pub label: String,
     pub object: usize,
     pub sentence: String,
+    /// The sentence's text, lower case (what an ordinal of the question
+    /// must be read in).
+    pub text: String,
 }
 
 /// The short answer an answer opens with: its first factual claim, without
@@ -196,6 +199,16 @@ pub fn check_answer(
         ));
     }
     let facts = store.facts_in(&ids)?;
+    judge_facts(store, question, short, facts)
+}
+
+/// The judge over `facts`, their ends resolved to the store's entities.
+fn judge_facts(
+    store: &Store,
+    question: &Question,
+    short: &str,
+    facts: Vec<rlmkg_corpus::Fact>,
+) -> Result<AnswerCheck, rlmkg_ingest::StoreError> {
     let located_in = rlmkg_ingest::Predicate::LocatedIn.label();
     let mut nodes: Vec<Node> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -230,7 +243,19 @@ pub fn check_answer(
             Ok(nodes.len() - 1)
         };
     let mut cited = Vec::new();
+    let mut texts: HashMap<String, String> = HashMap::new();
     for f in facts {
+        let sentence = f.sentence.unwrap_or_default();
+        if !texts.contains_key(&sentence) && !sentence.is_empty() {
+            let text = store
+                .read(&sentence)?
+                .sentences
+                .iter()
+                .find(|s| s.id == sentence)
+                .map(|s| s.text.to_lowercase())
+                .unwrap_or_default();
+            texts.insert(sentence.clone(), text);
+        }
         let subject_kind = store
             .entity(&f.subject)?
             .map(|e| e.kind)
@@ -241,8 +266,75 @@ pub fn check_answer(
             subject,
             label: f.predicate,
             object,
-            sentence: f.sentence.unwrap_or_default(),
+            text: texts.get(&sentence).cloned().unwrap_or_default(),
+            sentence,
         });
     }
     Ok(judge::judge(question, short, &nodes, &cited))
+}
+
+/// Most chunks read around one entity when [`find_chain`] looks for a chain.
+const CHAIN_CHUNKS: usize = 16;
+
+/// Most entities one hop of [`find_chain`]'s search goes on from.
+const CHAIN_FRONTIER: usize = 32;
+
+/// The chain of facts the answer check would accept from a name `question`
+/// gives to `short`, looked for in the store (the facts of the chunks
+/// around the question's names, then around what those facts reach, up to
+/// the check's hop limit): the hops with the sentences to cite, or `None`.
+/// The check itself still judges only what an answer cites.
+pub fn find_chain(
+    store: &Store,
+    question: &Question,
+    short: &str,
+) -> Result<Option<Vec<ChainHop>>, rlmkg_ingest::StoreError> {
+    let mut frontier: Vec<String> = Vec::new();
+    for name in judge::name_items(question) {
+        if let Some(e) = store.entity(name)?
+            && !frontier.contains(&e.id)
+        {
+            frontier.push(e.id);
+        }
+    }
+    let mut seen_entities: HashSet<String> = frontier.iter().cloned().collect();
+    let mut seen_chunks = HashSet::new();
+    let mut facts = Vec::new();
+    for _ in 0..judge::MAX_CHAIN_HOPS {
+        let mut passages: Vec<PassageId> = Vec::new();
+        for e in &frontier {
+            for chunk in store.chunks_of_entity(e)?.into_iter().take(CHAIN_CHUNKS) {
+                if seen_chunks.insert(chunk) {
+                    passages.push(PassageId {
+                        chunk,
+                        sentences: None,
+                    });
+                }
+            }
+        }
+        if passages.is_empty() {
+            break;
+        }
+        let found = store.facts_in(&passages)?;
+        let mut next = Vec::new();
+        for f in &found {
+            let touches = frontier.contains(&f.subject) || frontier.contains(&f.object);
+            for (end, date) in [(&f.subject, false), (&f.object, f.object_type == "date")] {
+                if touches
+                    && !date
+                    && next.len() < CHAIN_FRONTIER
+                    && seen_entities.insert(end.clone())
+                {
+                    next.push(end.clone());
+                }
+            }
+        }
+        facts.extend(found);
+        frontier = next;
+    }
+    if facts.is_empty() {
+        return Ok(None);
+    }
+    let check = judge_facts(store, question, short, facts)?;
+    Ok(check.answers().then_some(check.chain))
 }

@@ -34,11 +34,23 @@ fn run(question: &str, short: &str, facts: &[F]) -> (AnswerVerdict, String, usiz
     };
     let cited: Vec<CitedFact> = facts
         .iter()
-        .map(|&(s, label, o, sentence)| CitedFact {
-            subject: node(s),
-            label: label.to_string(),
-            object: node(o),
-            sentence: sentence.to_string(),
+        .map(|&(s, label, o, sentence)| {
+            // "c1.s1: the text" gives the sentence's text; else it is the
+            // fact in words.
+            let (id, text) = match sentence.split_once(": ") {
+                Some((id, text)) => (id.to_string(), text.to_lowercase()),
+                None => (
+                    sentence.to_string(),
+                    format!("{s} {label} {o}").to_lowercase(),
+                ),
+            };
+            CitedFact {
+                subject: node(s),
+                label: label.to_string(),
+                object: node(o),
+                sentence: id,
+                text,
+            }
         })
         .collect();
     let check = judge(&Question::read(question), short, &nodes, &cited);
@@ -60,6 +72,55 @@ fn verdicts() {
                 ("Emil Ravness", "born in", "@Wendsund", "c2.s1"),
             ],
             Answers,
+        ),
+        // The first winner asked, the second's birthplace cited: no chain
+        // says "first".
+        (
+            "In which town was the first winner of the Halwick Medal born?",
+            "Kettlesholm",
+            &[
+                (
+                    "Liv Sundgen",
+                    "won",
+                    "Halwick Medal",
+                    "c1.s3: The second winner, Liv Sundgen, received it in 1884.",
+                ),
+                ("Liv Sundgen", "born in", "@Kettlesholm", "c2.s1"),
+            ],
+            NotShown,
+        ),
+        // … the first winner's, said "first": the chain holds.
+        (
+            "In which town was the first winner of the Halwick Medal born?",
+            "Brindsund",
+            &[
+                (
+                    "Sigurd Sundgen",
+                    "won",
+                    "Halwick Medal",
+                    "c1.s2: It was first awarded in 1853 to Sigurd Sundgen.",
+                ),
+                ("Sigurd Sundgen", "born in", "@Brindsund", "c3.s1"),
+            ],
+            Answers,
+        ),
+        // Another book of the same publisher is no step: a chain does not
+        // go back along the predicate it came by.
+        (
+            "In which year was the book written by Brita Ravsen published?",
+            "1907",
+            &[
+                ("Brita Ravsen", "author of", "The Last Meridian", "c1.s1"),
+                (
+                    "The Last Meridian",
+                    "published by",
+                    "Bramble Press",
+                    "c1.s2",
+                ),
+                ("The Last Compass", "published by", "Bramble Press", "c2.s1"),
+                ("The Last Compass", "other: published in", "1907", "c2.s1"),
+            ],
+            AboutAnother,
         ),
         // A question that says no relation takes one fact of any
         // predicate from its name …

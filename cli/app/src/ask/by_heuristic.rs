@@ -52,6 +52,10 @@ impl AnswerStrategy for Heuristic<'_> {
             } else {
                 (q.answer_type().clone(), None)
             };
+            let mut found = found;
+            if let Some(short) = &picked {
+                cite_chain(store.as_ref(), &q, &short.text, &mut found)?;
+            }
             Ok::<_, StoreError>((found, kind, picked, absent))
         })
         .await
@@ -131,6 +135,47 @@ impl AnswerStrategy for Heuristic<'_> {
             fallback: None,
         })
     }
+}
+
+/// The sentences of the chain of facts the store holds from the question's
+/// names to `short` (the answer check's own walk, `find_chain`), put first
+/// in the evidence when the evidence lacks them: an answer read off the
+/// evidence then cites each step, and the check sees the chain. Nothing is
+/// added when the store holds no such chain.
+fn cite_chain(
+    store: &Store,
+    question: &Question,
+    short: &str,
+    found: &mut Exploration,
+) -> Result<(), StoreError> {
+    let Some(chain) = crate::answer_check::find_chain(store, question, short)? else {
+        return Ok(());
+    };
+    let mut add = Vec::new();
+    for hop in &chain {
+        if found.evidence.iter().any(|e| e.id == hop.sentence)
+            || add
+                .iter()
+                .any(|e: &heuristic::Evidence| e.id == hop.sentence)
+        {
+            continue;
+        }
+        let passage = store.read(&hop.sentence)?;
+        let Some(sentence) = passage.sentences.iter().find(|s| s.id == hop.sentence) else {
+            continue;
+        };
+        add.push(heuristic::Evidence {
+            id: sentence.id.clone(),
+            chunk: passage.chunk.to_string(),
+            title: passage.doc.title.clone(),
+            path: passage.doc.path.clone(),
+            text: sentence.text.trim().to_owned(),
+            score: 0.0,
+            about: None,
+        });
+    }
+    found.evidence.splice(0..0, add);
+    Ok(())
 }
 
 /// Check a composed reply claim by claim: cite what the evidence supports (evidence
