@@ -771,6 +771,8 @@ mod tests {
             ("title: IN [harbour]", &["c1"]),
             ("text:/lighthouse/", &["c2"]),
             ("harbour^-1", &["c1"]),
+            ("} !", &[]),
+            ("!^2", &[]),
         ] {
             let hits = ix
                 .search(query, 5)

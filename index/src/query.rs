@@ -20,9 +20,14 @@ pub(crate) fn user_query(
     text: &str,
     chunks: impl FnOnce() -> Box<dyn Query>,
 ) -> Box<dyn Query> {
+    let words = as_words(text);
+    if words.trim().is_empty() {
+        // No word at all ("} !"): nothing, not every record.
+        return Box::new(tantivy::query::EmptyQuery);
+    }
     let (ast, _errors) = parse_query_lenient(text);
     if !only_searchable(&ast) {
-        return parser.parse_query_lenient(&as_words(text)).0;
+        return parser.parse_query_lenient(&words).0;
     }
     let excludes = excludes(&ast);
     let query = parser.build_query_from_user_input_ast_lenient(ast).0;
@@ -57,10 +62,13 @@ fn only_searchable(ast: &UserInputAst) -> bool {
             boost.is_finite() && boost.into_inner() > 0.0 && only_searchable(a)
         }
         UserInputAst::Leaf(leaf) => match leaf.as_ref() {
-            UserInputLeaf::Literal(l) => l
-                .field_name
-                .as_deref()
-                .is_none_or(|f| SEARCHABLE.contains(&f)),
+            // A leaf with no word ("!") would match every record.
+            UserInputLeaf::Literal(l) => {
+                l.field_name
+                    .as_deref()
+                    .is_none_or(|f| SEARCHABLE.contains(&f))
+                    && l.phrase.chars().any(char::is_alphanumeric)
+            }
             _ => false,
         },
     }
