@@ -84,6 +84,16 @@ pub fn run(cwd: &Path, args: &[&str]) -> Output {
     }
 }
 
+/// Run `cmd`, which must succeed, and return its stdout.
+pub fn stdout_ok(cmd: &mut Command) -> String {
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(e) => panic!("could not run {cmd:?}: {e}"),
+    };
+    assert!(out.status.success(), "{cmd:?} failed: {}", stderr(&out));
+    stdout(&out)
+}
+
 /// Stdout as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use rlm_core::embedded;
-use rlmkg_tests::{rlmkg, stderr, stdout, without_models};
+use rlmkg_tests::{rlmkg, stderr, stdout, stdout_ok, without_models};
 use serde_json::Value;
 
 /// One file each: (file name, text). The query below shares no word with
@@ -59,17 +59,7 @@ fn write_corpus(dir: &Path) -> std::path::PathBuf {
 
 /// `rlmkg --store store <args…>` in `dir`; must succeed.
 fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = rlmkg(dir)
-        .args(["--store", "store"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rlmkg {args:?} failed: {}",
-        stderr(&out)
-    );
-    stdout(&out)
+    stdout_ok(rlmkg(dir).args(["--store", "store"]).args(args))
 }
 
 /// The file names of `search --mode MODE`'s hits, best first.

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rlm_core::testkit::free_port;
-use rlmkg_tests::{repo_root, rlmkg, shared_data, stderr, stdout};
+use rlmkg_tests::{repo_root, rlmkg, shared_data, stderr, stdout, stdout_ok};
 use serde_json::Value;
 
 /// A Virtuoso server of this test, killed when dropped.
@@ -113,19 +113,13 @@ fn virtuoso_bins() -> Option<(PathBuf, PathBuf)> {
 
 /// `rlmkg --store STORE args…`, which must succeed; its stdout.
 fn ok(dir: &Path, store: &Path, args: &[&str]) -> String {
-    let out = rlmkg(dir)
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .env_remove("RLMKG_SPARQL_ENDPOINT")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "rlmkg {args:?} failed: {}",
-        stderr(&out)
-    );
-    stdout(&out)
+    stdout_ok(
+        rlmkg(dir)
+            .arg("--store")
+            .arg(store)
+            .args(args)
+            .env_remove("RLMKG_SPARQL_ENDPOINT"),
+    )
 }
 
 /// A query's answer as a sorted list of rows (or `ASK`'s value), terms as

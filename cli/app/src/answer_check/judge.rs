@@ -62,16 +62,8 @@ pub(super) fn judge(
         .iter()
         .map(|f| unsaid || label_keys(&f.label).iter().any(|k| keys.contains(k)))
         .collect();
-    let ordinals = question
-        .text()
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .filter(|w| {
-            rlmkg_text::number_word(w).is_some_and(|n| n.kind == rlmkg_text::NumberKind::Ordinal)
-        })
-        .collect();
     let r = Reading {
-        ordinals,
+        ordinals: ordinals(question),
         max_hops: if unsaid { 1 } else { MAX_CHAIN_HOPS },
         nodes,
         facts,
@@ -550,6 +542,18 @@ fn named_by(question: &Question, nodes: &[Node]) -> Vec<usize> {
             })
         })
         .map(|(i, _)| *i)
+        .collect()
+}
+
+/// The ordinals the question gives ("the *first* winner"), from its words.
+pub(super) fn ordinals(question: &Question) -> Vec<String> {
+    question
+        .words()
+        .iter()
+        .filter(|w| {
+            rlmkg_text::number_word(w).is_some_and(|n| n.kind == rlmkg_text::NumberKind::Ordinal)
+        })
+        .cloned()
         .collect()
 }
 

@@ -132,7 +132,7 @@ pub(crate) struct CitedFact {
     pub object: usize,
     pub sentence: String,
     /// The sentence's text, lower case (what an ordinal of the question
-    /// must be read in).
+    /// must be read in; empty when the question gives no ordinal).
     pub text: String,
 }
 
@@ -243,10 +243,13 @@ fn judge_facts(
             Ok(nodes.len() - 1)
         };
     let mut cited = Vec::new();
+    // The sentences' texts serve only the question's ordinals: read them
+    // only then.
+    let with_text = !judge::ordinals(question).is_empty();
     let mut texts: HashMap<String, String> = HashMap::new();
     for f in facts {
         let sentence = f.sentence.unwrap_or_default();
-        if !texts.contains_key(&sentence) && !sentence.is_empty() {
+        if with_text && !texts.contains_key(&sentence) && !sentence.is_empty() {
             let text = store
                 .read(&sentence)?
                 .sentences
