@@ -62,72 +62,28 @@ pub enum Predicate {
 
 /// Every predicate with its label, its label read from the object's side and
 /// its RDF local name: the one table the rest derives from.
+#[rustfmt::skip]
 const TABLE: &[(Predicate, &str, &str, &str)] = &[
     (Predicate::BornIn, "born in", "birthplace of", "bornIn"),
     (Predicate::DiedIn, "died in", "place of death of", "diedIn"),
     (Predicate::Founded, "founded", "founded by", "founded"),
-    (
-        Predicate::LocatedIn,
-        "located in",
-        "location of",
-        "locatedIn",
-    ),
+    (Predicate::LocatedIn, "located in", "location of", "locatedIn"),
     (Predicate::PartOf, "part of", "has part", "partOf"),
     (Predicate::MemberOf, "member of", "has member", "memberOf"),
-    (
-        Predicate::EmployedBy,
-        "employed by",
-        "employer of",
-        "employedBy",
-    ),
+    (Predicate::EmployedBy, "employed by", "employer of", "employedBy"),
     (Predicate::Led, "led", "led by", "led"),
     (Predicate::AuthorOf, "author of", "written by", "authorOf"),
-    (
-        Predicate::PublishedBy,
-        "published by",
-        "publisher of",
-        "publishedBy",
-    ),
+    (Predicate::PublishedBy, "published by", "publisher of", "publishedBy"),
     (Predicate::BuiltBy, "built by", "builder of", "builtBy"),
     (Predicate::Won, "won", "won by", "won"),
     (Predicate::SpouseOf, "spouse of", "spouse of", "spouseOf"),
     (Predicate::ParentOf, "parent of", "child of", "parentOf"),
-    (
-        Predicate::SiblingOf,
-        "sibling of",
-        "sibling of",
-        "siblingOf",
-    ),
-    (
-        Predicate::RelativeOf,
-        "relative of",
-        "relative of",
-        "relativeOf",
-    ),
-    (
-        Predicate::Succeeded,
-        "succeeded",
-        "succeeded by",
-        "succeeded",
-    ),
-    (
-        Predicate::DateOfBirth,
-        "date of birth",
-        "date of birth of",
-        "dateOfBirth",
-    ),
-    (
-        Predicate::DateOfDeath,
-        "date of death",
-        "date of death of",
-        "dateOfDeath",
-    ),
-    (
-        Predicate::DateOfFounding,
-        "date of founding",
-        "date of founding of",
-        "dateOfFounding",
-    ),
+    (Predicate::SiblingOf, "sibling of", "sibling of", "siblingOf"),
+    (Predicate::RelativeOf, "relative of", "relative of", "relativeOf"),
+    (Predicate::Succeeded, "succeeded", "succeeded by", "succeeded"),
+    (Predicate::DateOfBirth, "date of birth", "date of birth of", "dateOfBirth"),
+    (Predicate::DateOfDeath, "date of death", "date of death of", "dateOfDeath"),
+    (Predicate::DateOfFounding, "date of founding", "date of founding of", "dateOfFounding"),
 ];
 
 /// The RDF local name of `other` facts' predicate (the phrase is a literal).

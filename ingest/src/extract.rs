@@ -74,6 +74,7 @@ pub struct Extraction {
     pub about: Option<String>,
 }
 
+/// Words that start no name when capitalised (a sentence's first word).
 const STOP_STARTERS: &[&str] = &[
     "contrary",
     "apart",
@@ -237,6 +238,7 @@ const STOP_STARTERS: &[&str] = &[
     "del",
 ];
 
+/// Words that make a name an organisation ("Marsh *Shipyard*").
 const ORG_WORDS: &[&str] = &[
     "inc",
     "corp",
@@ -329,6 +331,7 @@ const ORG_WORDS: &[&str] = &[
     "architects",
 ];
 
+/// Titles before a person's name ("Dr", "King").
 const PERSON_TITLES: &[&str] = &[
     "mr",
     "mrs",
@@ -485,14 +488,21 @@ impl<'w> WordSet<'w> {
 /// The word lists above, and rlmkg-text's name joiners, as
 /// [`WordSet`]s, built once.
 struct Lexicon {
+    /// [`STOP_STARTERS`]: words that start no name when capitalised.
     stop_starters: WordSet<'static>,
     /// [`NAME_JOINERS`]: lower-case words allowed inside a name.
     connectors: WordSet<'static>,
+    /// [`ORG_WORDS`]: words that make a name an organisation's.
     org_words: WordSet<'static>,
+    /// [`PLACE_WORDS`]: words that make a name a place's.
     place_words: WordSet<'static>,
+    /// [`PERSON_TITLES`]: titles before a person's name ("Dr", "King").
     person_titles: WordSet<'static>,
+    /// [`PLACE_PREPOSITIONS`]: words before a name that make it a place.
     place_prepositions: WordSet<'static>,
+    /// [`NOBLE_TITLES`]: titles a name may carry after a comma.
     noble_titles: WordSet<'static>,
+    /// [`EVENT_WORDS`]: words that make a name an event, an era or a law.
     event_words: WordSet<'static>,
 }
 
@@ -515,13 +525,6 @@ fn is_cap(w: &str) -> bool {
 }
 
 fn is_acronym(w: &str) -> bool {
-    if w.is_ascii() {
-        let b = w.as_bytes();
-        return (2..=6).contains(&b.len())
-            && b.iter()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-            && b.iter().filter(|c| c.is_ascii_uppercase()).count() >= 2;
-    }
     let n = w.chars().count();
     (2..=6).contains(&n)
         && w.chars().all(|c| c.is_uppercase() || c.is_ascii_digit())

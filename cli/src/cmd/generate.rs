@@ -2,7 +2,7 @@
 //! with their ground truth) to a directory, for `rlmkg eval --corpus`.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -59,38 +59,26 @@ pub fn run(args: GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let reports = rlmkg_eval::incidents::reports(args.reports, args.seed);
     let questions = rlmkg_eval::incidents::questions(&reports);
     let docs = args.dir.join("reports");
-    std::fs::create_dir_all(&docs).with_context(|| format!("creating {}", docs.display()))?;
-    for r in &reports {
-        let path = docs.join(&r.file);
-        std::fs::write(&path, &r.text).with_context(|| format!("writing {}", path.display()))?;
-    }
     let qpath = args.dir.join("questions.jsonl");
-    std::fs::write(&qpath, jsonl(&questions)?)
-        .with_context(|| format!("writing {}", qpath.display()))?;
-    let mut stdout = crate::out::stdout();
-    if global.json {
-        writeln!(
-            stdout,
-            "{}",
-            serde_json::json!({
-                "reports": reports.len(),
-                "questions": questions.len(),
-                "corpus": docs,
-                "dataset": qpath,
-            })
-        )?;
-    } else if !global.quiet {
-        writeln!(
-            stdout,
-            "wrote {} reports to {} and {} questions to {}\nrun: rlmkg --store STORE eval {} --corpus {}",
-            reports.len(),
-            docs.display(),
-            questions.len(),
-            qpath.display(),
-            qpath.display(),
-            docs.display()
-        )?;
-    }
+    let lines = jsonl(&questions)?;
+    let files = reports
+        .iter()
+        .map(|r| (docs.join(&r.file), r.text.as_bytes()));
+    write_files(files.chain([(qpath.clone(), lines.as_bytes())]))?;
+    let json = serde_json::json!({
+        "reports": reports.len(),
+        "questions": questions.len(),
+        "corpus": docs,
+        "dataset": qpath,
+    });
+    let what = format!(
+        "{} reports to {} and {} questions to {}",
+        reports.len(),
+        docs.display(),
+        questions.len(),
+        qpath.display()
+    );
+    say_written(global, &json, &what, &qpath, &docs)?;
     Ok(0)
 }
 
@@ -100,17 +88,20 @@ fn world(args: &GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let w = world::generate(args.seed)
         .with_context(|| format!("generating the world of seed {}", args.seed))?;
     let docs = args.dir.join(world::ARTICLES_DIR);
-    std::fs::create_dir_all(&docs).with_context(|| format!("creating {}", docs.display()))?;
-    for a in &w.articles {
-        let path = args.dir.join(&a.file);
-        std::fs::write(&path, &a.text).with_context(|| format!("writing {}", path.display()))?;
-    }
-    let qpath = args.dir.join("questions.jsonl");
-    let lines = jsonl(&w.questions)?;
-    std::fs::write(&qpath, lines).with_context(|| format!("writing {}", qpath.display()))?;
-    let fpath = args.dir.join("facts.jsonl");
-    let lines = jsonl(&w.facts)?;
-    std::fs::write(&fpath, lines).with_context(|| format!("writing {}", fpath.display()))?;
+    let (qpath, fpath) = (
+        args.dir.join("questions.jsonl"),
+        args.dir.join("facts.jsonl"),
+    );
+    let (questions, facts) = (jsonl(&w.questions)?, jsonl(&w.facts)?);
+    let files = w
+        .articles
+        .iter()
+        .map(|a| (args.dir.join(&a.file), a.text.as_bytes()));
+    let lists = [
+        (qpath.clone(), questions.as_bytes()),
+        (fpath.clone(), facts.as_bytes()),
+    ];
+    write_files(files.chain(lists))?;
     let counts: Vec<(&str, usize)> = world::Kind::ALL
         .iter()
         .map(|k| {
@@ -124,38 +115,62 @@ fn world(args: &GenerateArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         .iter()
         .map(|(k, n)| ((*k).to_owned(), (*n).into()))
         .collect();
+    let json = serde_json::json!({
+        "articles": w.articles.len(),
+        "questions": w.questions.len(),
+        "kinds": kinds,
+        "facts": w.facts.len(),
+        "corpus": docs,
+        "dataset": qpath,
+        "fact_list": fpath,
+    });
+    let per_kind: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let what = format!(
+        "{} articles to {}, {} questions ({}) to {} and {} facts to {}",
+        w.articles.len(),
+        docs.display(),
+        w.questions.len(),
+        per_kind.join(", "),
+        qpath.display(),
+        w.facts.len(),
+        fpath.display()
+    );
+    say_written(global, &json, &what, &qpath, &docs)?;
+    Ok(0)
+}
+
+/// Says what was written: `json` with `--json`, else "wrote `what`" and
+/// the command that evaluates the set.
+fn say_written(
+    global: &GlobalArgs,
+    json: &serde_json::Value,
+    what: &str,
+    dataset: &Path,
+    corpus: &Path,
+) -> anyhow::Result<()> {
     let mut stdout = crate::out::stdout();
     if global.json {
-        writeln!(
-            stdout,
-            "{}",
-            serde_json::json!({
-                "articles": w.articles.len(),
-                "questions": w.questions.len(),
-                "kinds": kinds,
-                "facts": w.facts.len(),
-                "corpus": docs,
-                "dataset": qpath,
-                "fact_list": fpath,
-            })
-        )?;
+        writeln!(stdout, "{json}")?;
     } else if !global.quiet {
-        let per_kind: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let (dataset, corpus) = (dataset.display(), corpus.display());
         writeln!(
             stdout,
-            "wrote {} articles to {}, {} questions ({}) to {} and {} facts to {}\nrun: rlmkg --store STORE eval {} --corpus {}",
-            w.articles.len(),
-            docs.display(),
-            w.questions.len(),
-            per_kind.join(", "),
-            qpath.display(),
-            w.facts.len(),
-            fpath.display(),
-            qpath.display(),
-            docs.display()
+            "wrote {what}\nrun: rlmkg --store STORE eval {dataset} --corpus {corpus}"
         )?;
     }
-    Ok(0)
+    Ok(())
+}
+
+/// Writes each file (its path, its bytes), creating the folders it needs.
+fn write_files<'a>(files: impl IntoIterator<Item = (PathBuf, &'a [u8])>) -> anyhow::Result<()> {
+    for (path, bytes) in files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `items` as JSON lines.

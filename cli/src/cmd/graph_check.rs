@@ -85,7 +85,6 @@ pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(0);
     }
-    let pct = |n: usize, d: usize| 100.0 * n as f64 / d.max(1) as f64;
     writeln!(
         stdout,
         "{} passages; the graph holds {} entities, {} facts, {} co-occurrences",
@@ -94,25 +93,26 @@ pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         stats.facts,
         stats.relations.saturating_sub(stats.facts)
     )?;
+    let (n, no_subject) = (pairs.pairs, pairs.no_subject);
+    let edge = format!("an edge between the subjects {}", pct(pairs.edge, n));
+    let line = format!("a fact {}, {edge}", pct(pairs.fact, n));
     writeln!(
         stdout,
-        "title pairs {}: an edge between the subjects {:.1} %, a fact {:.1} % ({} with a subject not in the graph)",
-        pairs.pairs,
-        pct(pairs.edge, pairs.pairs),
-        pct(pairs.fact, pairs.pairs),
-        pairs.no_subject
+        "title pairs {n}: {line} ({no_subject} with a subject not in the graph)"
     )?;
     for (p, q, sentence) in &pairs.missed {
         writeln!(stdout, "  no fact: {p} → {q}: {sentence}")?;
     }
     if let Some(h) = hops {
+        let line = format!(
+            "a fact {}, an edge {}",
+            pct(h.fact, h.hops),
+            pct(h.edge, h.hops)
+        );
+        let (n, no_answer) = (h.hops, h.no_answer);
         writeln!(
             stdout,
-            "decomposition hops {}: a fact {:.1} %, an edge {:.1} % ({} answers not in the graph)",
-            h.hops,
-            pct(h.fact, h.hops),
-            pct(h.edge, h.hops),
-            h.no_answer
+            "decomposition hops {n}: {line} ({no_answer} answers not in the graph)"
         )?;
         for (question, subjects, answer, sentence) in &h.missed {
             writeln!(
@@ -122,4 +122,9 @@ pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// `n` of `d` as a percentage with one decimal ("62.9 %").
+fn pct(n: usize, d: usize) -> String {
+    format!("{:.1} %", 100.0 * n as f64 / d.max(1) as f64)
 }

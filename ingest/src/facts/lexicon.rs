@@ -51,36 +51,43 @@ const fn f(prep: &'static str, slot: Slot, pred: Predicate, dir: Dir) -> Frame {
     }
 }
 
+/// The frames of a verb that takes a place ("in", "at" or none) and a date
+/// ("in", "on" or none): "born in Oslo on 3 May 1901".
+const fn place_and_date(place: Predicate, date: Predicate) -> [Frame; 6] {
+    [
+        f("in", Slot::Thing, place, Dir::Forward),
+        f("at", Slot::Thing, place, Dir::Forward),
+        f("", Slot::Thing, place, Dir::Forward),
+        f("in", Slot::Date, date, Dir::Forward),
+        f("on", Slot::Date, date, Dir::Forward),
+        f("", Slot::Date, date, Dir::Forward),
+    ]
+}
+
 use Dir::{Backward as B, Forward as F};
 use Predicate as P;
 use Slot::{Date as D, Thing as T};
+
+/// Where a thing is, in either voice ("based in", "is situated near").
+const LOCATED: [Frame; 4] = [
+    f("in", T, P::LocatedIn, F),
+    f("at", T, P::LocatedIn, F),
+    f("on", T, P::LocatedIn, F),
+    f("near", T, P::LocatedIn, F),
+];
 
 /// The verb cues. A form listed here is read as that verb wherever it stands
 /// in a clause after its subject.
 pub(crate) const CUES: &[Cue] = &[
     Cue {
         forms: &["born"],
-        active: &[
-            f("in", T, P::BornIn, F),
-            f("at", T, P::BornIn, F),
-            f("", T, P::BornIn, F),
-            f("in", D, P::DateOfBirth, F),
-            f("on", D, P::DateOfBirth, F),
-            f("", D, P::DateOfBirth, F),
-        ],
+        active: &place_and_date(P::BornIn, P::DateOfBirth),
         passive: &[],
         date_of_object: false,
     },
     Cue {
         forms: &["died", "dies", "die", "dead"],
-        active: &[
-            f("in", T, P::DiedIn, F),
-            f("at", T, P::DiedIn, F),
-            f("", T, P::DiedIn, F),
-            f("in", D, P::DateOfDeath, F),
-            f("on", D, P::DateOfDeath, F),
-            f("", D, P::DateOfDeath, F),
-        ],
+        active: &place_and_date(P::DiedIn, P::DateOfDeath),
         passive: &[],
         date_of_object: false,
     },
@@ -104,18 +111,8 @@ pub(crate) const CUES: &[Cue] = &[
     },
     Cue {
         forms: &["located", "based", "headquartered", "situated"],
-        active: &[
-            f("in", T, P::LocatedIn, F),
-            f("at", T, P::LocatedIn, F),
-            f("on", T, P::LocatedIn, F),
-            f("near", T, P::LocatedIn, F),
-        ],
-        passive: &[
-            f("in", T, P::LocatedIn, F),
-            f("at", T, P::LocatedIn, F),
-            f("on", T, P::LocatedIn, F),
-            f("near", T, P::LocatedIn, F),
-        ],
+        active: &LOCATED,
+        passive: &LOCATED,
         date_of_object: false,
     },
     Cue {

@@ -68,6 +68,15 @@ enum Tok<'a> {
     Punct(char),
 }
 
+/// What ends the words after a possessive ("his cousin …").
+#[derive(Debug, Clone, Copy)]
+enum Possessed {
+    /// A verb, at this token.
+    Verb(usize),
+    /// A name (this mention), at this token.
+    Name(usize, usize),
+}
+
 /// How a clause gets its subject.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Opens {
@@ -735,57 +744,60 @@ impl<'a> Sentence<'_, 'a> {
         i: usize,
         b: usize,
     ) -> Option<(Written<'a>, usize)> {
-        let mut role = None;
-        let mut j = i;
-        while j < b && j < i + 4 {
-            match self.toks.get(j) {
-                Some(Tok::Word(w)) => {
-                    let lw = lower(w);
-                    if verbish(&lw) {
-                        // "Its music was composed by X" (not "His father
-                        // was born in Y": a role's own facts).
-                        return match (role, self.pronoun(pronoun)) {
-                            (None, Some(owner)) if j > i => self.possessed_thing(owner, i, b),
-                            _ => None,
-                        };
-                    }
-                    if let Some(r) = lexicon::role(&lw) {
-                        role = Some(r);
-                    }
+        let (words, end) = self.possessed_words(i, b)?;
+        let role = words.iter().rev().find_map(|w| lexicon::role(&lower(w)));
+        let owner = self.pronoun(pronoun);
+        match end {
+            // "Its music was composed by X" (not "His father was born in
+            // Y": a role's own facts).
+            Possessed::Verb(j) => match (role, owner) {
+                (None, Some(owner)) if j > i => Self::possessed_head(owner, &words, j),
+                _ => None,
+            },
+            Possessed::Name(m, j) => {
+                if let (Some(r), Some(owner)) = (role, owner) {
+                    self.role_fact(r, m, owner);
                 }
-                Some(Tok::Ment(m)) => {
-                    if let (Some(r), Some(owner)) = (role, self.pronoun(pronoun)) {
-                        self.role_fact(r, *m, owner);
-                    }
-                    return Some((Written::Name(*m), j + 1));
-                }
-                _ => return None,
+                Some((Written::Name(m), j + 1))
             }
-            j += 1;
         }
-        None
     }
 
     /// "<owner's> music was composed by": the head noun before the verb
     /// (at most three words from `i`, none a name or a role).
     fn possessed_thing(&self, owner: &'a str, i: usize, b: usize) -> Option<(Written<'a>, usize)> {
-        let mut head = None;
-        let mut j = i;
-        while j < b && j < i + 4 {
+        match self.possessed_words(i, b)? {
+            (words, Possessed::Verb(j)) => Self::possessed_head(owner, &words, j),
+            (_, Possessed::Name(..)) => None,
+        }
+    }
+
+    /// The head of `words` (the last), the thing of `owner` the clause
+    /// speaks of, when none of them is a role or a stop word.
+    fn possessed_head(owner: &'a str, words: &[&'a str], j: usize) -> Option<(Written<'a>, usize)> {
+        let plain = |w: &&str| {
+            let lw = lower(w);
+            lexicon::role(&lw).is_none() && !is_stopword(&lw)
+        };
+        match words.last() {
+            Some(head) if words.iter().all(plain) => Some((Written::Possessed(owner, head), j)),
+            _ => None,
+        }
+    }
+
+    /// The words after a possessive (at most three from `i`, before `b`)
+    /// and what ends them: a verb or a name; `None` for anything else.
+    fn possessed_words(&self, i: usize, b: usize) -> Option<(Vec<&'a str>, Possessed)> {
+        let mut words = Vec::new();
+        for j in i..b.min(i + 4) {
             match self.toks.get(j) {
-                Some(Tok::Word(w)) => {
-                    let lw = lower(w);
-                    if verbish(&lw) {
-                        return head.map(|h| (Written::Possessed(owner, h), j));
-                    }
-                    if lexicon::role(&lw).is_some() || is_stopword(&lw) {
-                        return None;
-                    }
-                    head = Some(*w);
+                Some(Tok::Word(w)) if verbish(&lower(w)) => {
+                    return Some((words, Possessed::Verb(j)));
                 }
+                Some(Tok::Word(w)) => words.push(*w),
+                Some(Tok::Ment(m)) => return Some((words, Possessed::Name(*m, j))),
                 _ => return None,
             }
-            j += 1;
         }
         None
     }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rlmkg_corpus::Fact;
-use rlmkg_graph::{EntityInfo, GraphPath, Neighbor, SparqlOutput};
+use rlmkg_graph::{
+    EntityCards, EntityInfo, GraphError, GraphPath, GraphView, Neighbor, SparqlOutput,
+};
 use rlmkg_index::{ChunkRecord, DocRecord};
 
 use rlmkg_ids::{ChunkId, DocId, PassageId};
@@ -150,7 +152,19 @@ impl Store {
                 .map(|(id, s)| (id, s as f32))
                 .collect()
         };
-        let mut out = Vec::with_capacity(k);
+        self.first_k(ranked, k, |c, _, score| self.hit(c, score))
+    }
+
+    /// The first `k` of `ranked` whose chunk records read (a chunk removed
+    /// since is passed over), each made by `make` from its record, id and
+    /// score.
+    fn first_k<S, T>(
+        &self,
+        ranked: impl IntoIterator<Item = (ChunkId, S)>,
+        k: usize,
+        mut make: impl FnMut(ChunkRecord, ChunkId, S) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut out = Vec::with_capacity(k.min(MAX_K));
         for (id, score) in ranked {
             if out.len() >= k {
                 break;
@@ -158,7 +172,7 @@ impl Store {
             let Ok(c) = self.chunk_record(id) else {
                 continue;
             };
-            out.push(self.hit(c, score)?);
+            out.push(make(c, id, score)?);
         }
         Ok(out)
     }
@@ -328,6 +342,19 @@ impl Store {
             .collect())
     }
 
+    /// `from_cards` on the entity cards while the view is not loaded
+    /// ([`Store::cards`]), else `from_view` on the view: the same answer.
+    fn cards_or_view<T>(
+        &self,
+        from_cards: impl FnOnce(&EntityCards) -> Result<T, GraphError>,
+        from_view: impl FnOnce(&GraphView) -> T,
+    ) -> Result<T, StoreError> {
+        match self.cards() {
+            Some(cards) => Ok(from_cards(&cards)?),
+            None => Ok(from_view(self.view()?.as_ref())),
+        }
+    }
+
     /// Entities whose names match `query`.
     pub fn entities(&self, query: &str, k: usize) -> Result<Vec<EntityInfo>, StoreError> {
         Ok(self.view()?.search_entities(query, k.min(MAX_K)))
@@ -336,10 +363,7 @@ impl Store {
     /// One entity by id, name or alias (from the entity cards while the
     /// view is not loaded, [`Store::cards`]: the same answer).
     pub fn entity(&self, id_or_name: &str) -> Result<Option<EntityInfo>, StoreError> {
-        if let Some(cards) = self.cards() {
-            return Ok(cards.entity(id_or_name)?);
-        }
-        Ok(self.view()?.entity(id_or_name))
+        self.cards_or_view(|c| c.entity(id_or_name), |v| v.entity(id_or_name))
     }
 
     /// Neighbors of an entity (from the entity cards while the view is not
@@ -350,10 +374,11 @@ impl Store {
         k: usize,
         relation: Option<&str>,
     ) -> Result<Vec<Neighbor>, StoreError> {
-        if let Some(cards) = self.cards() {
-            return Ok(cards.neighbors(entity, k.min(MAX_K), relation)?);
-        }
-        Ok(self.view()?.neighbors(entity, k.min(MAX_K), relation))
+        let k = k.min(MAX_K);
+        self.cards_or_view(
+            |c| c.neighbors(entity, k, relation),
+            |v| v.neighbors(entity, k, relation),
+        )
     }
 
     /// The facts about an entity (as subject or object), up to `k`, grouped
@@ -474,10 +499,10 @@ impl Store {
     /// Chunk ids mentioning an entity, in id order (from the entity cards
     /// while the view is not loaded).
     pub fn chunks_of_entity(&self, entity: &str) -> Result<Vec<ChunkId>, StoreError> {
-        if let Some(cards) = self.cards() {
-            return Ok(cards.chunks_of_entity(entity)?);
-        }
-        Ok(self.view()?.chunks_of_entity(entity))
+        self.cards_or_view(
+            |c| c.chunks_of_entity(entity),
+            |v| v.chunks_of_entity(entity),
+        )
     }
 
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
@@ -529,24 +554,16 @@ impl Store {
             SearchMode::Hybrid => rank(SearchMode::Bm25, k * 2 + 4)?,
             mode => rank(mode, k * 2 + 4)?,
         };
-        let mut out = Vec::with_capacity(k);
-        for (id, score) in ranked {
-            if out.len() >= k {
-                break;
-            }
-            let Ok(c) = self.chunk_record(id) else {
-                continue;
-            };
-            out.push(RankedChunk {
+        self.first_k(ranked, k, |c, id, score| {
+            Ok(RankedChunk {
                 text: self.chunk_text(&c)?,
                 path: self.path_of(&c.file),
                 id,
                 doc: c.doc,
                 title: c.title,
                 score,
-            });
-        }
-        Ok(out)
+            })
+        })
     }
 
     /// Run a read-only SPARQL query: on the remote endpoint when one is set

@@ -72,7 +72,7 @@ pub use names::{
     is_name_joiner, refers_back,
 };
 pub use numbers::{NUMBER_WORDS, NumberKind, NumberWord, number_word};
-pub use places::{PLACE_WORDS, asks_for_country, place_kind_clash};
+pub use places::{PLACE_WORDS, asks_for_country, asks_for_settlement, place_kind_clash};
 pub use sentence::{
     ABBREVIATIONS, SENTENCE_RULES_VERSION, continues_sentence, ends_with_abbreviation, is_initials,
 };

@@ -74,6 +74,22 @@ pub const PLACE_WORDS: &[&str] = &[
 /// The nouns a question asks for a country by ("In which *country* …").
 const COUNTRY_NOUNS: &[&str] = &["country", "nation"];
 
+/// The nouns a question asks for a settlement by ("In which *town* …").
+const SETTLEMENT_NOUNS: &[&str] = &[
+    "city",
+    "town",
+    "village",
+    "capital",
+    "municipality",
+    "borough",
+];
+
+/// Whether a question's asked noun asks for a settlement (a town, a city):
+/// the most specific place a text gives, not the country it lies in.
+pub fn asks_for_settlement(noun: &str) -> bool {
+    SETTLEMENT_NOUNS.contains(&noun.to_lowercase().as_str())
+}
+
 /// Whether a question's asked noun asks for a country (a place no other
 /// place of the text contains).
 pub fn asks_for_country(noun: &str) -> bool {
@@ -84,17 +100,7 @@ pub fn asks_for_country(noun: &str) -> bool {
 /// name of that kind may end in: a settlement ("city") may be "Mexico City"
 /// or "Cape Town", never "Skarvik Fjord".
 const ASKED_KINDS: &[(&[&str], &[&str])] = &[
-    (
-        &[
-            "city",
-            "town",
-            "village",
-            "capital",
-            "municipality",
-            "borough",
-        ],
-        &["city", "town", "village"],
-    ),
+    (SETTLEMENT_NOUNS, &["city", "town", "village"]),
     (
         COUNTRY_NOUNS,
         &["kingdom", "republic", "state", "island", "islands"],

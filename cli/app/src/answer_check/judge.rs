@@ -104,10 +104,50 @@ pub(super) fn judge(
             nodes[*inner].inside.join(", ")
         ));
     }
+    if question
+        .asked_noun()
+        .is_some_and(rlmkg_text::asks_for_settlement)
+        && let Some((outer, inner)) = r.targets.iter().find_map(|&t| r.narrower_beside(t))
+    {
+        return AnswerCheck::not_shown(format!(
+            "the question asks for a {}, and the same facts give {} inside {}",
+            question.asked_noun().unwrap_or("town"),
+            r.name(inner),
+            r.name(outer)
+        ));
+    }
     r.chain(short)
 }
 
 impl Reading<'_> {
+    /// A place the cited facts give beside `place` for the same subject and
+    /// relation ("based in Quarrydal, Selavia") that lies inside it: `place`
+    /// is the wider of the two.
+    fn narrower_beside(&self, place: usize) -> Option<(usize, usize)> {
+        let names = &self.nodes.get(place)?.names;
+        let holds = |p: usize| {
+            self.nodes.get(p).is_some_and(|n| {
+                n.inside
+                    .iter()
+                    .any(|c| names.iter().any(|m| m.eq_ignore_ascii_case(c)))
+            })
+        };
+        let giving: HashSet<(usize, &str)> = self
+            .facts
+            .iter()
+            .filter(|f| f.object == place)
+            .map(|f| (f.subject, f.label.as_str()))
+            .collect();
+        self.facts
+            .iter()
+            .find(|g| {
+                g.object != place
+                    && giving.contains(&(g.subject, g.label.as_str()))
+                    && holds(g.object)
+            })
+            .map(|g| (place, g.object))
+    }
+
     fn name(&self, node: usize) -> &str {
         self.nodes
             .get(node)

@@ -257,7 +257,8 @@ fn named<T>(v: Option<T>, what: &'static str) -> Result<T, WorldError> {
 }
 
 impl Builder<'_> {
-    /// A new person with a fresh surname, or `surname` when given.
+    /// A new person with a fresh surname, or `surname` when given; a man
+    /// when `he` says so, else drawn (three in five are men).
     fn person(
         &mut self,
         surname: Option<&str>,
@@ -265,21 +266,9 @@ impl Builder<'_> {
         town: usize,
         role: &'static str,
         deed: Option<Deed>,
+        he: Option<bool>,
     ) -> Result<usize, WorldError> {
-        let he = self.rng.chance(60);
-        self.person_of(surname, born, town, role, deed, he)
-    }
-
-    /// [`Self::person`], a man when `he`.
-    fn person_of(
-        &mut self,
-        surname: Option<&str>,
-        born: u32,
-        town: usize,
-        role: &'static str,
-        deed: Option<Deed>,
-        he: bool,
-    ) -> Result<usize, WorldError> {
+        let he = he.unwrap_or_else(|| self.rng.chance(60));
         let surname = match surname {
             Some(s) => s.to_owned(),
             None => named(self.namer.surname(self.rng), "surname")?,
@@ -311,6 +300,53 @@ impl Builder<'_> {
             .map(|k| (start + k) % n)
             .find(|t| !not.contains(t))
             .unwrap_or(start)
+    }
+
+    /// Two people in turn (an institute's two directors, a medal's two
+    /// winners), each `age` years old (drawn from the range) in the year
+    /// given with their deed; the second from another town and, half the
+    /// time, of the first's surname.
+    fn two_in_turn(
+        &mut self,
+        roles: &[&'static str],
+        (young, old): (u32, u32),
+        (year1, deed1): (u32, Deed),
+        (year2, deed2): (u32, Deed),
+    ) -> Result<(usize, usize), WorldError> {
+        let t1 = self.other_town(&[]);
+        let role = self.rng.pick(roles);
+        let born = year1.saturating_sub(self.rng.range(young, old));
+        let p1 = self.person(None, born, t1, role, Some(deed1), None)?;
+        let same = self.rng.chance(50).then(|| self.surname_of(p1));
+        let t2 = self.other_town(&[t1]);
+        let role = self.rng.pick(roles);
+        let born = year2.saturating_sub(self.rng.range(young, old));
+        let p2 = self.person(same.as_deref(), born, t2, role, Some(deed2), None)?;
+        Ok((p1, p2))
+    }
+
+    /// Up to `n` things `make` makes, the `i`-th by the `i`-th of `owners`
+    /// taken in turn (a book by its publisher, a ship by its yard) in a year
+    /// drawn from `after` to `span` years after the owner's founding (at
+    /// most `last`); none when there is no owner.
+    fn in_turn<T>(
+        &mut self,
+        orgs: &[Org],
+        owners: &[usize],
+        n: usize,
+        (after, span, last): (u32, u32, u32),
+        mut make: impl FnMut(&mut Self, usize, usize, u32) -> Result<T, WorldError>,
+    ) -> Result<Vec<T>, WorldError> {
+        let mut made = Vec::new();
+        for i in 0..n {
+            let Some(owner) = owners.get(i % owners.len().max(1)).copied() else {
+                break;
+            };
+            let since = orgs.get(owner).map_or(1900, |o| o.founded);
+            let year = self.rng.range(since + after, (since + span).min(last));
+            made.push(make(self, i, owner, year)?);
+        }
+        Ok(made)
     }
 
     /// The surname of person `p`.
@@ -413,13 +449,13 @@ impl Cast {
             let role = b.rng.pick(kind.founder_roles());
             let born = founded - b.rng.range(24, 46);
             let o = orgs.len();
-            let founder = b.person(None, born, home, role, Some(Deed::Founded(o)))?;
+            let founder = b.person(None, born, home, role, Some(Deed::Founded(o)), None)?;
             let surname = b.surname_of(founder);
             let kin_born = born - 8 + b.rng.range(0, 20);
             let relation = b.rng.pick(RELATIONS);
             // A nephew or a brother is a man; a cousin or a successor either.
             let he = matches!(relation, "nephew" | "brother") || b.rng.chance(50);
-            let relative = b.person_of(Some(&surname), kin_born, kin_home, role, None, he)?;
+            let relative = b.person(Some(&surname), kin_born, kin_home, role, None, Some(he))?;
             let town = b.other_town(&[]);
             let town_name = b
                 .towns
@@ -465,27 +501,11 @@ impl Cast {
                 let start = founded + b.rng.range(0, 4);
                 let handover = start + b.rng.range(12, 30);
                 let end = (handover + b.rng.range(10, 25)).min(NOW);
-                let role = b.rng.pick(DIRECTOR_ROLES);
-                let t1 = b.other_town(&[]);
-                let d1_born = start - b.rng.range(30, 46);
-                let d1 = b.person(
-                    None,
-                    d1_born,
-                    t1,
-                    role,
-                    Some(Deed::Directed(o, 1, start, handover)),
-                )?;
-                // Half the time the second director shares the first's surname.
-                let same = b.rng.chance(50).then(|| b.surname_of(d1));
-                let t2 = b.other_town(&[t1]);
-                let role = b.rng.pick(DIRECTOR_ROLES);
-                let d2_born = handover - b.rng.range(30, 46);
-                let d2 = b.person(
-                    same.as_deref(),
-                    d2_born,
-                    t2,
-                    role,
-                    Some(Deed::Directed(o, 2, handover, end)),
+                let (d1, d2) = b.two_in_turn(
+                    DIRECTOR_ROLES,
+                    (30, 46),
+                    (start, Deed::Directed(o, 1, start, handover)),
+                    (handover, Deed::Directed(o, 2, handover, end)),
                 )?;
                 directors = vec![d1, d2];
             }
@@ -510,39 +530,37 @@ impl Cast {
         let yards = of_kind(&orgs, OrgKind::Shipyard);
         let societies = of_kind(&orgs, OrgKind::Society);
 
-        let mut books = Vec::new();
-        for i in 0..BOOKS {
-            let Some((p, year)) = in_turn(b.rng, &orgs, &publishers, i, (2, 70, NOW - 2)) else {
-                break;
-            };
-            let name = named(b.namer.book(b.rng), "book")?;
-            let town = b.other_town(&[]);
-            let role = b.rng.pick(AUTHOR_ROLES);
-            let born = year - b.rng.range(28, 56);
-            let author = b.person(None, born, town, role, Some(Deed::Wrote(books.len())))?;
-            let genre = b.rng.pick(GENRES);
-            books.push(Book {
-                name,
-                year,
-                author,
-                publisher: p,
-                genre,
-            });
-        }
-        let mut ships = Vec::new();
-        for i in 0..SHIPS {
-            let Some((y, year)) = in_turn(b.rng, &orgs, &yards, i, (1, 80, NOW - 5)) else {
-                break;
-            };
+        let books = b.in_turn(
+            &orgs,
+            &publishers,
+            BOOKS,
+            (2, 70, NOW - 2),
+            |b, i, p, year| {
+                let name = named(b.namer.book(b.rng), "book")?;
+                let town = b.other_town(&[]);
+                let role = b.rng.pick(AUTHOR_ROLES);
+                let born = year.saturating_sub(b.rng.range(28, 56));
+                let author = b.person(None, born, town, role, Some(Deed::Wrote(i)), None)?;
+                let genre = b.rng.pick(GENRES);
+                Ok(Book {
+                    name,
+                    year,
+                    author,
+                    publisher: p,
+                    genre,
+                })
+            },
+        )?;
+        let ships = b.in_turn(&orgs, &yards, SHIPS, (1, 80, NOW - 5), |b, _, y, year| {
             let name = named(b.namer.ship(b.rng), "ship")?;
             let kind = b.rng.pick(SHIP_KINDS);
-            ships.push(Ship {
+            Ok(Ship {
                 name,
                 year,
                 yard: y,
                 kind,
-            });
-        }
+            })
+        })?;
         let mut films = Vec::new();
         for _ in 0..FILMS {
             let year = b.rng.range(1935, 2013);
@@ -555,6 +573,7 @@ impl Cast {
                 home,
                 "film director",
                 Some(Deed::MadeFilm(films.len())),
+                None,
             )?;
             let town = b.other_town(&[home]);
             films.push(Film {
@@ -574,15 +593,12 @@ impl Cast {
             let m = medals.len();
             let y1 = (since + b.rng.range(5, 30)).min(NOW - 12);
             let y2 = (y1 + b.rng.range(10, 40)).min(NOW);
-            let t1 = b.other_town(&[]);
-            let role = b.rng.pick(WINNER_ROLES);
-            let w1_born = y1 - b.rng.range(35, 61);
-            let w1 = b.person(None, w1_born, t1, role, Some(Deed::Won(m, y1)))?;
-            let same = b.rng.chance(50).then(|| b.surname_of(w1));
-            let t2 = b.other_town(&[t1]);
-            let role = b.rng.pick(WINNER_ROLES);
-            let w2_born = y2 - b.rng.range(35, 61);
-            let w2 = b.person(same.as_deref(), w2_born, t2, role, Some(Deed::Won(m, y2)))?;
+            let (w1, w2) = b.two_in_turn(
+                WINNER_ROLES,
+                (35, 61),
+                (y1, Deed::Won(m, y1)),
+                (y2, Deed::Won(m, y2)),
+            )?;
             let reason = b.rng.pick(MEDAL_REASONS);
             medals.push(Medal {
                 name,
@@ -630,19 +646,4 @@ impl Cast {
 /// The article file of an entity titled `title`.
 pub(super) fn file_of(title: &str) -> String {
     format!("{}/{}", super::ARTICLES_DIR, names::slug(title))
-}
-
-/// The `i`-th of `owners`, taken in turn, and a year drawn from `after` to
-/// `span` years after its founding (at most `last`): how a book's publisher
-/// or a ship's yard and its year are drawn.
-fn in_turn(
-    rng: &mut Rng,
-    orgs: &[Org],
-    owners: &[usize],
-    i: usize,
-    (after, span, last): (u32, u32, u32),
-) -> Option<(usize, u32)> {
-    let owner = owners.get(i % owners.len().max(1)).copied()?;
-    let since = orgs.get(owner).map_or(1900, |o| o.founded);
-    Some((owner, rng.range(since + after, (since + span).min(last))))
 }

@@ -60,43 +60,23 @@ pub(super) const RIVERS: &[&str] = &[
 ];
 
 /// Words that name publishing houses ("Northlight Press").
+#[rustfmt::skip]
 const PRESS_WORDS: &[&str] = &[
-    "Northlight",
-    "Greywater",
-    "Harrow",
-    "Lantern",
-    "Mistral",
-    "Fernhill",
-    "Stonegate",
-    "Tidewater",
-    "Larkspur",
-    "Quillon",
-    "Bramble",
-    "Saltmarsh",
-    "Foxglove",
-    "Wayfarer",
+    "Northlight", "Greywater", "Harrow", "Lantern", "Mistral", "Fernhill", "Stonegate", "Tidewater",
+    "Larkspur", "Quillon", "Bramble", "Saltmarsh", "Foxglove", "Wayfarer",
 ];
 
 /// Fields of institutes and laboratories.
+#[rustfmt::skip]
 pub(super) const FIELDS: &[&str] = &[
-    "Marine Biology",
-    "Geophysics",
-    "Coastal Studies",
-    "Applied Optics",
-    "Soil Science",
-    "Polar Research",
-    "Glaciology",
-    "Plant Genetics",
+    "Marine Biology", "Geophysics", "Coastal Studies", "Applied Optics", "Soil Science",
+    "Polar Research", "Glaciology", "Plant Genetics",
 ];
 
 /// Fields of learned societies.
+#[rustfmt::skip]
 const SOCIETY_FIELDS: &[&str] = &[
-    "Geographical",
-    "Botanical",
-    "Historical",
-    "Astronomical",
-    "Maritime",
-    "Antiquarian",
+    "Geographical", "Botanical", "Historical", "Astronomical", "Maritime", "Antiquarian",
 ];
 
 /// Adjectives of book titles ("The Salt Atlas").
@@ -106,21 +86,10 @@ const BOOK_ADJECTIVES: &[&str] = &[
 ];
 
 /// Nouns of book titles.
+#[rustfmt::skip]
 const BOOK_NOUNS: &[&str] = &[
-    "Atlas",
-    "Harbour",
-    "Orchard",
-    "Ledger",
-    "Compass",
-    "Tide",
-    "Lighthouse",
-    "Garden",
-    "Archive",
-    "Bell",
-    "Meridian",
-    "Almanac",
-    "Ferry",
-    "Glacier",
+    "Atlas", "Harbour", "Orchard", "Ledger", "Compass", "Tide", "Lighthouse", "Garden", "Archive",
+    "Bell", "Meridian", "Almanac", "Ferry", "Glacier",
 ];
 
 /// Adjectives of ship names ("Grey Heron").
@@ -129,16 +98,9 @@ const SHIP_ADJECTIVES: &[&str] = &[
 ];
 
 /// Birds of ship names.
+#[rustfmt::skip]
 const SHIP_BIRDS: &[&str] = &[
-    "Heron",
-    "Petrel",
-    "Kittiwake",
-    "Tern",
-    "Gannet",
-    "Cormorant",
-    "Plover",
-    "Curlew",
-    "Fulmar",
+    "Heron", "Petrel", "Kittiwake", "Tern", "Gannet", "Cormorant", "Plover", "Curlew", "Fulmar",
     "Osprey",
 ];
 
@@ -146,15 +108,9 @@ const SHIP_BIRDS: &[&str] = &[
 const FILM_HEADS: &[&str] = &["Winter", "Summer", "Autumn", "Night", "Harvest", "Spring"];
 
 /// Last words of film titles.
+#[rustfmt::skip]
 const FILM_TAILS: &[&str] = &[
-    "Gulls",
-    "Lanterns",
-    "Ferrymen",
-    "Orchards",
-    "Islands",
-    "Wolves",
-    "Bells",
-    "Strangers",
+    "Gulls", "Lanterns", "Ferrymen", "Orchards", "Islands", "Wolves", "Bells", "Strangers",
 ];
 
 /// Hands out names from the lists, each at most once.

@@ -162,62 +162,70 @@ type Starts<'c> = Vec<(String, &'c str)>;
 
 /// The starts of a cast, one list for each kind of thing a question starts
 /// from.
-struct StartsOf<'c> {
-    orgs: Starts<'c>,
-    directed_orgs: Starts<'c>,
-    books: Starts<'c>,
-    authors: Starts<'c>,
-    ships: Starts<'c>,
-    medals: Starts<'c>,
-    films: Starts<'c>,
-    directors: Starts<'c>,
-}
+struct StartsOf<'c>(&'c Cast);
 
 impl<'c> StartsOf<'c> {
-    fn new(cast: &'c Cast) -> Self {
-        let named = |name: &'c String| (name.clone(), name.as_str());
-        Self {
-            orgs: cast
-                .orgs
-                .iter()
-                .map(|o| (o.the_name(), o.name.as_str()))
-                .collect(),
-            directed_orgs: cast
-                .orgs
-                .iter()
-                .filter(|o| !o.directors.is_empty())
-                .map(|o| (o.the_name(), o.name.as_str()))
-                .collect(),
-            books: cast.books.iter().map(|b| named(&b.name)).collect(),
-            authors: cast
-                .books
-                .iter()
-                .map(|b| {
-                    let author = cast.person(b.author);
-                    (author.to_owned(), author)
-                })
-                .collect(),
-            ships: cast.ships.iter().map(|s| named(&s.name)).collect(),
-            medals: cast.medals.iter().map(|m| named(&m.name)).collect(),
-            films: cast.films.iter().map(|f| named(&f.name)).collect(),
-            // "the institute that X directed": the kind of what they directed
-            // and their name, the walk from them.
-            directors: cast
-                .people
-                .iter()
-                .filter_map(|p| match p.deed {
-                    Some(Deed::Directed(o, ..)) => Some((p, cast.orgs.get(o)?)),
-                    _ => None,
-                })
-                .map(|(p, o)| {
-                    (
-                        format!("{} that {}", o.kind.short(), p.name),
-                        p.name.as_str(),
-                    )
-                })
-                .collect(),
-        }
+    /// Every organisation, written "the Marsh Shipyard".
+    fn orgs(&self) -> Starts<'c> {
+        let orgs = self.0.orgs.iter();
+        orgs.map(|o| (o.the_name(), o.name.as_str())).collect()
     }
+
+    /// The organisations somebody directed.
+    fn directed_orgs(&self) -> Starts<'c> {
+        let orgs = self.0.orgs.iter().filter(|o| !o.directors.is_empty());
+        orgs.map(|o| (o.the_name(), o.name.as_str())).collect()
+    }
+
+    /// Every book, by its title.
+    fn books(&self) -> Starts<'c> {
+        named(self.0.books.iter().map(|b| &b.name))
+    }
+
+    /// Every book's author, once a book.
+    fn authors(&self) -> Starts<'c> {
+        let cast = self.0;
+        let authors = cast.books.iter().map(|b| cast.person(b.author));
+        authors.map(|a| (a.to_owned(), a)).collect()
+    }
+
+    /// Every ship, by its name.
+    fn ships(&self) -> Starts<'c> {
+        named(self.0.ships.iter().map(|s| &s.name))
+    }
+
+    /// Every medal, by its name.
+    fn medals(&self) -> Starts<'c> {
+        named(self.0.medals.iter().map(|m| &m.name))
+    }
+
+    /// Every film, by its title.
+    fn films(&self) -> Starts<'c> {
+        named(self.0.films.iter().map(|f| &f.name))
+    }
+
+    /// Every director, written "the institute that X": the kind of what
+    /// they directed and their name; the walk starts from them.
+    fn directors(&self) -> Starts<'c> {
+        let cast = self.0;
+        let directed = cast.people.iter().filter_map(|p| match p.deed {
+            Some(Deed::Directed(o, ..)) => Some((p, cast.orgs.get(o)?)),
+            _ => None,
+        });
+        directed
+            .map(|(p, o)| {
+                (
+                    format!("{} that {}", o.kind.short(), p.name),
+                    p.name.as_str(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Names written as they stand, each the start of its own walk.
+fn named<'c>(names: impl Iterator<Item = &'c String>) -> Starts<'c> {
+    names.map(|n| (n.clone(), n.as_str())).collect()
 }
 
 /// One template: the question's text before and after the start's name, and
@@ -237,11 +245,11 @@ fn each(
 }
 
 fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
-    let s = StartsOf::new(cast);
+    let s = StartsOf(cast);
     let born = " born?";
     vec![
         each(
-            &s.orgs,
+            &s.orgs(),
             (
                 "In which town was the founder of ",
                 born,
@@ -250,7 +258,7 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.books,
+            &s.books(),
             (
                 "In which town was the author of ",
                 born,
@@ -259,7 +267,7 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.directed_orgs,
+            &s.directed_orgs(),
             (
                 "In which town was the first director of ",
                 born,
@@ -268,7 +276,7 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.ships,
+            &s.ships(),
             (
                 "In which town is the shipyard that built the ",
                 " located?",
@@ -277,7 +285,7 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.medals,
+            &s.medals(),
             (
                 "In which town was the first winner of the ",
                 born,
@@ -286,7 +294,7 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.directed_orgs,
+            &s.directed_orgs(),
             (
                 "In which town was the second director of ",
                 born,
@@ -295,7 +303,7 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.films,
+            &s.films(),
             (
                 "In which town was the director of ",
                 born,
@@ -307,11 +315,11 @@ fn two_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
 }
 
 fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
-    let s = StartsOf::new(cast);
+    let s = StartsOf(cast);
     let born = " born?";
     vec![
         each(
-            &s.authors,
+            &s.authors(),
             (
                 "Who founded the publisher of the book written by ",
                 "?",
@@ -320,7 +328,7 @@ fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.ships,
+            &s.ships(),
             (
                 "In which town was the founder of the shipyard that built the ",
                 born,
@@ -329,7 +337,7 @@ fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.orgs,
+            &s.orgs(),
             (
                 "In which country was the founder of ",
                 born,
@@ -338,7 +346,7 @@ fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.books,
+            &s.books(),
             (
                 "In which country is the publisher of ",
                 " based?",
@@ -347,7 +355,7 @@ fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.medals,
+            &s.medals(),
             (
                 "In which town was the founder of the society that awards the ",
                 born,
@@ -356,7 +364,7 @@ fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.directed_orgs,
+            &s.directed_orgs(),
             (
                 "In which country was the first director of ",
                 born,
@@ -368,11 +376,11 @@ fn three_hop(cast: &Cast, facts: &Facts<'_>) -> Templates {
 }
 
 fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
-    let s = StartsOf::new(cast);
+    let s = StartsOf(cast);
     let founded = " founded?";
     vec![
         each(
-            &s.directors,
+            &s.directors(),
             (
                 "In which year was the ",
                 " directed founded?",
@@ -381,7 +389,7 @@ fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.books,
+            &s.books(),
             (
                 "In which year was the publisher of ",
                 founded,
@@ -390,7 +398,7 @@ fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.ships,
+            &s.ships(),
             (
                 "In which year was the shipyard that built the ",
                 founded,
@@ -399,7 +407,7 @@ fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.orgs,
+            &s.orgs(),
             (
                 "In which year was the founder of ",
                 " born?",
@@ -408,7 +416,7 @@ fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.medals,
+            &s.medals(),
             (
                 "In which year was the society that awards the ",
                 founded,
@@ -417,7 +425,7 @@ fn date(cast: &Cast, facts: &Facts<'_>) -> Templates {
             facts,
         ),
         each(
-            &s.authors,
+            &s.authors(),
             (
                 "In which year was the book written by ",
                 " published?",

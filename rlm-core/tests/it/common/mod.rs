@@ -12,6 +12,11 @@ use rlm_core::{
 };
 use serde_json::{Map, Value, json};
 
+/// Keyword arguments of a handle call.
+type Kwargs = Map<String, Value>;
+/// What a handle call returns.
+type Called = Result<HandleReply, HandleError>;
+
 /// The REPL limits of the sandbox tests: a block may run for `block_time`,
 /// keep 256 MiB and return 2 000 characters of output; the rest as default.
 pub fn sandbox_limits(block_time: Duration) -> ReplLimits {
@@ -116,12 +121,7 @@ impl ContextHandle for MemHandle {
         ]
     }
 
-    fn call(
-        &self,
-        name: &str,
-        args: &[Value],
-        kwargs: &Map<String, Value>,
-    ) -> Result<HandleReply, HandleError> {
+    fn call(&self, name: &str, args: &[Value], kwargs: &Kwargs) -> Called {
         match name {
             "search" => {
                 let q = args
