@@ -64,6 +64,10 @@ pub(crate) struct Ingest<'a> {
     stages: IngestStages,
     /// Peak resident set size in MB (null where unknown).
     peak_rss_mb: Option<f64>,
+    /// What the model's reading of facts did (`--extract llm`; absent
+    /// without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model_facts: Option<&'a rlmkg_ingest::ModelFactStats>,
 }
 
 /// Wall seconds per stage of an ingest.
@@ -117,6 +121,7 @@ impl<'a> Ingest<'a> {
                 embed: st.embed,
             },
             peak_rss_mb,
+            model_facts: s.model_facts.as_ref(),
         }
     }
 }

@@ -38,6 +38,9 @@ pub(crate) fn bar(len: u64, template: &str, hidden: bool) -> indicatif::Progress
 pub(crate) struct IngestProgress {
     bar: indicatif::ProgressBar,
     quiet: bool,
+    /// US dollars per million prompt and completion tokens of the model
+    /// that reads facts.
+    price: (f64, f64),
 }
 
 impl IngestProgress {
@@ -50,11 +53,74 @@ impl IngestProgress {
                 hidden,
             ),
             quiet,
+            price: (0.0, 0.0),
         }
+    }
+
+    /// The same, pricing the fact reader's tokens at `price` (US dollars per
+    /// million prompt and completion tokens).
+    pub(crate) fn with_price(self, price: (f64, f64)) -> Self {
+        Self { price, ..self }
     }
 }
 
+/// US dollars for `prompt` and `completion` tokens at `price` a million.
+fn cost(price: (f64, f64), prompt: u64, completion: u64) -> f64 {
+    (prompt as f64 * price.0 + completion as f64 * price.1) / 1e6
+}
+
+/// The line after an ingest whose model read facts: passages read and
+/// cached, facts proposed, added and dropped (by reason), tokens, time, cost.
+pub(crate) fn model_facts_line(m: &rlmkg_ingest::ModelFactStats, price: (f64, f64)) -> String {
+    let read = m.passages.saturating_sub(m.cached);
+    let reasons: Vec<String> = m.dropped.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    let per = if read > 0 {
+        m.seconds / read as f64
+    } else {
+        0.0
+    };
+    format!(
+        "facts read by {}: {} passages ({} from the cache); {} proposed, {} added, {} known to \
+         the rules, {} dropped by the evidence check{}; {} prompt + {} completion tokens, \
+         {:.1} s ({:.1} s a passage read), ${:.4}",
+        m.reader,
+        m.passages,
+        m.cached,
+        m.proposed,
+        m.added,
+        m.known,
+        m.dropped_total(),
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", reasons.join(", "))
+        },
+        m.prompt_tokens,
+        m.completion_tokens,
+        m.seconds,
+        per,
+        cost(price, m.prompt_tokens, m.completion_tokens)
+    )
+}
+
 impl rlmkg_ingest::Progress for IngestProgress {
+    fn model_facts_estimate(&self, e: &rlmkg_ingest::ModelFactEstimate) {
+        if !self.quiet {
+            let dollars = cost(self.price, e.prompt_tokens, e.completion_tokens);
+            self.bar.suspend(|| {
+                eprintln!(
+                    "facts will be read by {} from at most {:.2} MB: about {} passages, {} prompt \
+                     tokens and up to {} completion tokens (${dollars:.4}); passages read \
+                     before come from the cache",
+                    e.reader,
+                    e.bytes as f64 / 1e6,
+                    e.passages,
+                    e.prompt_tokens,
+                    e.completion_tokens
+                )
+            });
+        }
+    }
     fn start(&self, total_files: u64) {
         self.bar.set_length(total_files);
     }

@@ -24,6 +24,7 @@ mod extract;
 mod facts;
 mod formats;
 mod manifest;
+mod model_facts;
 mod nice;
 mod pipeline;
 mod run;
@@ -36,6 +37,9 @@ pub use asked::predicate_words;
 pub use error::StoreError;
 pub use formats::DocMeta;
 pub use manifest::{APPROX_IDENTITY, FORMAT_VERSION, FileEntry, Manifest, Settings};
+pub use model_facts::{
+    FactPassage, FactReader, FactReading, ModelFactEstimate, ModelFactStats, ProposedFact,
+};
 pub use pipeline::{DEFAULT_BATCH_BYTES, DEFAULT_MAX_FILE_BYTES, IngestOptions};
 /// The fact vocabulary (issue 43), for readers of relation labels.
 pub use rlmkg_graph::{CO_OCCURS, LabelKind, Predicate, is_fact, label_kind};

@@ -52,6 +52,10 @@ pub struct Settings {
     /// when the store keeps none (dense retrieval off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedder: Option<String>,
+    /// Who read facts besides the rules ([`crate::FactReader::identity`]);
+    /// `None` when the rules alone did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fact_reader: Option<String>,
 }
 
 /// The sentence rules of a store that does not record them: the first.
@@ -68,6 +72,7 @@ impl Default for Settings {
             tokenizer_source: None,
             sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
             embedder: None,
+            fact_reader: None,
         }
     }
 }
@@ -106,6 +111,14 @@ impl Settings {
                 "vectors {} → {}",
                 name(&self.embedder),
                 name(&new.embedder)
+            ));
+        }
+        if self.fact_reader != new.fact_reader {
+            let name = |e: &Option<String>| e.clone().unwrap_or_else(|| "the rules alone".into());
+            out.push(format!(
+                "facts read by {} → {}",
+                name(&self.fact_reader),
+                name(&new.fact_reader)
             ));
         }
         out

@@ -37,6 +37,10 @@ pub struct IngestOptions {
     /// Writes a vector per chunk when set (dense retrieval, issue 46); its
     /// identity is recorded in the store's settings.
     pub embedder: Option<std::sync::Arc<dyn crate::Embedder>>,
+    /// Has a model read facts from every chunk besides the rules when set
+    /// (`ingest --extract llm`); its identity is recorded in the store's
+    /// settings.
+    pub fact_reader: Option<std::sync::Arc<dyn crate::FactReader>>,
 }
 
 /// The default of [`IngestOptions::batch_bytes`]: 64 MiB. Each commit waits
@@ -63,6 +67,7 @@ impl Default for IngestOptions {
             tokens: TokenCounter::approx(),
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             embedder: None,
+            fact_reader: None,
         }
     }
 }
@@ -77,6 +82,7 @@ impl IngestOptions {
             tokenizer_source: self.tokens.source().map(str::to_string),
             sentence_rules: rlmkg_text::SENTENCE_RULES_VERSION,
             embedder: self.embedder.as_ref().map(|e| e.identity()),
+            fact_reader: self.fact_reader.as_ref().map(|r| r.identity()),
         }
     }
 }

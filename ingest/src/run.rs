@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use crate::error::StoreError;
 use crate::formats::format_of;
+use crate::model_facts::{FactCache, ModelFactEstimate, ModelFactStats};
 use crate::pipeline::{IngestOptions, prepare_file};
 use crate::store::Store;
 use crate::store::write::FileUpdate;
@@ -97,6 +98,19 @@ impl Store {
             }
         }
         summary.stages.walk = t0.elapsed().as_secs_f64();
+        let mut fact_cache = match &opts.fact_reader {
+            Some(reader) => {
+                let bytes = files.iter().map(|f| f.size).sum();
+                let estimate = ModelFactEstimate::new(reader.as_ref(), bytes, opts.target_tokens);
+                progress.model_facts_estimate(&estimate);
+                summary.model_facts = Some(ModelFactStats {
+                    reader: reader.identity(),
+                    ..ModelFactStats::default()
+                });
+                Some(FactCache::open(self.dir())?)
+            }
+            None => None,
+        };
         let pool = rayon::ThreadPoolBuilder::new()
             .start_handler(|_| crate::nice::lower_priority())
             .num_threads(threads(opts.threads))
@@ -134,10 +148,13 @@ impl Store {
             scope.spawn(move || {
                 for (part, known) in parts.into_iter().zip(known) {
                     let out = pool.install(|| prepare_batch(part, known, opts));
-                    // Vectors are made on the same pool, ahead of the writer.
+                    // A model reads facts (on this thread: it runs its own
+                    // threads), then vectors are made on the same pool (of
+                    // every entity the facts name too), ahead of the writer.
                     let out = out.and_then(|(mut part, secs)| {
+                        let read = read_facts_part(&mut part, opts, fact_cache.as_mut())?;
                         let embed_secs = pool.install(|| embed_part(&mut part, opts))?;
-                        Ok((part, secs, embed_secs))
+                        Ok((part, secs, embed_secs, read))
                     });
                     if tx.send(out).is_err() {
                         // The writer stopped (an error): prepare no more.
@@ -147,7 +164,10 @@ impl Store {
             });
             let mut uncommitted = 0u64;
             for (i, out) in rx.into_iter().enumerate() {
-                let (current, secs, embed_secs) = out?;
+                let (current, secs, embed_secs, read) = out?;
+                if let (Some(total), Some(read)) = (summary.model_facts.as_mut(), read) {
+                    total.add(&read);
+                }
                 summary.stages.prepare += secs;
                 summary.stages.embed += embed_secs;
                 uncommitted += current.iter().map(|(f, _)| f.size).sum::<u64>();
@@ -418,6 +438,27 @@ fn prepare_batch(
 /// With an embedder: one vector per chunk of the part's prepared files, made
 /// in one call (the embedder batches them by length). Returns the seconds it
 /// took (0 without an embedder).
+/// Has the ingest's fact reader, if any, read the prepared documents of a
+/// part; what it did.
+fn read_facts_part(
+    part: &mut [(WalkedFile, Prepared)],
+    opts: &IngestOptions,
+    cache: Option<&mut FactCache>,
+) -> Result<Option<ModelFactStats>, StoreError> {
+    let (Some(reader), Some(cache)) = (&opts.fact_reader, cache) else {
+        return Ok(None);
+    };
+    let mut docs: Vec<&mut crate::pipeline::PDoc> = part
+        .iter_mut()
+        .filter_map(|(_, p)| match p {
+            Prepared::Ready(u, _) => u.docs.as_mut(),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    crate::model_facts::read_docs(&mut docs, reader.as_ref(), cache).map(Some)
+}
+
 fn embed_part(
     part: &mut [(WalkedFile, Prepared)],
     opts: &IngestOptions,

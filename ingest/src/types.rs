@@ -76,6 +76,9 @@ pub struct IngestSummary {
     pub tokenizer: String,
     /// Where the wall time went.
     pub stages: StageTimes,
+    /// What the model's reading of facts did (`ingest --extract llm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_facts: Option<crate::ModelFactStats>,
 }
 
 /// Wall seconds spent in each stage of an ingest. A batch is prepared while the
@@ -147,6 +150,8 @@ pub trait Progress: Sync {
     fn file_done(&self, path: &Path, bytes: u64);
     /// A warning (a skipped file, a malformed record).
     fn warn(&self, msg: &str);
+    /// Before a model reads facts: what it may cost.
+    fn model_facts_estimate(&self, _estimate: &crate::ModelFactEstimate) {}
     /// All done.
     fn finish(&self);
 }

@@ -40,6 +40,7 @@ mod answer_check;
 mod ask;
 pub mod backends;
 pub mod encoder;
+pub mod fact_reader;
 mod handle;
 pub mod named;
 mod report;

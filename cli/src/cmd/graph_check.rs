@@ -31,6 +31,10 @@ pub struct GraphCheckArgs {
     /// the sentence naming the title (the answer).
     #[arg(long, default_value_t = 0)]
     pub show: usize,
+    /// Check `OUT/store` as it is, without bringing it up to date with the
+    /// corpus first (a store ingested with `--extract llm`, say).
+    #[arg(long)]
+    pub no_ingest: bool,
 }
 
 /// Run `rlmkg graph-check`.
@@ -56,9 +60,16 @@ pub fn run(args: GraphCheckArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         .collect();
     std::fs::write(&corpus, serde_json::to_vec(&records)?)
         .with_context(|| format!("writing {}", corpus.display()))?;
-    let progress = crate::out::IngestProgress::new(false, global.quiet);
-    let opened = rlmkg_eval::store::open_and_ingest(&args.out.join("store"), &[corpus], &progress)?;
-    let store = opened.store();
+    let store_dir = args.out.join("store");
+    let store = if args.no_ingest {
+        std::sync::Arc::new(
+            rlmkg::open_store_read(&store_dir)
+                .with_context(|| format!("opening the store at {}", store_dir.display()))?,
+        )
+    } else {
+        let progress = crate::out::IngestProgress::new(false, global.quiet);
+        rlmkg_eval::store::open_and_ingest(&store_dir, &[corpus], &progress)?.store()
+    };
     let pairs = rlmkg_eval::graph_check::title_pairs(&store, &passages, args.limit, args.show)?;
     let hops = match &args.musique {
         Some(path) => {

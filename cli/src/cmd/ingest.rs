@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use rlmkg_ingest::{IngestOptions, Store, TokenCounter};
+use rlmkg_ingest::{FactReader, IngestOptions, Store, TokenCounter};
 
 use crate::cli::GlobalArgs;
 
@@ -56,6 +56,103 @@ pub struct IngestArgs {
     /// Write no vectors (a store that keeps them drops them).
     #[arg(long)]
     pub no_embed: bool,
+    /// Who reads facts: the rules alone, or a language model besides them
+    /// (`llm`: the configured model — `--base-url` and `--model`, the
+    /// settings files and `RLMKG_*`, else the embedded model). The model only
+    /// adds facts its sentence holds; what it read is cached by content
+    /// [default: the store's setting, the rules for a new store].
+    #[arg(long, value_enum, value_name = "rules|llm")]
+    pub extract: Option<Extract>,
+    /// With `--extract llm`: US dollars per million prompt and completion
+    /// tokens, for the cost shown before and after [default: 0,0, a local
+    /// model].
+    #[arg(long, value_name = "IN,OUT", value_parser = parse_price)]
+    pub extract_price: Option<(f64, f64)>,
+    /// With `--extract llm`: passages read at once (0: the model's own
+    /// default, a server's slots).
+    #[arg(long, default_value_t = 0)]
+    pub extract_concurrency: usize,
+    /// With `--extract llm`: an OpenAI-compatible server's base URL (as for
+    /// `ask`).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Vec<String>,
+    /// With `--extract llm`: the model the server knows.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// With `--extract llm`: a GGUF file for the embedded model.
+    #[arg(long, value_name = "FILE")]
+    pub model_path: Option<PathBuf>,
+}
+
+/// Who reads facts at ingest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Extract {
+    /// The rules alone.
+    Rules,
+    /// A language model besides the rules.
+    Llm,
+}
+
+/// `IN,OUT` as two non-negative prices.
+fn parse_price(s: &str) -> Result<(f64, f64), String> {
+    let bad =
+        || format!("expected IN,OUT US dollars per million tokens (e.g. 0.15,0.60), got {s:?}");
+    let (a, b) = s.split_once(',').ok_or_else(bad)?;
+    let p = |x: &str| {
+        x.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    Ok((p(a).ok_or_else(bad)?, p(b).ok_or_else(bad)?))
+}
+
+/// The fact reader an ingest uses: a model with `--extract llm` (or when
+/// the store was read by one and no `--extract` is given), else none.
+fn fact_reader_for(
+    args: &IngestArgs,
+    recorded: &rlmkg_ingest::Settings,
+    global: &GlobalArgs,
+) -> anyhow::Result<Option<std::sync::Arc<dyn rlmkg_ingest::FactReader>>> {
+    let wants = match args.extract {
+        Some(e) => e == Extract::Llm,
+        None => recorded.fact_reader.is_some(),
+    };
+    if !wants {
+        return Ok(None);
+    }
+    let model_args = rlmkg_settings::ModelArgs {
+        base_url: (!args.base_url.is_empty()).then(|| args.base_url.clone()),
+        model: args.model.clone(),
+        model_path: args.model_path.clone(),
+        ..Default::default()
+    };
+    let settings = crate::cmd::settings(&model_args, &global.store)?;
+    let backends = rlmkg_settings::build_backends(&settings)?;
+    let Some(model) = backends.models.sub else {
+        anyhow::bail!(
+            "--extract llm needs a model: give --base-url and --model (an OpenAI-compatible              server), --model-path FILE.gguf, or install one with `rlmkg model pull`{}",
+            if args.extract.is_none() {
+                "; or pass --extract rules to keep the rules' facts alone"
+            } else {
+                ""
+            }
+        );
+    };
+    let reader = rlmkg::fact_reader::ModelFactReader::new(model, args.extract_concurrency)
+        .map_err(|e| anyhow::anyhow!("starting the fact reader: {e}"))?;
+    if args.extract.is_none()
+        && let Some(recorded) = &recorded.fact_reader
+        && *recorded != reader.identity()
+    {
+        anyhow::bail!(
+            "the store's facts were read by {recorded}, and the model configured now is {}: pass \
+             --extract llm to read every file again with it, or --extract rules to keep the \
+             rules' facts alone",
+            reader.identity()
+        );
+    }
+    Ok(Some(std::sync::Arc::new(reader)))
 }
 
 /// The embedder an ingest writes vectors with: the installed encoder with
@@ -114,6 +211,8 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     };
     let embedder = embedder_for(&args, &recorded)?;
     store.set_embedder(embedder.clone());
+    let fact_reader = fact_reader_for(&args, &recorded, global)?;
+    let price = args.extract_price.unwrap_or((0.0, 0.0));
     let opts = IngestOptions {
         exclude: args.exclude,
         prune: !args.no_prune,
@@ -126,8 +225,10 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         tokens,
         max_file_bytes: args.max_file_size,
         embedder,
+        fact_reader,
     };
-    let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json);
+    let progress = crate::out::IngestProgress::new(global.quiet, global.quiet || global.json)
+        .with_price(price);
     let s = store.ingest(&args.paths, &opts, &progress)?;
     if global.json {
         let report = crate::json::Ingest::new(&s, rlmkg::usage::peak_rss_mb());
@@ -151,6 +252,9 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             s.seconds,
             s.mb_per_s
         )?;
+        if let Some(m) = &s.model_facts {
+            writeln!(stdout, "{}", crate::out::model_facts_line(m, price))?;
+        }
         if s.tokenizer != rlmkg_ingest::APPROX_IDENTITY {
             writeln!(stdout, "tokens counted by {}", s.tokenizer)?;
         }

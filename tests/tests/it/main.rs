@@ -27,6 +27,7 @@ mod hostile_cli;
 mod ingest_tokenizer;
 mod llama_ask;
 mod map_e2e;
+mod model_facts;
 mod qwen_compose;
 mod qwen_rlm;
 mod rlm_config;

@@ -1,0 +1,451 @@
+//! The evidence check of proposed facts: a fact is kept only when its
+//! sentence says both ends (the subject may be the passage's subject said
+//! by a pronoun) and the relation, and then joins the rules' facts.
+
+use std::collections::{HashMap, HashSet};
+
+use rlmkg_graph::{EntityDecl, Predicate, entity_key};
+use rlmkg_text::{PRONOUNS, date_at, is_stopword, is_year, match_key};
+
+use super::{ModelFactStats, ProposedFact};
+use crate::extract::{LocalEvidence, LocalMention, LocalRelation};
+use crate::pipeline::PDoc;
+
+/// Longest name or relation a proposal may give, in bytes.
+const MAX_NAME_BYTES: usize = 120;
+/// Most words of a relation outside the vocabulary ("sailed aboard").
+const MAX_PHRASE_WORDS: usize = 4;
+
+/// The proposals read from one chunk of a document: the chunk's number,
+/// its sentences (byte spans of the document's text) and the facts.
+pub(crate) struct ChunkReading<'a> {
+    /// The chunk's number in its document.
+    pub chunk: usize,
+    /// Its sentences, as byte spans of the document's text.
+    pub sentences: Vec<(usize, usize)>,
+    /// The facts proposed for it.
+    pub proposals: &'a [ProposedFact],
+}
+
+/// Adds to `doc`'s facts those of `readings` that pass the evidence check,
+/// counting in `stats`.
+pub(crate) fn admit(doc: &mut PDoc, readings: &[ChunkReading<'_>], stats: &mut ModelFactStats) {
+    let mut known = Known::of(doc);
+    for r in readings {
+        for p in r.proposals {
+            stats.proposed += 1;
+            match check(doc, &known, r.chunk, &r.sentences, p) {
+                Err(reason) => stats.drop_for(reason),
+                Ok(fact) => {
+                    if add(doc, &mut known, fact) {
+                        stats.added += 1;
+                    } else {
+                        stats.known += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a document holds already, for lookups in constant time.
+struct Known {
+    /// An entity's index by its key and by its aliases' keys.
+    entities: HashMap<String, usize>,
+    /// (subject, object, label) of every relation.
+    relations: HashSet<(String, String, String)>,
+    /// (entity, start) of every mention.
+    mentions: HashSet<(String, u64)>,
+}
+
+impl Known {
+    fn of(doc: &PDoc) -> Self {
+        let ex = &doc.extraction;
+        let mut entities = HashMap::new();
+        for (i, e) in ex.entities.iter().enumerate() {
+            for a in &e.aliases {
+                entities.entry(entity_key(a)).or_insert(i);
+            }
+        }
+        for (i, e) in ex.entities.iter().enumerate() {
+            entities.insert(e.key.clone(), i);
+        }
+        Self {
+            entities,
+            relations: ex
+                .relations
+                .iter()
+                .map(|r| (r.subject.clone(), r.object.clone(), r.label.clone()))
+                .collect(),
+            mentions: ex
+                .mentions
+                .iter()
+                .map(|m| (m.entity.clone(), m.start))
+                .collect(),
+        }
+    }
+}
+
+/// One end of a fact as the sentence gives it.
+struct End {
+    key: String,
+    name: String,
+    kind: &'static str,
+    /// Where the sentence names it (none for a subject said by a pronoun).
+    span: Option<(usize, usize)>,
+}
+
+/// A fact that passed the check.
+struct Checked {
+    subject: End,
+    object: End,
+    label: String,
+    chunk: usize,
+    sentence: (usize, usize),
+}
+
+fn check(
+    doc: &PDoc,
+    known: &Known,
+    chunk: usize,
+    sentences: &[(usize, usize)],
+    p: &ProposedFact,
+) -> Result<Checked, &'static str> {
+    let &(s0, s1) = p
+        .sentence
+        .checked_sub(1)
+        .and_then(|i| sentences.get(i))
+        .ok_or("no such sentence")?;
+    let sentence = doc.text.get(s0..s1).ok_or("no such sentence")?;
+    let (subject, object) = (p.subject.trim(), p.object.trim());
+    if [subject, object, p.relation.as_str()]
+        .iter()
+        .any(|s| s.is_empty() || s.len() > MAX_NAME_BYTES)
+    {
+        return Err("an empty or over-long field");
+    }
+    let words: HashSet<String> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| match_key(&w.to_lowercase()))
+        .collect();
+    let (label, reversed) = relation(&p.relation, &words)?;
+    let (subject, object) = if reversed {
+        (object, subject)
+    } else {
+        (subject, object)
+    };
+    let date = is_date(object);
+    if label_needs_date(&label) && !date {
+        return Err("a date relation without a date");
+    }
+    // Each end is named by the sentence, or is the passage's subject said
+    // by a pronoun ("It was founded by X"); one end at least is named.
+    let (subject_span, object_span) = (find(sentence, subject), find(sentence, object));
+    let resolved = |name: &str| is_about(doc, name) && refers_back(sentence);
+    if (subject_span.is_none() && !resolved(subject))
+        || (object_span.is_none() && !resolved(object))
+        || (subject_span.is_none() && object_span.is_none())
+    {
+        return Err("an end the sentence does not name");
+    }
+    let at = |(a, b): (usize, usize)| (s0 + a, s0 + b);
+    let subject = end(doc, known, subject, "other", subject_span.map(at));
+    let kind = if date { "date" } else { "other" };
+    let object = end(doc, known, object, kind, object_span.map(at));
+    if subject.key.is_empty() || object.key.is_empty() || subject.key == object.key {
+        return Err("one end twice, or an end with no name");
+    }
+    Ok(Checked {
+        subject,
+        object,
+        label,
+        chunk,
+        sentence: (s0, s1),
+    })
+}
+
+/// The label of a proposed relation and whether it reads from the object's
+/// side: a label of the vocabulary (or its inverse) whose words the
+/// sentence says, or a short phrase the sentence says (`other: <phrase>`).
+fn relation(relation: &str, words: &HashSet<String>) -> Result<(String, bool), &'static str> {
+    let rel = relation.trim().to_lowercase();
+    let rel = rel.strip_prefix("other:").unwrap_or(&rel).trim();
+    let rel = rel.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = |ws: &mut dyn Iterator<Item = &str>| {
+        ws.filter(|w| !is_stopword(w))
+            .any(|w| words.contains(&match_key(w)))
+    };
+    if let Some((p, reversed)) = Predicate::parse(&rel) {
+        let label = p.label();
+        if !said(&mut crate::predicate_words(label).into_iter()) {
+            return Err("a relation the sentence does not say");
+        }
+        return Ok((label.to_owned(), reversed));
+    }
+    let phrase: Vec<&str> = rel.split(' ').collect();
+    let plain = phrase.len() <= MAX_PHRASE_WORDS
+        && phrase
+            .iter()
+            .all(|w| !w.is_empty() && w.chars().all(|c| c.is_alphabetic() || c == '-'));
+    let content: Vec<&str> = phrase.iter().copied().filter(|w| !is_stopword(w)).collect();
+    if !plain || content.is_empty() || !content.iter().all(|w| words.contains(&match_key(w))) {
+        return Err("a relation the sentence does not say");
+    }
+    Ok((format!("other: {rel}"), false))
+}
+
+/// Whether facts of `label` take a date as their object.
+fn label_needs_date(label: &str) -> bool {
+    Predicate::parse(label).is_some_and(|(p, _)| p.literal_object())
+}
+
+/// Whether `text` is a date by the one date rule ("1923", "3 June 1923").
+fn is_date(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    is_year(text) || date_at(&words).is_some_and(|d| d.len == words.len())
+}
+
+/// Where `name` stands in `sentence` as whole words, case aside.
+fn find(sentence: &str, name: &str) -> Option<(usize, usize)> {
+    let (hay, needle) = (sentence.to_lowercase(), name.to_lowercase());
+    // Lower-casing keeps byte lengths for the text we match on; where it
+    // does not, the name is not looked for.
+    if hay.len() != sentence.len() || needle.is_empty() {
+        return None;
+    }
+    let boundary = |i: usize| {
+        hay.get(..i)
+            .and_then(|s| s.chars().next_back())
+            .is_none_or(|c| !c.is_alphanumeric())
+    };
+    let after = |i: usize| {
+        hay.get(i..)
+            .and_then(|s| s.chars().next())
+            .is_none_or(|c| !c.is_alphanumeric())
+    };
+    hay.match_indices(&needle)
+        .map(|(i, m)| (i, i + m.len()))
+        .find(|&(a, b)| boundary(a) && after(b))
+}
+
+/// Whether `name` is the entity the document is about.
+fn is_about(doc: &PDoc, name: &str) -> bool {
+    let key = entity_key(name);
+    doc.extraction.about.as_deref() == Some(key.as_str()) || entity_key(&doc.title) == key
+}
+
+/// Whether the sentence speaks of something named before it: a pronoun.
+fn refers_back(sentence: &str) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| PRONOUNS.contains(&w.to_lowercase().as_str()))
+}
+
+/// The entity `name` is in `doc` (by its key or an alias's), or a new one
+/// of kind `kind`.
+fn end(
+    doc: &PDoc,
+    known: &Known,
+    name: &str,
+    kind: &'static str,
+    span: Option<(usize, usize)>,
+) -> End {
+    let key = entity_key(name);
+    match known
+        .entities
+        .get(&key)
+        .and_then(|&i| doc.extraction.entities.get(i))
+    {
+        Some(e) => End {
+            key: e.key.clone(),
+            name: e.name.clone(),
+            kind,
+            span,
+        },
+        None => End {
+            key,
+            name: name.to_owned(),
+            kind,
+            span,
+        },
+    }
+}
+
+/// Adds a checked fact (and any end the rules did not know, with its
+/// mention); false when the document has the fact already.
+fn add(doc: &mut PDoc, known: &mut Known, fact: Checked) -> bool {
+    let ex = &mut doc.extraction;
+    let triple = (
+        fact.subject.key.clone(),
+        fact.object.key.clone(),
+        fact.label.clone(),
+    );
+    if !known.relations.insert(triple) {
+        return false;
+    }
+    for e in [&fact.subject, &fact.object] {
+        if !known.entities.contains_key(&e.key) {
+            known.entities.insert(e.key.clone(), ex.entities.len());
+            ex.entities.push(EntityDecl {
+                key: e.key.clone(),
+                name: e.name.clone(),
+                kind: e.kind.to_owned(),
+                aliases: Vec::new(),
+            });
+        }
+        if let Some((start, end)) = e.span
+            && known.mentions.insert((e.key.clone(), start as u64))
+        {
+            ex.mentions.push(LocalMention {
+                entity: e.key.clone(),
+                chunk: fact.chunk,
+                start: start as u64,
+                end: end as u64,
+            });
+        }
+    }
+    ex.relations.push(LocalRelation {
+        subject: fact.subject.key,
+        object: fact.object.key,
+        label: fact.label,
+        weight: 1.0,
+        evidence: vec![LocalEvidence {
+            chunk: fact.chunk,
+            start: fact.sentence.0 as u64,
+            end: fact.sentence.1 as u64,
+        }],
+    });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{IngestOptions, prepare_doc};
+
+    /// The fate of one proposal in a passage titled `title`: `added`,
+    /// `known` (the rules had it) or the reason it was dropped.
+    fn fate(title: &str, text: &str, fact: (&str, &str, &str, usize)) -> String {
+        let opts = IngestOptions::default();
+        let mut doc = prepare_doc(title.into(), text.into(), "md", Default::default(), &opts);
+        let spans = crate::text::sentences(&doc.text, crate::text::SegmentMode::Prose);
+        let (subject, relation, object, sentence) = fact;
+        let proposals = [ProposedFact {
+            subject: subject.into(),
+            relation: relation.into(),
+            object: object.into(),
+            sentence,
+        }];
+        let readings = [ChunkReading {
+            chunk: 0,
+            sentences: spans,
+            proposals: &proposals,
+        }];
+        let mut stats = ModelFactStats::default();
+        let before = doc.extraction.relations.len();
+        admit(&mut doc, &readings, &mut stats);
+        if stats.added == 1 {
+            let r = &doc.extraction.relations[before];
+            assert!(r.evidence.iter().all(|e| e.chunk == 0));
+            return format!("added {} | {} | {}", r.subject, r.label, r.object);
+        }
+        if stats.known == 1 {
+            return "known".into();
+        }
+        stats.dropped.keys().next().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_fact_stands_only_where_its_sentence_holds_it() {
+        let ship = "The Grey Heron was a schooner. She sailed from Wendsund in 1901 under \
+                    Captain Ola Brenne. Ola Brenne lived in Kettlesholm.";
+        type Fact<'a> = (&'a str, &'a str, &'a str, usize);
+        let cases: &[(Fact<'_>, &str)] = &[
+            // Both ends and a phrase the sentence says.
+            (
+                ("The Grey Heron", "sailed from", "Wendsund", 2),
+                "added grey_heron | other: sailed from | wendsund",
+            ),
+            // The passage's subject said by "She".
+            (
+                ("The Grey Heron", "other: sailed under", "Ola Brenne", 2),
+                "added grey_heron | other: sailed under | ola_brenne",
+            ),
+            // An end the sentence does not name.
+            (
+                ("The Grey Heron", "sailed from", "Bergen", 2),
+                "an end the sentence does not name",
+            ),
+            // A pronoun stands for the passage's subject, not for anyone.
+            (
+                ("Kettlesholm", "sailed from", "Wendsund", 2),
+                "an end the sentence does not name",
+            ),
+            // A relation of the vocabulary the sentence does not say.
+            (
+                ("Ola Brenne", "born in", "Kettlesholm", 3),
+                "a relation the sentence does not say",
+            ),
+            // A phrase the sentence does not say.
+            (
+                ("Ola Brenne", "was mayor of", "Kettlesholm", 3),
+                "a relation the sentence does not say",
+            ),
+            // No such sentence.
+            (
+                ("Ola Brenne", "lived in", "Kettlesholm", 4),
+                "no such sentence",
+            ),
+            (
+                ("Ola Brenne", "lived in", "Ola Brenne", 3),
+                "one end twice, or an end with no name",
+            ),
+        ];
+        for (fact, want) in cases {
+            assert_eq!(fate("The Grey Heron", ship, *fact), *want, "{fact:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_rules_found_is_known_and_an_inverse_label_turns_the_fact() {
+        let text = "Marsh Shipyard is a shipyard. It was founded by Emil Ravness in 1841.";
+        assert_eq!(
+            fate(
+                "Marsh Shipyard",
+                text,
+                ("Emil Ravness", "founded", "Marsh Shipyard", 2)
+            ),
+            "known"
+        );
+        assert_eq!(
+            fate(
+                "Marsh Shipyard",
+                text,
+                ("Marsh Shipyard", "date of founding", "1841", 2)
+            ),
+            "known"
+        );
+        // A date relation needs a date.
+        assert_eq!(
+            fate(
+                "Marsh Shipyard",
+                text,
+                ("Marsh Shipyard", "date of founding", "Emil Ravness", 2)
+            ),
+            "a date relation without a date"
+        );
+        let text = "The Salt Atlas is a novel. Northlight Press issued it in 1950.";
+        assert_eq!(
+            fate(
+                "The Salt Atlas",
+                text,
+                ("Northlight Press", "publisher of", "The Salt Atlas", 2)
+            ),
+            "added salt_atlas | published by | northlight_press"
+        );
+    }
+}
