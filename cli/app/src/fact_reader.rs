@@ -40,15 +40,16 @@ impl std::fmt::Debug for ModelFactReader {
 }
 
 impl ModelFactReader {
-    /// A reader asking `model`, `concurrency` passages at a time (0: the
-    /// model's default: one for the embedded model, a server's slots).
+    /// A reader asking `model`, `concurrency` passages at a time (0: as many
+    /// as the server says it serves at once, else one: a request queued
+    /// behind others on a one-slot server only waits, and may time out).
     pub fn new(model: Arc<dyn LanguageModel>, concurrency: usize) -> std::io::Result<Self> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let concurrency = if concurrency == 0 {
             let slots = runtime.block_on(model.server_slots());
-            slots.unwrap_or_else(|| model.default_concurrency()).max(1)
+            slots.unwrap_or(1).max(1)
         } else {
             concurrency
         };

@@ -68,8 +68,9 @@ pub struct IngestArgs {
     /// model].
     #[arg(long, value_name = "IN,OUT", value_parser = parse_price)]
     pub extract_price: Option<(f64, f64)>,
-    /// With `--extract llm`: passages read at once (0: the model's own
-    /// default, a server's slots).
+    /// With `--extract llm`: passages read at once (0: the slots a llama.cpp
+    /// server says it has, else one; raise it for a server that serves
+    /// several requests at once, such as vLLM or a hosted API).
     #[arg(long, default_value_t = 0)]
     pub extract_concurrency: usize,
     /// With `--extract llm`: an OpenAI-compatible server's base URL (as for

@@ -448,4 +448,41 @@ mod tests {
             "added salt_atlas | published by | northlight_press"
         );
     }
+
+    proptest::proptest! {
+        /// Whatever a model proposes, the check neither panics nor adds a
+        /// fact whose evidence sentence does not name an end of it.
+        #[test]
+        fn no_proposal_adds_a_fact_its_sentence_does_not_name(
+            subject in "[A-Za-zÉé İ'1-9]{0,14}",
+            relation in "(born in|founded|sailed from|publisher of|other: [a-z ]{0,12}|[a-zé ]{0,10})",
+            object in "[A-Za-zÉé İ'1-9]{0,14}",
+            sentence in 0usize..5,
+        ) {
+            let text = "The Grey Heron was a schooner built in 1898. She sailed from \
+                        Wendsund under Ola Brenne. Ola Brenne was born in Kettlesholm.";
+            let opts = IngestOptions::default();
+            let mut doc = prepare_doc("The Grey Heron".into(), text.into(), "md", Default::default(), &opts);
+            let spans = crate::text::sentences(&doc.text, crate::text::SegmentMode::Prose);
+            let proposals = [ProposedFact { subject, relation, object, sentence }];
+            let readings = [ChunkReading { chunk: 0, sentences: spans, proposals: &proposals }];
+            let before = doc.extraction.relations.len();
+            let mut stats = ModelFactStats::default();
+            admit(&mut doc, &readings, &mut stats);
+            proptest::prop_assert_eq!(stats.proposed, 1);
+            proptest::prop_assert_eq!(stats.added + stats.known + stats.dropped_total(), 1);
+            for r in &doc.extraction.relations[before..] {
+                let e = &r.evidence[0];
+                let said = &doc.text[e.start as usize..e.end as usize];
+                let names = |key: &str| {
+                    doc.extraction.entities.iter().find(|d| d.key == key).map(|d| d.name.to_lowercase())
+                };
+                let named = [&r.subject, &r.object]
+                    .iter()
+                    .filter(|k| names(k).is_some_and(|n| said.to_lowercase().contains(&n)))
+                    .count();
+                proptest::prop_assert!(named >= 1, "{r:?} in {said:?}");
+            }
+        }
+    }
 }

@@ -195,7 +195,10 @@ pub(crate) fn read_docs(
             .collect();
         let t = std::time::Instant::now();
         let reading = reader.read(&passages).map_err(|e| {
-            crate::error::StoreError::Invalid(format!("reading facts with {identity}: {e}"))
+            crate::error::StoreError::Invalid(format!(
+                "reading facts with {identity}: {e} (the passages read so far are cached: an \
+                 ingest run again goes on from there)"
+            ))
         })?;
         stats.seconds += t.elapsed().as_secs_f64();
         stats.prompt_tokens += reading.prompt_tokens;
@@ -212,8 +215,8 @@ pub(crate) fn read_docs(
                 cache.put(key.clone(), facts);
             }
         }
+        cache.flush()?;
     }
-    cache.flush()?;
     for (doc, of_doc) in docs.iter_mut().zip(&chunks) {
         let readings: Vec<ChunkReading<'_>> = of_doc
             .iter()
