@@ -11,6 +11,7 @@ mod batched;
 mod embed;
 mod graph;
 mod ingest;
+mod ingest_embed;
 mod model;
 mod repl;
 pub mod scale;
@@ -86,6 +87,9 @@ pub struct BenchOptions {
     pub quick: bool,
     /// The `rlmkg` binary that `ingest` runs as a user would (a new process per run).
     pub rlmkg_bin: PathBuf,
+    /// `ingest`: also ingest a small slice with and without vectors
+    /// (the installed encoder; [`ingest_embed`]).
+    pub embed: bool,
 }
 
 impl BenchOptions {
@@ -131,6 +135,11 @@ pub fn run(
 ) -> anyhow::Result<Vec<BenchRow>> {
     std::fs::create_dir_all(&opts.work_dir)?;
     match area {
+        Area::Ingest if opts.embed => {
+            let mut rows = ingest::run(opts)?;
+            rows.extend(ingest_embed::run(opts)?);
+            Ok(rows)
+        }
         Area::Ingest => ingest::run(opts),
         Area::Graph => graph::run(opts),
         Area::Repl => repl::run(opts),
