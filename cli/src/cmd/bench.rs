@@ -68,9 +68,10 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         );
         return run_scale(args, global);
     }
-    if args.scales.is_some() || args.dense_mb.is_some() || args.endpoint.is_some() || args.vectors
-    {
-        anyhow::bail!("--scales, --dense-mb, --endpoint and --vectors are options of `bench scale`");
+    if args.scales.is_some() || args.dense_mb.is_some() || args.endpoint.is_some() || args.vectors {
+        anyhow::bail!(
+            "--scales, --dense-mb, --endpoint and --vectors are options of `bench scale`"
+        );
     }
     if args.embed && !args.areas.contains(&Area::Ingest) {
         anyhow::bail!("--embed is an option of `bench ingest`");

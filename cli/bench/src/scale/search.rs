@@ -170,8 +170,8 @@ pub fn measure(
     }
     let ingest_secs = t.elapsed().as_secs_f64();
     let store_mb = bytes_under(store_dir, &|_| true) as f64 / 1e6;
-    let vectors_mb = bytes_under(store_dir, &|p| p.extension().is_some_and(|x| x == "vec")) as f64
-        / 1e6;
+    let vectors_mb =
+        bytes_under(store_dir, &|p| p.extension().is_some_and(|x| x == "vec")) as f64 / 1e6;
     let mut store = Store::open_read(store_dir)?;
     store.set_embedder(Some(synthetic));
     if let Some(off) = store.dense_off() {
