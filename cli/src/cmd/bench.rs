@@ -227,18 +227,28 @@ fn print_search(out: &mut dyn Write, rows: &[ScaleRow]) -> std::io::Result<()> {
     )?;
     writeln!(
         out,
-        "{:<12} {:>8} {:>9} {:>10} {:>15} {:>15} {:>15} {:>15} {:>15}",
-        "shape", "chunks", "store MB", "vectors MB", "bm25", "dense", "hybrid", "related", "encode"
+        "{:<12} {:>8} {:>9} {:>10} {:>8} {:>15} {:>15} {:>15} {:>15} {:>15}",
+        "shape",
+        "chunks",
+        "store MB",
+        "vectors MB",
+        "names MB",
+        "bm25",
+        "dense",
+        "hybrid",
+        "related",
+        "encode"
     )?;
     let pair = |(a, b): (f64, f64)| format!("{a:.1} / {b:.1}");
     for (shape, s) in measured {
         writeln!(
             out,
-            "{:<12} {:>8} {:>9.1} {:>10.1} {:>15} {:>15} {:>15} {:>15} {:>15}",
+            "{:<12} {:>8} {:>9.1} {:>10.1} {:>8.1} {:>15} {:>15} {:>15} {:>15} {:>15}",
             shape,
             s.chunks,
             s.store_mb,
             s.vectors_mb,
+            s.name_vectors_mb,
             pair(s.bm25_ms),
             pair(s.dense_ms),
             pair(s.hybrid_ms),

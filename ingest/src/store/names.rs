@@ -29,15 +29,24 @@ const MAGIC: [u8; 8] = *b"RKENT\0\0\x01";
 /// (BENCHMARKS.md, "Fitted constants").
 pub const NAME_MATCH_MIN: f32 = 0.6;
 
+/// The kinds of entity whose names get vectors. Dates are their words, and
+/// `other` (capitalised words the extraction could not type) are most of a
+/// store's entities and seldom go by another name: left out, they keep the
+/// name vectors near the size of the chunk vectors (BENCHMARKS.md, "Scale").
+const NAMED_KINDS: [&str; 4] = ["person", "organization", "place", "work"];
+
 /// The names of `entities` that get a vector, as (entity key, name): each
-/// entity's name and its aliases, dates left out (their words are their
-/// meaning). In order, each pair once.
+/// entity's name and its aliases, for the [`NAMED_KINDS`]. In order, each
+/// pair once.
 pub(crate) fn vector_names<'a>(
     entities: impl IntoIterator<Item = &'a EntityDecl>,
 ) -> Vec<(String, String)> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for e in entities.into_iter().filter(|e| e.kind != "date") {
+    for e in entities
+        .into_iter()
+        .filter(|e| NAMED_KINDS.contains(&e.kind.as_str()))
+    {
         for name in std::iter::once(&e.name).chain(&e.aliases) {
             let name = name.trim();
             if !name.is_empty() && seen.insert((e.key.as_str(), name)) {
@@ -204,17 +213,18 @@ mod tests {
     }
 
     #[test]
-    fn names_and_aliases_get_vectors_dates_do_not() {
+    fn names_and_aliases_of_named_kinds_get_vectors() {
         let names = vector_names(&[
             decl("kics", "Kestrel Institute", "organization", &["KICS", " "]),
             decl("d1998", "1998", "date", &[]),
+            decl("autumn", "Autumn", "other", &[]),
             decl("kics", "Kestrel Institute", "organization", &["KICS"]),
         ]);
         let pairs: Vec<(&str, &str)> = names.iter().map(|(k, n)| (&k[..], &n[..])).collect();
         assert_eq!(
             pairs,
             [("kics", "Kestrel Institute"), ("kics", "KICS")],
-            "each pair once, no blank alias, no date"
+            "each pair once, no blank alias, no date, nothing untyped"
         );
     }
 

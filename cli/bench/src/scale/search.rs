@@ -119,8 +119,10 @@ pub struct SearchRow {
     pub ingest_secs: f64,
     /// The store's size on disk in MB, vectors included.
     pub store_mb: f64,
-    /// Of it, the vector files, in MB.
+    /// Of it, the chunks' vector files (`vectors/p<n>.vec`), in MB.
     pub vectors_mb: f64,
+    /// Of it, the entity names' vector files (`vectors/p<n>.ent`), in MB.
+    pub name_vectors_mb: f64,
     /// Timed queries per measure.
     pub samples: usize,
     /// `search --mode bm25`, p50 and p99, ms.
@@ -170,8 +172,10 @@ pub fn measure(
     }
     let ingest_secs = t.elapsed().as_secs_f64();
     let store_mb = bytes_under(store_dir, &|_| true) as f64 / 1e6;
-    let vectors_mb =
-        bytes_under(store_dir, &|p| p.extension().is_some_and(|x| x == "vec")) as f64 / 1e6;
+    let mb_of = |ext: &str| {
+        bytes_under(store_dir, &|p| p.extension().is_some_and(|x| x == ext)) as f64 / 1e6
+    };
+    let (vectors_mb, name_vectors_mb) = (mb_of("vec"), mb_of("ent"));
     let mut store = Store::open_read(store_dir)?;
     store.set_embedder(Some(synthetic));
     if let Some(off) = store.dense_off() {
@@ -219,6 +223,7 @@ pub fn measure(
         ingest_secs,
         store_mb,
         vectors_mb,
+        name_vectors_mb,
         samples: ROUNDS * QUERIES.len(),
         bm25_ms,
         dense_ms,
