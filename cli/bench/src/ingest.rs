@@ -362,14 +362,8 @@ fn nested_html(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
          or the same tags side by side; a new process and store each",
         pages[0].1.len() as f64 / 1e6
     );
-    let row = |name: &str, value: f64, unit: &str| BenchRow {
-        area: "ingest".into(),
-        name: name.into(),
-        value,
-        unit: unit.into(),
-        target: None,
-        note: note.clone(),
-    };
+    let row =
+        |name: &str, value: f64, unit: &str| BenchRow::plain("ingest", name, value, unit, &note);
     let (nested, flat) = (secs[0], secs[1]);
     Ok(vec![
         row("ingest of HTML nested 200k levels deep", nested, "s"),

@@ -75,14 +75,8 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
          encoder stage {:.1} s",
         embed.summary.ingested, embed.summary.stages.embed
     );
-    let row = |name: &str, value: f64, unit: &str| BenchRow {
-        area: "ingest".into(),
-        name: name.into(),
-        value,
-        unit: unit.into(),
-        target: None,
-        note: note.clone(),
-    };
+    let row =
+        |name: &str, value: f64, unit: &str| BenchRow::plain("ingest", name, value, unit, &note);
     Ok(vec![
         row("slice: ingest without vectors", mb / plain_secs, "MB/s"),
         row(

@@ -126,6 +126,20 @@ pub struct BenchRow {
     pub note: String,
 }
 
+impl BenchRow {
+    /// A row with no target.
+    fn plain(area: &str, name: &str, value: f64, unit: &str, note: &str) -> Self {
+        Self {
+            area: area.into(),
+            name: name.into(),
+            value,
+            unit: unit.into(),
+            target: None,
+            note: note.into(),
+        }
+    }
+}
+
 /// Run one area; `note` receives remarks (a comparison skipped, and why).
 /// [`Area::Scale`] has options and rows of its own: run it with [`scale::run`].
 pub fn run(

@@ -444,35 +444,25 @@ impl Store {
     /// gets [`StoreError::Changed`]; records gone from a store no writer
     /// changed are [`StoreError::Damaged`].
     pub fn view(&self) -> Result<Arc<GraphView>, StoreError> {
-        let mut guard = self
-            .view
-            .lock()
-            .map_err(|_| StoreError::Invalid("graph view lock poisoned".into()))?;
-        if let Some(v) = guard.as_ref() {
-            return Ok(v.clone());
-        }
-        let snapshot = match &self.manifest.view_snapshot {
-            Some(name) => self.graph.read_snapshot(name)?,
-            None => None,
-        };
-        let v = match snapshot {
-            Some(v) => v,
-            None => {
-                let listed = &self.listed;
-                let v = self
-                    .graph
-                    .build_view(&listed.packs, &|d| listed.contains(d))
-                    .map_err(|e| self.changed_or(e))?;
-                let docs = v.summary().docs;
-                if docs != self.listed.count {
-                    return Err(self.records_short(docs));
-                }
-                v
+        loaded(&self.view, "graph view", || {
+            let snapshot = match &self.manifest.view_snapshot {
+                Some(name) => self.graph.read_snapshot(name)?,
+                None => None,
+            };
+            if let Some(v) = snapshot {
+                return Ok(v);
             }
-        };
-        let v = Arc::new(v);
-        *guard = Some(v.clone());
-        Ok(v)
+            let listed = &self.listed;
+            let v = self
+                .graph
+                .build_view(&listed.packs, &|d| listed.contains(d))
+                .map_err(|e| self.changed_or(e))?;
+            let docs = v.summary().docs;
+            if docs != self.listed.count {
+                return Err(self.records_short(docs));
+            }
+            Ok(v)
+        })
     }
 
     /// The entity cards of the snapshot the manifest names, while the view
@@ -658,4 +648,22 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
     let _ = lock.write_all(me.as_bytes());
     let _ = lock.flush();
     Ok(lock)
+}
+
+/// What `slot` holds, made by `make` on the first call (the lock held, so
+/// once); `what` names it in the error of a poisoned lock.
+pub(super) fn loaded<T>(
+    slot: &Mutex<Option<Arc<T>>>,
+    what: &str,
+    make: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<Arc<T>, StoreError> {
+    let mut guard = slot
+        .lock()
+        .map_err(|_| StoreError::Invalid(format!("{what} lock poisoned")))?;
+    if let Some(v) = guard.as_ref() {
+        return Ok(v.clone());
+    }
+    let v = Arc::new(make()?);
+    *guard = Some(v.clone());
+    Ok(v)
 }

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rlmkg_graph::EntityDecl;
 
-use super::vectors::{Mapped, bad, dot, name_vector_path, top, write_vector_file};
+use super::vectors::{
+    Mapped, bad, dot, fit_dim, name_vector_path, open_packs, top, write_vector_file,
+};
 use crate::error::StoreError;
 
 /// The first bytes of an entity-name vector file (format 1).
@@ -70,16 +72,8 @@ impl PackNames {
     /// Add the vector of an entity's name (once per pair; every vector of a
     /// pack has the first one's length).
     pub(super) fn push(&mut self, key: &str, name: &str, v: &[f32]) -> Result<(), StoreError> {
-        if self.rows.is_empty() {
-            self.dim = v.len();
-        }
-        if v.len() != self.dim || v.is_empty() {
-            return Err(StoreError::Invalid(format!(
-                "the embedder returned a vector of {} numbers for the name {name:?}, not {}",
-                v.len(),
-                self.dim
-            )));
-        }
+        let what = format!("the name {name:?}");
+        fit_dim(&mut self.dim, self.rows.is_empty(), v, &what)?;
         if self.seen.insert((key.to_string(), name.to_string())) {
             self.values.extend_from_slice(v);
             self.rows.push((key.to_string(), name.to_string()));
@@ -156,13 +150,8 @@ pub(super) struct NameIndex {
 impl NameIndex {
     /// Map the files of `packs` in the store `dir` (packs without one are left out).
     pub(super) fn open(dir: &Path, packs: &[u64]) -> Result<Self, StoreError> {
-        let mut out = Vec::new();
-        for &n in packs {
-            if let Some(m) = MappedNames::open(&name_vector_path(dir, n))? {
-                out.push(m);
-            }
-        }
-        Ok(Self { packs: out })
+        let packs = open_packs(packs, |n| MappedNames::open(&name_vector_path(dir, n)))?;
+        Ok(Self { packs })
     }
 
     /// The `k` entities with a name whose vector is nearest `query` (at least

@@ -227,30 +227,16 @@ impl Store {
 
     /// The entity-name vectors of the committed packs, mapped on first use.
     fn name_index(&self) -> Result<Arc<NameIndex>, StoreError> {
-        let mut guard = self
-            .names
-            .lock()
-            .map_err(|_| StoreError::Invalid("vectors lock poisoned".into()))?;
-        if let Some(d) = guard.as_ref() {
-            return Ok(d.clone());
-        }
-        let d = Arc::new(NameIndex::open(self.dir(), &self.listed.packs)?);
-        *guard = Some(d.clone());
-        Ok(d)
+        super::loaded(&self.names, "name vectors", || {
+            NameIndex::open(self.dir(), &self.listed.packs)
+        })
     }
 
     /// The vectors of the committed packs, mapped on first use.
     fn dense_index(&self) -> Result<Arc<DenseIndex>, StoreError> {
-        let mut guard = self
-            .dense
-            .lock()
-            .map_err(|_| StoreError::Invalid("vectors lock poisoned".into()))?;
-        if let Some(d) = guard.as_ref() {
-            return Ok(d.clone());
-        }
-        let d = Arc::new(DenseIndex::open(self.dir(), &self.listed.packs)?);
-        *guard = Some(d.clone());
-        Ok(d)
+        super::loaded(&self.dense, "vectors", || {
+            DenseIndex::open(self.dir(), &self.listed.packs)
+        })
     }
 
     /// The text of a chunk, read from its pack's text (the one copy: the

@@ -111,16 +111,12 @@ pub(super) struct PackVectors {
 impl PackVectors {
     /// Add one chunk's vector; every vector of a pack has the first one's length.
     pub(super) fn push(&mut self, id: ChunkId, v: &[f32]) -> Result<(), StoreError> {
-        if self.ids.is_empty() {
-            self.dim = v.len();
-        }
-        if v.len() != self.dim || v.is_empty() {
-            return Err(StoreError::Invalid(format!(
-                "the embedder returned a vector of {} numbers for chunk {id}, not {}",
-                v.len(),
-                self.dim
-            )));
-        }
+        fit_dim(
+            &mut self.dim,
+            self.ids.is_empty(),
+            v,
+            &format!("chunk {id}"),
+        )?;
         self.values.extend_from_slice(v);
         self.ids.push(id.0);
         Ok(())
@@ -139,6 +135,26 @@ impl PackVectors {
         write_vector_file(&path, &MAGIC, self.dim, &self.values, &trailer)?;
         Ok(path)
     }
+}
+
+/// Check that `v` has the pack's dimension `dim`, which the `first` vector
+/// sets; `what` names the vector in the error.
+pub(super) fn fit_dim(
+    dim: &mut usize,
+    first: bool,
+    v: &[f32],
+    what: &str,
+) -> Result<(), StoreError> {
+    if first {
+        *dim = v.len();
+    }
+    if v.len() != *dim || v.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "the embedder returned a vector of {} numbers for {what}, not {dim}",
+            v.len()
+        )));
+    }
+    Ok(())
 }
 
 /// A vector file, mapped, its header checked: `count` rows of `dim`
@@ -268,13 +284,8 @@ pub(super) struct DenseIndex {
 impl DenseIndex {
     /// Map the vector files of `packs` in the store `dir` (packs without one are left out).
     pub(super) fn open(dir: &Path, packs: &[u64]) -> Result<Self, StoreError> {
-        let mut out = Vec::new();
-        for &n in packs {
-            if let Some(m) = MappedVectors::open(&vector_path(dir, n))? {
-                out.push(m);
-            }
-        }
-        Ok(Self { packs: out })
+        let packs = open_packs(packs, |n| MappedVectors::open(&vector_path(dir, n)))?;
+        Ok(Self { packs })
     }
 
     /// Vectors held.
@@ -308,6 +319,18 @@ impl DenseIndex {
         top(&mut all, k);
         all
     }
+}
+
+/// Each of `packs` opened by `open`, those without a file left out.
+pub(super) fn open_packs<T>(
+    packs: &[u64],
+    open: impl Fn(u64) -> Result<Option<T>, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::with_capacity(packs.len());
+    for &n in packs {
+        out.extend(open(n)?);
+    }
+    Ok(out)
 }
 
 /// Keep the `k` best of `hits`, best first (ties by key).

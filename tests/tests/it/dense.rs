@@ -57,6 +57,23 @@ fn write_corpus(dir: &Path) -> std::path::PathBuf {
     corpus
 }
 
+/// A new folder with [`FILES`] and `more` (file name, text) under `corpus/`,
+/// ingested with `--embed` into `store/`; `None` (the test skips) when the
+/// encoder is not installed.
+fn embedded_store(more: &[(&str, &str)]) -> Option<tempfile::TempDir> {
+    if !encoder_installed() {
+        return None;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = write_corpus(tmp.path());
+    for (name, text) in more {
+        std::fs::write(corpus.join(name), text).unwrap();
+    }
+    let corpus = corpus.to_str().unwrap();
+    ok(tmp.path(), &["--quiet", "ingest", "--embed", corpus]);
+    Some(tmp)
+}
+
 /// `rlmkg --store store <args…>` in `dir`; must succeed.
 fn ok(dir: &Path, args: &[&str]) -> String {
     stdout_ok(rlmkg(dir).args(["--store", "store"]).args(args))
@@ -82,16 +99,11 @@ fn search(dir: &Path, mode: &str, query: &str) -> Vec<String> {
 
 #[test]
 fn dense_search_finds_a_paraphrase_bm25_misses_and_removal_takes_its_vectors() {
-    if !encoder_installed() {
+    let Some(tmp) = embedded_store(&[]) else {
         return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
+    };
     let dir = tmp.path();
-    let corpus = write_corpus(dir);
-    ok(
-        dir,
-        &["--quiet", "ingest", "--embed", corpus.to_str().unwrap()],
-    );
+    let corpus = dir.join("corpus");
 
     assert!(
         !search(dir, "bm25", QUERY).contains(&"medicine.txt".to_string()),
@@ -220,22 +232,13 @@ fn similar(store: &Path, name: &str) -> Vec<String> {
 /// ingest makes them again.
 #[test]
 fn an_entity_name_written_otherwise_finds_the_entity_by_its_vector() {
-    if !encoder_installed() {
+    let founded = format!("{FOUNDER} founded a research institute in Tromsø, Norway, in 1998.");
+    let Some(tmp) = embedded_store(&[("institute.txt", &founded)]) else {
         return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
+    };
     let dir = tmp.path();
-    let corpus = write_corpus(dir);
+    let corpus = dir.join("corpus");
     let institute = corpus.join("institute.txt");
-    std::fs::write(
-        &institute,
-        format!("{FOUNDER} founded a research institute in Tromsø, Norway, in 1998."),
-    )
-    .unwrap();
-    ok(
-        dir,
-        &["--quiet", "ingest", "--embed", corpus.to_str().unwrap()],
-    );
     let store = dir.join("store");
     {
         let s = rlmkg::open_store_read(&store).unwrap();

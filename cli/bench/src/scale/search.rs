@@ -34,30 +34,29 @@ const K: usize = 10;
 /// Times every query is run in each measure (samples = rounds × queries).
 const ROUNDS: usize = 3;
 
-/// The timed queries: questions a reader of the corpus could ask (the State
-/// of the Union addresses), of 5 to 14 words.
-const QUERIES: [&str; 20] = [
-    "What did the president say about the tariff on imported goods?",
-    "How large was the national debt at the end of the war?",
-    "Which treaty with Great Britain was ratified by the Senate?",
-    "What was proposed for the relief of the unemployed during the depression?",
-    "How did the government pay for the construction of the Panama Canal?",
-    "What was said about the Indian tribes on the western frontier?",
-    "Which measures were taken against the spread of communism?",
-    "the army and the navy in time of peace",
-    "When was the income tax first proposed to Congress?",
-    "What did the message say about civil service reform?",
-    "How many immigrants arrived in the year before the address?",
-    "What was asked of Congress on the currency and the banks?",
-    "the railroads and the regulation of interstate commerce",
-    "Who negotiated the purchase of Alaska from Russia?",
-    "What did the president report about relations with Mexico?",
-    "health insurance for every American family",
-    "How were the public lands of the territories to be sold?",
-    "What was the surplus in the Treasury and how should it be used?",
-    "nuclear weapons and arms control with the Soviet Union",
-    "What did the address say about education and the schools?",
-];
+/// The timed queries, one a line: questions a reader of the corpus could ask
+/// (the State of the Union addresses), of 5 to 14 words.
+const QUERIES: &str = "\
+    What did the president say about the tariff on imported goods?\n\
+    How large was the national debt at the end of the war?\n\
+    Which treaty with Great Britain was ratified by the Senate?\n\
+    What was proposed for the relief of the unemployed during the depression?\n\
+    How did the government pay for the construction of the Panama Canal?\n\
+    What was said about the Indian tribes on the western frontier?\n\
+    Which measures were taken against the spread of communism?\n\
+    the army and the navy in time of peace\n\
+    When was the income tax first proposed to Congress?\n\
+    What did the message say about civil service reform?\n\
+    How many immigrants arrived in the year before the address?\n\
+    What was asked of Congress on the currency and the banks?\n\
+    the railroads and the regulation of interstate commerce\n\
+    Who negotiated the purchase of Alaska from Russia?\n\
+    What did the president report about relations with Mexico?\n\
+    health insurance for every American family\n\
+    How were the public lands of the territories to be sold?\n\
+    What was the surplus in the Treasury and how should it be used?\n\
+    nuclear weapons and arms control with the Soviet Union\n\
+    What did the address say about education and the schools?";
 
 /// Turns a text into a pseudo-random unit vector seeded by its bytes: the
 /// same text always gets the same vector. For benchmarks only: the vectors
@@ -183,12 +182,13 @@ pub fn measure(
     }
     let chunks = store.stats()?.chunks;
     // Warm: the vectors mapped, the view loaded, the index's readers open.
-    store.related_with(&[], QUERIES.first().copied(), K, SearchMode::Hybrid)?;
+    let queries: Vec<&str> = QUERIES.lines().map(str::trim).collect();
+    store.related_with(&[], queries.first().copied(), K, SearchMode::Hybrid)?;
     let mut time = |what: &str, f: &dyn Fn(&str) -> anyhow::Result<()>| {
         progress(what);
-        let mut ms = Vec::with_capacity(ROUNDS * QUERIES.len());
+        let mut ms = Vec::with_capacity(ROUNDS * queries.len());
         for _ in 0..ROUNDS {
-            for q in QUERIES {
+            for &q in &queries {
                 let t = Instant::now();
                 f(q)?;
                 ms.push(t.elapsed().as_secs_f64() * 1e3);
@@ -224,7 +224,7 @@ pub fn measure(
         store_mb,
         vectors_mb,
         name_vectors_mb,
-        samples: ROUNDS * QUERIES.len(),
+        samples: ROUNDS * queries.len(),
         bm25_ms,
         dense_ms,
         hybrid_ms,
@@ -258,6 +258,16 @@ mod tests {
             let norm: f32 = x.iter().map(|a| a * a).sum();
             assert!((norm - 1.0).abs() < 1e-4, "{norm}");
         }
+    }
+
+    #[test]
+    fn the_queries_are_twenty_questions_of_5_to_14_words() {
+        let words: Vec<usize> = QUERIES
+            .lines()
+            .map(|q| q.split_whitespace().count())
+            .collect();
+        assert_eq!(words.len(), 20);
+        assert!(words.iter().all(|n| (5..=14).contains(n)), "{words:?}");
     }
 
     #[test]
