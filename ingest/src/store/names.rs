@@ -154,6 +154,11 @@ impl NameIndex {
         Ok(Self { packs })
     }
 
+    /// The (entity key, name) pairs that have a vector, pack by pack.
+    pub(super) fn pairs(&self) -> impl Iterator<Item = &(String, String)> {
+        self.packs.iter().flat_map(|p| &p.rows)
+    }
+
     /// The `k` entities with a name whose vector is nearest `query` (at least
     /// `min`), best first (ties by key), each once with its best name's
     /// similarity. Exact: every vector is scored, packs in parallel.
