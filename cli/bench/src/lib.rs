@@ -149,12 +149,17 @@ pub fn run(
 ) -> anyhow::Result<Vec<BenchRow>> {
     std::fs::create_dir_all(&opts.work_dir)?;
     match area {
-        Area::Ingest if opts.embed => {
+        Area::Ingest => {
             let mut rows = ingest::run(opts)?;
-            rows.extend(ingest_embed::run(opts)?);
+            if opts.embed {
+                // The rows without vectors stand even when the slice cannot run.
+                match ingest_embed::run(opts) {
+                    Ok(more) => rows.extend(more),
+                    Err(e) => note(&format!("--embed: {e:#}")),
+                }
+            }
             Ok(rows)
         }
-        Area::Ingest => ingest::run(opts),
         Area::Graph => graph::run(opts),
         Area::Repl => repl::run(opts),
         Area::Batched => batched::run(opts),
