@@ -21,8 +21,10 @@ use crate::error::StoreError;
 /// writes the graph records and the view snapshot in postcard, ids as numbers;
 /// 8 keeps texts and records in packs, one per written part, not per file;
 /// 9 labels relations by fact predicates with resolved subjects, issue 43;
-/// 10 may keep a vector per chunk in `vectors/p<n>.vec`, issue 46).
-pub const FORMAT_VERSION: u32 = 11;
+/// 10 may keep a vector per chunk in `vectors/p<n>.vec`, issue 46;
+/// 11 reads a passive outside the verb cues as a fact, issue 44;
+/// 12 keeps a vector per entity name beside them, `vectors/p<n>.ent`).
+pub const FORMAT_VERSION: u32 = 12;
 
 /// Identity of the approximation, as recorded in a store's settings.
 pub const APPROX_IDENTITY: &str = "approx: bytes/4";

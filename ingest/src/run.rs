@@ -3,7 +3,7 @@
 //! hand the results to the store through its writer API
 //! ([`crate::store::write`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -421,6 +421,7 @@ fn prepare_batch(
                 bytes: bytes.len() as u64,
                 docs: None,
                 vectors: None,
+                name_vectors: None,
             };
             let p = match out.skipped {
                 Some(reason) => Prepared::Empty(update, reason),
@@ -435,9 +436,6 @@ fn prepare_batch(
     Ok((prepared, t.elapsed().as_secs_f64()))
 }
 
-/// With an embedder: one vector per chunk of the part's prepared files, made
-/// in one call (the embedder batches them by length). Returns the seconds it
-/// took (0 without an embedder).
 /// Has the ingest's fact reader, if any, read the prepared documents of a
 /// part; what it did.
 fn read_facts_part(
@@ -459,6 +457,10 @@ fn read_facts_part(
     crate::model_facts::read_docs(&mut docs, reader.as_ref(), cache).map(Some)
 }
 
+/// With an embedder: one vector per chunk of the part's prepared files and
+/// one per distinct entity name among them, made in one call (the embedder
+/// batches them by length). Returns the seconds it took (0 without an
+/// embedder).
 fn embed_part(
     part: &mut [(WalkedFile, Prepared)],
     opts: &IngestOptions,
@@ -467,31 +469,52 @@ fn embed_part(
         return Ok(0.0);
     };
     let t = Instant::now();
-    let inputs: Vec<Vec<String>> = part
+    // Per file: its chunks' texts and its (entity key, name) pairs.
+    type Inputs = (Vec<String>, Vec<(String, String)>);
+    let inputs: Vec<Inputs> = part
         .iter()
         .map(|(_, p)| match p {
-            Prepared::Ready(u, _) => u.embed_inputs(),
-            _ => Vec::new(),
+            Prepared::Ready(u, _) => (u.embed_inputs(), u.entity_names()),
+            _ => (Vec::new(), Vec::new()),
         })
         .collect();
-    let texts: Vec<&str> = inputs.iter().flatten().map(String::as_str).collect();
-    if texts.is_empty() {
+    let mut texts: Vec<&str> = inputs
+        .iter()
+        .flat_map(|i| &i.0)
+        .map(String::as_str)
+        .collect();
+    let chunk_count = texts.len();
+    if chunk_count == 0 {
         return Ok(0.0);
     }
-    let mut vectors = embedder
+    // Each distinct name once, after the chunks.
+    let mut name_at: HashMap<&str, usize> = HashMap::new();
+    for (_, name) in inputs.iter().flat_map(|i| &i.1) {
+        name_at.entry(name.as_str()).or_insert_with(|| {
+            texts.push(name);
+            texts.len() - 1
+        });
+    }
+    let vectors = embedder
         .embed(&texts)
-        .map_err(|e| StoreError::Invalid(format!("making the chunks' vectors: {e}")))?
-        .into_iter();
+        .map_err(|e| StoreError::Invalid(format!("making the chunks' vectors: {e}")))?;
     if vectors.len() != texts.len() {
         return Err(StoreError::Invalid(format!(
-            "the embedder returned {} vectors for {} chunks",
+            "the embedder returned {} vectors for {} texts",
             vectors.len(),
             texts.len()
         )));
     }
-    for ((_, p), inputs) in part.iter_mut().zip(&inputs) {
+    let mut chunk_vectors = vectors.iter().take(chunk_count).cloned();
+    for ((_, p), (chunks, names)) in part.iter_mut().zip(&inputs) {
         if let Prepared::Ready(u, _) = p {
-            u.vectors = Some(vectors.by_ref().take(inputs.len()).collect());
+            u.vectors = Some(chunk_vectors.by_ref().take(chunks.len()).collect());
+            u.name_vectors = Some(
+                names
+                    .iter()
+                    .filter_map(|(_, n)| vectors.get(*name_at.get(n.as_str())?).cloned())
+                    .collect(),
+            );
         }
     }
     Ok(t.elapsed().as_secs_f64())

@@ -14,14 +14,7 @@ const AREA: &str = "embed";
 const CHUNK_WORDS: usize = 200;
 
 fn row(name: &str, value: f64, unit: &str, note: &str) -> BenchRow {
-    BenchRow {
-        area: AREA.into(),
-        name: name.into(),
-        value,
-        unit: unit.into(),
-        target: None,
-        note: note.into(),
-    }
+    BenchRow::plain(AREA, name, value, unit, note)
 }
 
 /// The first `count` chunks of [`CHUNK_WORDS`] words of the corpus's speeches,

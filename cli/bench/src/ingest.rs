@@ -89,17 +89,19 @@ const PAIRS: usize = 5;
 /// The files of the corpus an ingest leaves out (the package's copies).
 pub(crate) const EXCLUDE: [&str; 3] = ["*.json", "*.js", "*.md"];
 
-/// Run `rlmkg --json ingest ROOT` into a new store `store` in a new process.
-fn ingest_process(
+/// Run `rlmkg --json ingest ROOT EXTRA…` into a new store `store` in a new process.
+pub(crate) fn ingest_process(
     exe: &Path,
     store: &Path,
     root: &Path,
+    extra: &[&str],
 ) -> anyhow::Result<IngestReport<IngestSummary>> {
     let mut cmd = Command::new(exe);
     cmd.arg("--store")
         .arg(store)
         .args(["--json", "--quiet", "ingest"])
-        .arg(root);
+        .arg(root)
+        .args(extra);
     for x in EXCLUDE {
         cmd.args(["--exclude", x]);
     }
@@ -149,7 +151,7 @@ pub fn run(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
     for i in 0..PAIRS {
         let store_dir = pair_store(i);
         let (t0, cpu0) = (Instant::now(), cpu_secs());
-        let report = ingest_process(&args.rlmkg_bin, &store_dir, &root)?;
+        let report = ingest_process(&args.rlmkg_bin, &store_dir, &root, &[])?;
         let secs = t0.elapsed().as_secs_f64();
         let cpu = cpu_secs().zip(cpu0).map(|(b, a)| b - a);
         if texts.is_empty() {
@@ -343,7 +345,12 @@ fn nested_html(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
         std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
         std::fs::write(root.join("page.html"), page)?;
         let t = Instant::now();
-        let report = ingest_process(&args.rlmkg_bin, &dir.join(format!("{name}-store")), &root)?;
+        let report = ingest_process(
+            &args.rlmkg_bin,
+            &dir.join(format!("{name}-store")),
+            &root,
+            &[],
+        )?;
         secs.push(t.elapsed().as_secs_f64());
         anyhow::ensure!(
             report.summary.ingested == 1,
@@ -355,14 +362,8 @@ fn nested_html(args: &BenchOptions) -> anyhow::Result<Vec<BenchRow>> {
          or the same tags side by side; a new process and store each",
         pages[0].1.len() as f64 / 1e6
     );
-    let row = |name: &str, value: f64, unit: &str| BenchRow {
-        area: "ingest".into(),
-        name: name.into(),
-        value,
-        unit: unit.into(),
-        target: None,
-        note: note.clone(),
-    };
+    let row =
+        |name: &str, value: f64, unit: &str| BenchRow::plain("ingest", name, value, unit, &note);
     let (nested, flat) = (secs[0], secs[1]);
     Ok(vec![
         row("ingest of HTML nested 200k levels deep", nested, "s"),

@@ -11,6 +11,7 @@ mod batched;
 mod embed;
 mod graph;
 mod ingest;
+mod ingest_embed;
 mod model;
 mod repl;
 pub mod scale;
@@ -86,6 +87,9 @@ pub struct BenchOptions {
     pub quick: bool,
     /// The `rlmkg` binary that `ingest` runs as a user would (a new process per run).
     pub rlmkg_bin: PathBuf,
+    /// `ingest`: also ingest a small slice with and without vectors
+    /// (the installed encoder; [`ingest_embed`]).
+    pub embed: bool,
 }
 
 impl BenchOptions {
@@ -122,6 +126,20 @@ pub struct BenchRow {
     pub note: String,
 }
 
+impl BenchRow {
+    /// A row with no target.
+    fn plain(area: &str, name: &str, value: f64, unit: &str, note: &str) -> Self {
+        Self {
+            area: area.into(),
+            name: name.into(),
+            value,
+            unit: unit.into(),
+            target: None,
+            note: note.into(),
+        }
+    }
+}
+
 /// Run one area; `note` receives remarks (a comparison skipped, and why).
 /// [`Area::Scale`] has options and rows of its own: run it with [`scale::run`].
 pub fn run(
@@ -131,7 +149,17 @@ pub fn run(
 ) -> anyhow::Result<Vec<BenchRow>> {
     std::fs::create_dir_all(&opts.work_dir)?;
     match area {
-        Area::Ingest => ingest::run(opts),
+        Area::Ingest => {
+            let mut rows = ingest::run(opts)?;
+            if opts.embed {
+                // The rows without vectors stand even when the slice cannot run.
+                match ingest_embed::run(opts) {
+                    Ok(more) => rows.extend(more),
+                    Err(e) => note(&format!("--embed: {e:#}")),
+                }
+            }
+            Ok(rows)
+        }
         Area::Graph => graph::run(opts),
         Area::Repl => repl::run(opts),
         Area::Batched => batched::run(opts),

@@ -7,9 +7,13 @@
 //! real binary in a new process into a new store; then, each in a new
 //! process: `rlmkg entity` of a hub entity, the first local `rlmkg sparql`
 //! (which builds the RDF in memory) and, given an endpoint, `rlmkg export
-//! --to-endpoint` and the same query through `--sparql-endpoint`.
+//! --to-endpoint` and the same query through `--sparql-endpoint`. With
+//! `--vectors` (issue 46), each scale of the corpus is also ingested with a
+//! vector per chunk and its queries timed ([`search`]; the vectors are
+//! synthetic, the query's encoding is timed apart with the real encoder).
 
 mod process;
+pub mod search;
 pub mod shapes;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +54,9 @@ pub struct ScaleOptions {
     pub dense_mb: u32,
     /// A SPARQL endpoint to export to and query (`None`: local only).
     pub endpoint: Option<String>,
+    /// Also time queries on each scale of the corpus with a vector per
+    /// chunk ([`search::measure`]).
+    pub vectors: bool,
 }
 
 /// A bad `--scales` list.
@@ -124,6 +131,9 @@ pub struct ScaleRow {
     pub endpoint_sparql_peak_rss_mb: Option<f64>,
     /// Whether the endpoint printed what the local engine did.
     pub endpoint_same: Option<bool>,
+    /// Query latencies with a vector per chunk (`--vectors`; the corpus's
+    /// scales only).
+    pub search: Option<search::SearchRow>,
 }
 
 /// One input to measure.
@@ -132,6 +142,8 @@ struct Shape {
     slug: String,
     root: PathBuf,
     probe: String,
+    /// Whether `--vectors` measures it (the corpus's scales).
+    vectors: bool,
 }
 
 /// Run `bench scale`; `progress` receives a line as each step starts.
@@ -156,6 +168,7 @@ pub fn run(opts: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> anyhow::Resul
                 slug: format!("sotu-x{n}"),
                 root: shapes::copies(&data, work, COPIES_PER_SCALE * n)?,
                 probe: "Congress".into(),
+                vectors: opts.vectors,
             });
         }
     }
@@ -167,6 +180,7 @@ pub fn run(opts: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> anyhow::Resul
             slug: format!("dense-{mb}"),
             root: shapes::dense(work, DENSE_SEED, mb as usize * 1_000_000)?,
             probe: shapes::dense_probe(DENSE_SEED),
+            vectors: false,
         });
     }
     // Every store new, under a folder emptied once before the first.
@@ -174,7 +188,18 @@ pub fn run(opts: &ScaleOptions, progress: &mut dyn FnMut(&str)) -> anyhow::Resul
     let _ = std::fs::remove_dir_all(&stores);
     let mut rows = Vec::new();
     for shape in &shapes {
-        rows.push(measure_shape(opts, &stores, shape, progress)?);
+        let mut row = measure_shape(opts, &stores, shape, progress)?;
+        if shape.vectors {
+            let name = &shape.name;
+            let store = stores.join(format!("{}-vectors", shape.slug));
+            let search = search::measure(&shape.root, &store, &mut |line| {
+                progress(&format!("{name}, vectors: {line}"));
+            })?;
+            row.search = Some(search);
+            // The next shape's stores need the room more than this one.
+            let _ = std::fs::remove_dir_all(&store);
+        }
+        rows.push(row);
     }
     Ok(rows)
 }
@@ -256,6 +281,7 @@ fn measure_shape(
         endpoint_sparql_secs: None,
         endpoint_sparql_peak_rss_mb: None,
         endpoint_same: None,
+        search: None,
     };
     if let Some(url) = &opts.endpoint {
         progress(&format!("{name}: `rlmkg export --to-endpoint {url}`"));

@@ -7,6 +7,7 @@ use std::io::Write;
 
 use clap::Args;
 use rlmkg::named::Named;
+use rlmkg_bench::scale::search::SearchRow;
 use rlmkg_bench::scale::{ScaleOptions, ScaleRow, ScalesError};
 use rlmkg_bench::{Area, BenchOptions};
 
@@ -15,8 +16,8 @@ use crate::cli::GlobalArgs;
 /// Arguments of `rlmkg bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Areas to run (ingest, graph, repl, batched, model, serve, servers;
-    /// default: all of these), or `scale` alone.
+    /// Areas to run (ingest, graph, repl, batched, model, embed, serve,
+    /// servers; default: all of these), or `scale` alone.
     pub areas: Vec<Area>,
     /// Where benchmark corpora and scratch stores go.
     #[arg(long, default_value = "bench-data")]
@@ -34,6 +35,15 @@ pub struct BenchArgs {
     /// (`rlmkg export --to-endpoint`) and query (`--sparql-endpoint`).
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
+    /// `scale`: also ingest each scale of the corpus with a vector per chunk
+    /// (synthetic vectors: no encoder runs) and time `search` in each mode,
+    /// hybrid `related` and the real encoder on the same queries.
+    #[arg(long)]
+    pub vectors: bool,
+    /// `ingest`: also ingest a small slice of the corpus with and without
+    /// vectors (the installed encoder, `ingest --embed`).
+    #[arg(long)]
+    pub embed: bool,
 }
 
 /// The copies `bench scale` ingests (`--scales 1,4,10`).
@@ -58,8 +68,13 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         );
         return run_scale(args, global);
     }
-    if args.scales.is_some() || args.dense_mb.is_some() || args.endpoint.is_some() {
-        anyhow::bail!("--scales, --dense-mb and --endpoint are options of `bench scale`");
+    if args.scales.is_some() || args.dense_mb.is_some() || args.endpoint.is_some() || args.vectors {
+        anyhow::bail!(
+            "--scales, --dense-mb, --endpoint and --vectors are options of `bench scale`"
+        );
+    }
+    if args.embed && !args.areas.contains(&Area::Ingest) {
+        anyhow::bail!("--embed is an option of `bench ingest`");
     }
     let mut stdout = crate::out::stdout();
     let areas = if args.areas.is_empty() {
@@ -75,6 +90,7 @@ pub fn run(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         work_dir: args.work_dir,
         quick: args.quick,
         rlmkg_bin: std::env::current_exe()?,
+        embed: args.embed,
     };
     let mut rows = Vec::new();
     for area in areas {
@@ -122,6 +138,7 @@ fn run_scale(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         scales: args.scales.map_or_else(|| DEFAULT_SCALES.to_vec(), |s| s.0),
         dense_mb: args.dense_mb.unwrap_or(DEFAULT_DENSE_MB),
         endpoint: args.endpoint,
+        vectors: args.vectors,
     };
     let quiet = global.quiet;
     let rows = rlmkg_bench::scale::run(&opts, &mut |line| {
@@ -134,6 +151,7 @@ fn run_scale(args: BenchArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&rows)?)?;
     } else {
         print_scale(&mut stdout, &rows)?;
+        print_search(&mut stdout, &rows)?;
     }
     Ok(0)
 }
@@ -183,6 +201,59 @@ fn print_scale(out: &mut dyn Write, rows: &[ScaleRow]) -> std::io::Result<()> {
             opt(r.endpoint_sparql_peak_rss_mb, 0),
             r.endpoint_same
                 .map_or("-", |s| if s { "yes" } else { "NO" }),
+        )?;
+    }
+    Ok(())
+}
+
+/// The `bench scale --vectors` table: query latencies per shape with a
+/// vector per chunk (nothing when no row has them).
+fn print_search(out: &mut dyn Write, rows: &[ScaleRow]) -> std::io::Result<()> {
+    let measured: Vec<(&str, &SearchRow)> = rows
+        .iter()
+        .filter_map(|r| Some((r.shape.as_str(), r.search.as_ref()?)))
+        .collect();
+    let Some((_, first)) = measured.first() else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nQuery latency with a vector per chunk, p50 / p99 ms over {} queries each, k = 10. \
+         The vectors are SYNTHETIC (pseudo-random, {} numbers, written by the store's ingest \
+         without the encoder): exact dense search costs the same whatever their values. \
+         dense, hybrid and related exclude the query's encoding, timed apart with the real \
+         encoder (`encode`); a real query costs about the two added.",
+        first.samples, first.dim
+    )?;
+    writeln!(
+        out,
+        "{:<12} {:>8} {:>9} {:>10} {:>8} {:>15} {:>15} {:>15} {:>15} {:>15}",
+        "shape",
+        "chunks",
+        "store MB",
+        "vectors MB",
+        "names MB",
+        "bm25",
+        "dense",
+        "hybrid",
+        "related",
+        "encode"
+    )?;
+    let pair = |(a, b): (f64, f64)| format!("{a:.1} / {b:.1}");
+    for (shape, s) in measured {
+        writeln!(
+            out,
+            "{:<12} {:>8} {:>9.1} {:>10.1} {:>8.1} {:>15} {:>15} {:>15} {:>15} {:>15}",
+            shape,
+            s.chunks,
+            s.store_mb,
+            s.vectors_mb,
+            s.name_vectors_mb,
+            pair(s.bm25_ms),
+            pair(s.dense_ms),
+            pair(s.hybrid_ms),
+            pair(s.related_ms),
+            s.encode_ms.map_or_else(|| "no encoder".to_string(), pair),
         )?;
     }
     Ok(())

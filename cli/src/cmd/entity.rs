@@ -26,15 +26,21 @@ pub fn run(args: EntityArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let name = args.name.join(" ");
     let Some(e) = store.entity(&name)? else {
         let similar = store.entities(&name, 5)?;
-        let list = similar
+        let mut list: Vec<String> = similar
             .iter()
             .map(|e| format!("{} ({})", e.name, e.id))
-            .collect::<Vec<_>>()
-            .join(", ");
+            .collect();
+        // Names near by meaning (dense retrieval on): "Lindqvist" → Ivar Lindqvist.
+        for (e, score) in store.similar_entities(&name, 5)? {
+            let shown = format!("{} ({})", e.name, e.id);
+            if !list.contains(&shown) {
+                list.push(format!("{shown} [by meaning {score:.2}]"));
+            }
+        }
         if list.is_empty() {
             anyhow::bail!("no entity named {name:?}");
         }
-        anyhow::bail!("no entity named {name:?}; similar: {list}");
+        anyhow::bail!("no entity named {name:?}; similar: {}", list.join(", "));
     };
     let neighbors = store.neighbors(&e.id, args.k, args.relation.as_deref())?;
     let chunks = store.chunks_of_entity(&e.id)?;

@@ -3,7 +3,7 @@
 //! chunks, and every span lies where it says.
 
 use rlmkg_ids::DocId;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Store;
 use crate::error::StoreError;
@@ -76,6 +76,21 @@ impl Store {
             if held as u64 != listed_chunks {
                 v(format!(
                     "the vectors ({held}) and the listed chunks ({listed_chunks}) disagree"
+                ));
+            }
+            // And one per name its listed documents' entities go by, no other.
+            let names = super::names::NameIndex::open(self.dir(), &self.listed.packs)?;
+            let held: HashSet<&(String, String)> = names.pairs().collect();
+            let want: HashSet<(String, String)> =
+                super::names::vector_names(records.iter().flat_map(|d| &d.entities))
+                    .into_iter()
+                    .collect();
+            let stale = held.iter().filter(|p| !want.contains(**p)).count();
+            let missing = want.iter().filter(|p| !held.contains(p)).count();
+            if stale + missing > 0 {
+                v(format!(
+                    "the entity-name vectors and the records disagree: {stale} name(s) of no \
+                     listed document, {missing} name(s) without a vector"
                 ));
             }
         }

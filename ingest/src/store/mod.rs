@@ -12,11 +12,13 @@ mod check;
 mod cited;
 mod fresh;
 mod fusion;
+mod names;
 mod read;
 mod vectors;
 pub(crate) mod write;
 
 pub use fusion::{BM25_WEIGHT, DENSE_WEIGHT, FUSION_DEPTH, RRF_K, SearchMode, fuse};
+pub use names::NAME_MATCH_MIN;
 pub use read::{MAX_HOPS, MAX_K};
 pub use vectors::Embedder;
 
@@ -77,6 +79,8 @@ pub struct Store {
     embedder: Option<Arc<dyn Embedder>>,
     /// The vectors of the committed packs, mapped on first use.
     dense: Mutex<Option<Arc<vectors::DenseIndex>>>,
+    /// The entity-name vectors of the committed packs, mapped on first use.
+    names: Mutex<Option<Arc<names::NameIndex>>>,
     /// The mode of [`Store::search`] when set, else [`Store::default_mode`]'s.
     mode: Option<SearchMode>,
     lock: Option<File>,
@@ -194,6 +198,7 @@ impl Store {
             pending: write::Pending::default(),
             embedder: None,
             dense: Mutex::new(None),
+            names: Mutex::new(None),
             mode: None,
             lock,
         };
@@ -323,6 +328,9 @@ impl Store {
         if let Ok(mut dense) = self.dense.lock() {
             *dense = None;
         }
+        if let Ok(mut names) = self.names.lock() {
+            *names = None;
+        }
     }
 
     fn require_writer(&self) -> Result<(), StoreError> {
@@ -358,12 +366,14 @@ impl Store {
         self.remove_packs(&residue)?;
         // A listed file missing from the index, or whose pack is not all
         // there, cannot be trusted: forget it so the next ingest re-adds it.
-        // A store that keeps vectors keeps them for every pack.
+        // A store that keeps vectors keeps both kinds for every pack.
         let embeds = self.manifest.settings.embedder.is_some();
         let whole = |p: u64| {
             on_disk.contains(&p)
                 && self.text_path(p).is_file()
-                && (!embeds || vectors::vector_path(&self.dir, p).is_file())
+                && (!embeds
+                    || (vectors::vector_path(&self.dir, p).is_file()
+                        && vectors::name_vector_path(&self.dir, p).is_file()))
         };
         let missing: Vec<String> = self
             .manifest
@@ -434,35 +444,25 @@ impl Store {
     /// gets [`StoreError::Changed`]; records gone from a store no writer
     /// changed are [`StoreError::Damaged`].
     pub fn view(&self) -> Result<Arc<GraphView>, StoreError> {
-        let mut guard = self
-            .view
-            .lock()
-            .map_err(|_| StoreError::Invalid("graph view lock poisoned".into()))?;
-        if let Some(v) = guard.as_ref() {
-            return Ok(v.clone());
-        }
-        let snapshot = match &self.manifest.view_snapshot {
-            Some(name) => self.graph.read_snapshot(name)?,
-            None => None,
-        };
-        let v = match snapshot {
-            Some(v) => v,
-            None => {
-                let listed = &self.listed;
-                let v = self
-                    .graph
-                    .build_view(&listed.packs, &|d| listed.contains(d))
-                    .map_err(|e| self.changed_or(e))?;
-                let docs = v.summary().docs;
-                if docs != self.listed.count {
-                    return Err(self.records_short(docs));
-                }
-                v
+        loaded(&self.view, "graph view", || {
+            let snapshot = match &self.manifest.view_snapshot {
+                Some(name) => self.graph.read_snapshot(name)?,
+                None => None,
+            };
+            if let Some(v) = snapshot {
+                return Ok(v);
             }
-        };
-        let v = Arc::new(v);
-        *guard = Some(v.clone());
-        Ok(v)
+            let listed = &self.listed;
+            let v = self
+                .graph
+                .build_view(&listed.packs, &|d| listed.contains(d))
+                .map_err(|e| self.changed_or(e))?;
+            let docs = v.summary().docs;
+            if docs != self.listed.count {
+                return Err(self.records_short(docs));
+            }
+            Ok(v)
+        })
     }
 
     /// The entity cards of the snapshot the manifest names, while the view
@@ -648,4 +648,22 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
     let _ = lock.write_all(me.as_bytes());
     let _ = lock.flush();
     Ok(lock)
+}
+
+/// What `slot` holds, made by `make` on the first call (the lock held, so
+/// once); `what` names it in the error of a poisoned lock.
+pub(super) fn loaded<T>(
+    slot: &Mutex<Option<Arc<T>>>,
+    what: &str,
+    make: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<Arc<T>, StoreError> {
+    let mut guard = slot
+        .lock()
+        .map_err(|_| StoreError::Invalid(format!("{what} lock poisoned")))?;
+    if let Some(v) = guard.as_ref() {
+        return Ok(v.clone());
+    }
+    let v = Arc::new(make()?);
+    *guard = Some(v.clone());
+    Ok(v)
 }

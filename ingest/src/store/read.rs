@@ -16,6 +16,7 @@ use rlmkg_index::{ChunkRecord, DocRecord};
 use rlmkg_ids::{ChunkId, DocId, PassageId};
 
 use super::fusion::{BM25_WEIGHT, DENSE_WEIGHT, FUSION_DEPTH, SearchMode, fuse};
+use super::names::NameIndex;
 use super::vectors::{DenseIndex, Embedder};
 use super::{Store, doc_number};
 use crate::error::StoreError;
@@ -191,30 +192,65 @@ impl Store {
 
     /// The `k` chunks nearest the query's vector, with their dot products.
     fn dense_search(&self, query: &str, k: usize) -> Result<Vec<(ChunkId, f32)>, StoreError> {
+        if self.embedder.is_none() {
+            return Ok(Vec::new());
+        }
+        let vector = self.query_vector(query)?;
+        Ok(self.dense_index()?.search(&vector, k))
+    }
+
+    /// The query's vector (dense retrieval on, [`Store::dense_off`]).
+    fn query_vector(&self, query: &str) -> Result<Vec<f32>, StoreError> {
         let Some(embedder) = &self.embedder else {
             return Ok(Vec::new());
         };
-        let vector = embedder
+        Ok(embedder
             .embed(&[query])
             .map_err(|e| StoreError::Invalid(format!("making the query's vector: {e}")))?
             .into_iter()
             .next()
-            .unwrap_or_default();
-        Ok(self.dense_index()?.search(&vector, k))
+            .unwrap_or_default())
+    }
+
+    /// Entities with a name whose meaning is near `name` (its vector's
+    /// similarity with one of the entity's names is at least
+    /// [`super::NAME_MATCH_MIN`]), best first with that similarity, at most
+    /// `k`: "Lindqvist" finds Ivar Lindqvist, "the Kestrel institute of
+    /// coastal studies" the Kestrel Institute for Coastal Studies. Empty when
+    /// dense retrieval is off ([`Store::dense_off`]).
+    pub fn similar_entities(
+        &self,
+        name: &str,
+        k: usize,
+    ) -> Result<Vec<(EntityInfo, f32)>, StoreError> {
+        if self.dense_off().is_some() || name.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let vector = self.query_vector(name)?;
+        let hits = self
+            .name_index()?
+            .search(&vector, k.min(MAX_K), super::NAME_MATCH_MIN);
+        let mut out = Vec::with_capacity(hits.len());
+        for (key, score) in hits {
+            if let Some(e) = self.entity(&key)? {
+                out.push((e, score));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The entity-name vectors of the committed packs, mapped on first use.
+    fn name_index(&self) -> Result<Arc<NameIndex>, StoreError> {
+        super::loaded(&self.names, "name vectors", || {
+            NameIndex::open(self.dir(), &self.listed.packs)
+        })
     }
 
     /// The vectors of the committed packs, mapped on first use.
     fn dense_index(&self) -> Result<Arc<DenseIndex>, StoreError> {
-        let mut guard = self
-            .dense
-            .lock()
-            .map_err(|_| StoreError::Invalid("vectors lock poisoned".into()))?;
-        if let Some(d) = guard.as_ref() {
-            return Ok(d.clone());
-        }
-        let d = Arc::new(DenseIndex::open(self.dir(), &self.listed.packs)?);
-        *guard = Some(d.clone());
-        Ok(d)
+        super::loaded(&self.dense, "vectors", || {
+            DenseIndex::open(self.dir(), &self.listed.packs)
+        })
     }
 
     /// The text of a chunk, read from its pack's text (the one copy: the
@@ -508,7 +544,9 @@ impl Store {
     /// Chunks ranked by personalized PageRank from seed entities (ids or names),
     /// optionally also seeded by the search hits of `query` in the store's
     /// mode ([`Store::search_mode`]); in hybrid mode, the PageRank seeded by
-    /// the BM25 hits fused with the one seeded by the dense hits.
+    /// the BM25 hits fused with the one seeded by the dense hits. In dense and
+    /// hybrid mode a seed that names no entity stands for the entity whose
+    /// name is nearest by meaning ([`Store::similar_entities`]), if any.
     pub fn related(
         &self,
         seeds: &[String],
@@ -528,7 +566,18 @@ impl Store {
     ) -> Result<Vec<RankedChunk>, StoreError> {
         let k = k.min(MAX_K);
         let view = self.view()?;
-        let seed_entities: Vec<(String, f64)> = seeds.iter().map(|s| (s.clone(), 1.0)).collect();
+        let mut seed_entities: Vec<(String, f64)> = Vec::with_capacity(seeds.len());
+        for s in seeds {
+            // A seed no entity is named by stands, by meaning, for the entity
+            // whose name is nearest (dense and hybrid), weighted by how near.
+            if mode != SearchMode::Bm25 && view.entity(s).is_none() {
+                if let Some((e, score)) = self.similar_entities(s, 1)?.into_iter().next() {
+                    seed_entities.push((e.id, f64::from(score)));
+                }
+                continue;
+            }
+            seed_entities.push((s.clone(), 1.0));
+        }
         let query = query.filter(|q| !q.trim().is_empty());
         // PageRank from the question's entities and the search hits of one mode.
         let rank = |mode: SearchMode, depth: usize| -> Result<Vec<(ChunkId, f64)>, StoreError> {

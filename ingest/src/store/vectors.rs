@@ -32,24 +32,61 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String>;
 }
 
-/// The first bytes of a vector file (format 1).
+/// The first bytes of a chunks' vector file (format 1).
 const MAGIC: [u8; 8] = *b"RKVEC\0\0\x01";
 /// Header bytes: the magic, the dimension, the count.
 const HEADER: usize = 16;
 /// The folder of the vector files.
 pub(super) const VECTORS: &str = "vectors";
-/// The extension of a pack's vector file.
+/// The extension of a pack's chunk vector file.
 pub(super) const VECTOR_EXT: &str = "vec";
+/// The extension of a pack's entity-name vector file ([`super::names`]).
+pub(super) const NAME_EXT: &str = "ent";
 
-/// The vector file of pack `n` in the store `dir`.
+/// The chunk vector file of pack `n` in the store `dir`.
 pub(super) fn vector_path(dir: &Path, n: u64) -> PathBuf {
     let name = format!("{}.{VECTOR_EXT}", rlmkg_graph::pack_stem(n));
     dir.join(VECTORS).join(name)
 }
 
-/// The pack whose vector file is called `name`.
+/// The entity-name vector file of pack `n` in the store `dir`.
+pub(super) fn name_vector_path(dir: &Path, n: u64) -> PathBuf {
+    let name = format!("{}.{NAME_EXT}", rlmkg_graph::pack_stem(n));
+    dir.join(VECTORS).join(name)
+}
+
+/// The pack whose vector file (of chunks or of entity names) is called `name`.
 pub(super) fn pack_of_vector_name(name: &str) -> Option<u64> {
-    rlmkg_graph::pack_of_stem(name.strip_suffix(VECTOR_EXT)?.strip_suffix('.')?)
+    let stem = [VECTOR_EXT, NAME_EXT]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext)?.strip_suffix('.'))?;
+    rlmkg_graph::pack_of_stem(stem)
+}
+
+/// Write a vector file: `magic`, the header, `values` (`dim` numbers a row)
+/// and `trailer`, what names the rows. Not yet durable: the caller syncs it
+/// with the pack's other files before the commit.
+pub(super) fn write_vector_file(
+    path: &Path,
+    magic: &[u8; 8],
+    dim: usize,
+    values: &[f32],
+    trailer: &[u8],
+) -> Result<(), StoreError> {
+    let count = values.len().checked_div(dim).unwrap_or(0);
+    let count = u32::try_from(count)
+        .map_err(|_| StoreError::Invalid("too many vectors in one pack".into()))?;
+    let dim = u32::try_from(dim).map_err(|_| StoreError::Invalid("vectors too long".into()))?;
+    let mut bytes = Vec::with_capacity(HEADER + values.len() * 4 + trailer.len());
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(&dim.to_le_bytes());
+    bytes.extend_from_slice(&count.to_le_bytes());
+    for x in values {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    bytes.extend_from_slice(trailer);
+    let mut out = File::create(path).map_err(StoreError::io(path))?;
+    out.write_all(&bytes).map_err(StoreError::io(path))
 }
 
 /// What a chunk's vector is made of: its document's title (when it has one
@@ -74,16 +111,12 @@ pub(super) struct PackVectors {
 impl PackVectors {
     /// Add one chunk's vector; every vector of a pack has the first one's length.
     pub(super) fn push(&mut self, id: ChunkId, v: &[f32]) -> Result<(), StoreError> {
-        if self.ids.is_empty() {
-            self.dim = v.len();
-        }
-        if v.len() != self.dim || v.is_empty() {
-            return Err(StoreError::Invalid(format!(
-                "the embedder returned a vector of {} numbers for chunk {id}, not {}",
-                v.len(),
-                self.dim
-            )));
-        }
+        fit_dim(
+            &mut self.dim,
+            self.ids.is_empty(),
+            v,
+            &format!("chunk {id}"),
+        )?;
         self.values.extend_from_slice(v);
         self.ids.push(id.0);
         Ok(())
@@ -98,37 +131,47 @@ impl PackVectors {
     /// the pack's other files before the commit); returns its path.
     pub(super) fn write(&self, dir: &Path, n: u64) -> Result<PathBuf, StoreError> {
         let path = vector_path(dir, n);
-        let count = u32::try_from(self.ids.len())
-            .map_err(|_| StoreError::Invalid("too many vectors in one pack".into()))?;
-        let dim =
-            u32::try_from(self.dim).map_err(|_| StoreError::Invalid("vectors too long".into()))?;
-        let mut out = File::create(&path).map_err(StoreError::io(&path))?;
-        let mut bytes = Vec::with_capacity(HEADER + self.values.len() * 4 + self.ids.len() * 8);
-        bytes.extend_from_slice(&MAGIC);
-        bytes.extend_from_slice(&dim.to_le_bytes());
-        bytes.extend_from_slice(&count.to_le_bytes());
-        for x in &self.values {
-            bytes.extend_from_slice(&x.to_le_bytes());
-        }
-        for id in &self.ids {
-            bytes.extend_from_slice(&id.to_le_bytes());
-        }
-        out.write_all(&bytes).map_err(StoreError::io(&path))?;
+        let trailer: Vec<u8> = self.ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+        write_vector_file(&path, &MAGIC, self.dim, &self.values, &trailer)?;
         Ok(path)
     }
 }
 
-/// One pack's vector file, mapped.
-#[derive(Debug)]
-pub(super) struct MappedVectors {
-    map: memmap2::Mmap,
-    dim: usize,
-    count: usize,
+/// Check that `v` has the pack's dimension `dim`, which the `first` vector
+/// sets; `what` names the vector in the error.
+pub(super) fn fit_dim(
+    dim: &mut usize,
+    first: bool,
+    v: &[f32],
+    what: &str,
+) -> Result<(), StoreError> {
+    if first {
+        *dim = v.len();
+    }
+    if v.len() != *dim || v.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "the embedder returned a vector of {} numbers for {what}, not {dim}",
+            v.len()
+        )));
+    }
+    Ok(())
 }
 
-impl MappedVectors {
-    /// Map the vector file at `path`; `None` when there is none.
-    pub(super) fn open(path: &Path) -> Result<Option<Self>, StoreError> {
+/// A vector file, mapped, its header checked: `count` rows of `dim`
+/// numbers, then the trailer naming them.
+#[derive(Debug)]
+pub(super) struct Mapped {
+    map: memmap2::Mmap,
+    /// Numbers in a row.
+    pub(super) dim: usize,
+    /// Rows.
+    pub(super) count: usize,
+}
+
+impl Mapped {
+    /// Map the vector file at `path` if it opens with `magic`; `None` when
+    /// there is none.
+    pub(super) fn open(path: &Path, magic: &[u8; 8]) -> Result<Option<Self>, StoreError> {
         let file = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -139,10 +182,9 @@ impl MappedVectors {
         // which leaves this mapping's pages in place.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(StoreError::io(path))?;
-        let bad = |what: &str| StoreError::Invalid(format!("{}: {what}", path.display()));
-        let header = map.get(..HEADER).ok_or_else(|| bad("too short"))?;
-        if header.get(..8) != Some(&MAGIC[..]) {
-            return Err(bad("not a vector file"));
+        let header = map.get(..HEADER).ok_or_else(|| bad(path, "too short"))?;
+        if header.get(..8) != Some(&magic[..]) {
+            return Err(bad(path, "not a vector file of this kind"));
         }
         let word = |at: usize| {
             header
@@ -152,21 +194,20 @@ impl MappedVectors {
         };
         let (dim, count) = match (word(8), word(12)) {
             (Some(d), Some(c)) => (d as usize, c as usize),
-            _ => return Err(bad("too short")),
+            _ => return Err(bad(path, "too short")),
         };
         let need = count
             .checked_mul(dim)
             .and_then(|n| n.checked_mul(4))
-            .and_then(|n| n.checked_add(count.checked_mul(8)?))
             .and_then(|n| n.checked_add(HEADER));
-        if need != Some(map.len()) {
-            return Err(bad("its length does not match its header"));
+        if need.is_none_or(|n| n > map.len()) {
+            return Err(bad(path, "shorter than its header says"));
         }
         Ok(Some(Self { map, dim, count }))
     }
 
     /// The vectors, `count × dim` numbers.
-    fn values(&self) -> &[f32] {
+    pub(super) fn values(&self) -> &[f32] {
         let end = HEADER + self.count * self.dim * 4;
         // The mapping is page-aligned and the vectors start 16 bytes in.
         self.map
@@ -175,22 +216,60 @@ impl MappedVectors {
             .unwrap_or_default()
     }
 
+    /// Vector `i`.
+    pub(super) fn row(&self, i: usize) -> Option<&[f32]> {
+        self.values().get(i * self.dim..(i + 1) * self.dim)
+    }
+
+    /// The bytes after the vectors.
+    pub(super) fn trailer(&self) -> &[u8] {
+        self.map
+            .get(HEADER + self.count * self.dim * 4..)
+            .unwrap_or_default()
+    }
+}
+
+/// A damaged vector file.
+pub(super) fn bad(path: &Path, what: &str) -> StoreError {
+    StoreError::Invalid(format!("{}: {what}", path.display()))
+}
+
+/// One pack's chunk vector file, mapped.
+#[derive(Debug)]
+pub(super) struct MappedVectors {
+    mapped: Mapped,
+}
+
+impl MappedVectors {
+    /// Map the chunk vector file at `path`; `None` when there is none.
+    pub(super) fn open(path: &Path) -> Result<Option<Self>, StoreError> {
+        let Some(mapped) = Mapped::open(path, &MAGIC)? else {
+            return Ok(None);
+        };
+        if mapped.trailer().len() != mapped.count * 8 {
+            return Err(bad(path, "its length does not match its header"));
+        }
+        Ok(Some(Self { mapped }))
+    }
+
     /// The chunk number of vector `i`.
     fn id(&self, i: usize) -> Option<u64> {
-        let at = HEADER + self.count * self.dim * 4 + i * 8;
-        let b: [u8; 8] = self.map.get(at..at + 8)?.try_into().ok()?;
+        let b: [u8; 8] = self
+            .mapped
+            .trailer()
+            .get(i * 8..i * 8 + 8)?
+            .try_into()
+            .ok()?;
         Some(u64::from_le_bytes(b))
     }
 
     /// The chunk numbers and vectors of the rows `keep` accepts (for moving
     /// them to a new pack).
     pub(super) fn rows(&self, keep: &dyn Fn(u64) -> bool) -> Vec<(u64, &[f32])> {
-        let values = self.values();
-        (0..self.count)
+        (0..self.mapped.count)
             .filter_map(|i| {
                 let id = self.id(i)?;
-                let v = values.get(i * self.dim..(i + 1) * self.dim)?;
-                keep(id).then_some((id, v))
+                keep(id).then_some((id, self.mapped.row(i)?))
             })
             .collect()
     }
@@ -205,18 +284,13 @@ pub(super) struct DenseIndex {
 impl DenseIndex {
     /// Map the vector files of `packs` in the store `dir` (packs without one are left out).
     pub(super) fn open(dir: &Path, packs: &[u64]) -> Result<Self, StoreError> {
-        let mut out = Vec::new();
-        for &n in packs {
-            if let Some(m) = MappedVectors::open(&vector_path(dir, n))? {
-                out.push(m);
-            }
-        }
-        Ok(Self { packs: out })
+        let packs = open_packs(packs, |n| MappedVectors::open(&vector_path(dir, n)))?;
+        Ok(Self { packs })
     }
 
     /// Vectors held.
     pub(super) fn len(&self) -> usize {
-        self.packs.iter().map(|p| p.count).sum()
+        self.packs.iter().map(|p| p.mapped.count).sum()
     }
 
     /// The `k` chunks whose vectors have the largest dot product with
@@ -229,11 +303,12 @@ impl DenseIndex {
         let mut all: Vec<(ChunkId, f32)> = self
             .packs
             .par_iter()
-            .filter(|p| p.dim == query.len())
+            .filter(|p| p.mapped.dim == query.len())
             .flat_map_iter(|p| {
-                let values = p.values();
-                let mut best: Vec<(ChunkId, f32)> = values
-                    .chunks_exact(p.dim)
+                let mut best: Vec<(ChunkId, f32)> = p
+                    .mapped
+                    .values()
+                    .chunks_exact(p.mapped.dim)
                     .enumerate()
                     .filter_map(|(i, v)| Some((ChunkId(p.id(i)?), dot(v, query))))
                     .collect();
@@ -246,9 +321,21 @@ impl DenseIndex {
     }
 }
 
-/// Keep the `k` best of `hits`, best first (ties by chunk number).
-fn top(hits: &mut Vec<(ChunkId, f32)>, k: usize) {
-    let order = |a: &(ChunkId, f32), b: &(ChunkId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+/// Each of `packs` opened by `open`, those without a file left out.
+pub(super) fn open_packs<T>(
+    packs: &[u64],
+    open: impl Fn(u64) -> Result<Option<T>, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::with_capacity(packs.len());
+    for &n in packs {
+        out.extend(open(n)?);
+    }
+    Ok(out)
+}
+
+/// Keep the `k` best of `hits`, best first (ties by key).
+pub(super) fn top<K: Ord>(hits: &mut Vec<(K, f32)>, k: usize) {
+    let order = |a: &(K, f32), b: &(K, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     if hits.len() > k {
         hits.select_nth_unstable_by(k, order);
         hits.truncate(k);
@@ -256,7 +343,8 @@ fn top(hits: &mut Vec<(ChunkId, f32)>, k: usize) {
     hits.sort_by(order);
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+/// The dot product of two vectors (their similarity: both are unit length).
+pub(super) fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 

@@ -12,7 +12,7 @@
 //! [`Store::finish`] ends a command with the commit that saves the view
 //! snapshot.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,8 @@ use rlmkg_index::{ChunkRecord, DocRecord};
 
 use super::Store;
 use super::fresh::FreshView;
-use super::vectors::{MappedVectors, PackVectors, vector_path};
+use super::names::{MappedNames, PackNames, vector_names};
+use super::vectors::{MappedVectors, PackVectors, name_vector_path, vector_path};
 use crate::error::StoreError;
 use crate::manifest::{FileEntry, Settings};
 use crate::pipeline::PDoc;
@@ -48,6 +49,8 @@ pub(crate) struct FileUpdate {
     /// One vector per chunk of `docs`, in order, when the ingest has an
     /// embedder ([`FileUpdate::embed_inputs`] are the texts they were made of).
     pub vectors: Option<Vec<Vec<f32>>>,
+    /// With `vectors`: one vector per name of [`FileUpdate::entity_names`], in order.
+    pub name_vectors: Option<Vec<Vec<f32>>>,
 }
 
 impl FileUpdate {
@@ -62,6 +65,17 @@ impl FileUpdate {
             }
         }
         out
+    }
+
+    /// The (entity key, name) pairs of its documents that get a vector
+    /// ([`super::names::vector_names`]).
+    pub(crate) fn entity_names(&self) -> Vec<(String, String)> {
+        super::names::vector_names(
+            self.docs
+                .iter()
+                .flatten()
+                .flat_map(|d| &d.extraction.entities),
+        )
     }
 }
 
@@ -168,6 +182,7 @@ impl Store {
             .transpose()?;
         let mut group = Vec::new();
         let mut vectors = PackVectors::default();
+        let mut names = PackNames::default();
         for (f, mut entry) in files.into_iter().zip(entries) {
             if let (Some(n), Some(text)) = (pack, text.as_mut())
                 && has_docs(&f)
@@ -186,6 +201,19 @@ impl Store {
                     for (id, v) in (entry.chunk_first..).zip(vs) {
                         vectors.push(rlmkg_ids::ChunkId(id), v)?;
                     }
+                    let pairs = f.entity_names();
+                    let nvs = f.name_vectors.as_deref().unwrap_or_default();
+                    if nvs.len() != pairs.len() {
+                        return Err(StoreError::Invalid(format!(
+                            "{}: {} vectors for {} entity names",
+                            entry.display,
+                            nvs.len(),
+                            pairs.len()
+                        )));
+                    }
+                    for ((key, name), v) in pairs.iter().zip(nvs) {
+                        names.push(key, name, v)?;
+                    }
                 }
                 self.write_file(f.docs.unwrap_or_default(), &entry, text, &mut group)?;
             }
@@ -196,6 +224,7 @@ impl Store {
             self.pending.records.push(self.graph.write_pack(n, &group)?);
             if !vectors.is_empty() {
                 self.pending.records.push(vectors.write(&self.dir, n)?);
+                self.pending.records.push(names.write(&self.dir, n)?);
             }
         }
         summary.stages.index += t.elapsed().as_secs_f64();
@@ -421,6 +450,7 @@ impl Store {
             let old_text = std::fs::read(&src).map_err(StoreError::io(&src))?;
             let records = self.graph.read_pack(p)?;
             let old_vectors = MappedVectors::open(&vector_path(&self.dir, p))?;
+            let old_names = MappedNames::open(&name_vector_path(&self.dir, p))?;
             let n = self.new_pack();
             let mut text = PackText::create(self.text_path(n))?;
             let mut moved: Vec<(u64, u64)> = Vec::new();
@@ -459,6 +489,18 @@ impl Store {
                 }
                 if !vectors.is_empty() {
                     written.push(vectors.write(&self.dir, n)?);
+                    // The names the moved documents still go by.
+                    let still: HashSet<(String, String)> =
+                        vector_names(docs.iter().flat_map(|d| &d.entities))
+                            .into_iter()
+                            .collect();
+                    let mut names = PackNames::default();
+                    for (key, name, v) in old_names.iter().flat_map(|m| {
+                        m.rows(&|k, n| still.contains(&(k.to_string(), n.to_string())))
+                    }) {
+                        names.push(key, name, v)?;
+                    }
+                    written.push(names.write(&self.dir, n)?);
                 }
             }
         }
@@ -484,6 +526,7 @@ impl Store {
         for &n in packs {
             let _ = std::fs::remove_file(self.text_path(n));
             let _ = std::fs::remove_file(vector_path(&self.dir, n));
+            let _ = std::fs::remove_file(name_vector_path(&self.dir, n));
         }
         Ok(())
     }

@@ -57,6 +57,23 @@ fn write_corpus(dir: &Path) -> std::path::PathBuf {
     corpus
 }
 
+/// A new folder with [`FILES`] and `more` (file name, text) under `corpus/`,
+/// ingested with `--embed` into `store/`; `None` (the test skips) when the
+/// encoder is not installed.
+fn embedded_store(more: &[(&str, &str)]) -> Option<tempfile::TempDir> {
+    if !encoder_installed() {
+        return None;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = write_corpus(tmp.path());
+    for (name, text) in more {
+        std::fs::write(corpus.join(name), text).unwrap();
+    }
+    let corpus = corpus.to_str().unwrap();
+    ok(tmp.path(), &["--quiet", "ingest", "--embed", corpus]);
+    Some(tmp)
+}
+
 /// `rlmkg --store store <args…>` in `dir`; must succeed.
 fn ok(dir: &Path, args: &[&str]) -> String {
     stdout_ok(rlmkg(dir).args(["--store", "store"]).args(args))
@@ -82,16 +99,11 @@ fn search(dir: &Path, mode: &str, query: &str) -> Vec<String> {
 
 #[test]
 fn dense_search_finds_a_paraphrase_bm25_misses_and_removal_takes_its_vectors() {
-    if !encoder_installed() {
+    let Some(tmp) = embedded_store(&[]) else {
         return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
+    };
     let dir = tmp.path();
-    let corpus = write_corpus(dir);
-    ok(
-        dir,
-        &["--quiet", "ingest", "--embed", corpus.to_str().unwrap()],
-    );
+    let corpus = dir.join("corpus");
 
     assert!(
         !search(dir, "bm25", QUERY).contains(&"medicine.txt".to_string()),
@@ -196,4 +208,115 @@ fn an_unlisted_vector_file_is_removed_by_the_next_writer() {
     std::fs::write(&stray, b"RKVEC residue of a killed ingest").unwrap();
     ingest();
     assert!(!stray.exists(), "the unlisted vector file is still there");
+}
+
+/// The entity of the entity-name test.
+const FOUNDER: &str = "Ivar Lindqvist";
+/// The founder as a later mention names him: no entity goes by it.
+const FOUNDER_OTHERWISE: &str = "Lindqvist";
+
+/// The entities `rlmkg::open_store_read` finds near `name` by meaning.
+fn similar(store: &Path, name: &str) -> Vec<String> {
+    let s = rlmkg::open_store_read(store).unwrap();
+    s.similar_entities(name, 3)
+        .unwrap()
+        .into_iter()
+        .map(|(e, _)| e.name)
+        .collect()
+}
+
+/// Entity names have vectors (issue 46): a name written otherwise finds the
+/// entity by its vector, seeds `related` in hybrid mode (not in BM25 mode);
+/// removing the document takes its names' vectors, and a store whose name
+/// vectors went missing (a kill) forgets that pack's files until the next
+/// ingest makes them again.
+#[test]
+fn an_entity_name_written_otherwise_finds_the_entity_by_its_vector() {
+    let founded = format!("{FOUNDER} founded a research institute in Tromsø, Norway, in 1998.");
+    let Some(tmp) = embedded_store(&[("institute.txt", &founded)]) else {
+        return;
+    };
+    let dir = tmp.path();
+    let corpus = dir.join("corpus");
+    let institute = corpus.join("institute.txt");
+    let store = dir.join("store");
+    {
+        let s = rlmkg::open_store_read(&store).unwrap();
+        assert!(
+            s.entity(FOUNDER_OTHERWISE).unwrap().is_none(),
+            "the test needs a name no entity goes by"
+        );
+    }
+    assert_eq!(
+        similar(&store, FOUNDER_OTHERWISE)
+            .first()
+            .map(String::as_str),
+        Some(FOUNDER)
+    );
+    assert!(
+        similar(&store, "a recipe for tomato soup").is_empty(),
+        "nothing is named like that"
+    );
+    // `related` from that seed alone reaches the institute's chunk in hybrid
+    // mode; BM25 mode matches names only as written.
+    let related = |mode: rlmkg::SearchMode| -> Vec<String> {
+        let s = rlmkg::open_store_read(&store).unwrap();
+        s.related_with(&[FOUNDER_OTHERWISE.to_string()], None, 3, mode)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.path)
+            .collect()
+    };
+    let hybrid = related(rlmkg::SearchMode::Hybrid);
+    assert!(
+        hybrid.first().is_some_and(|p| p.ends_with("institute.txt")),
+        "{hybrid:?}"
+    );
+    assert!(related(rlmkg::SearchMode::Bm25).is_empty());
+
+    // A lost name-vector file (a kill between writing and syncing it): the
+    // next writer forgets the pack's files, and the ingest makes them again.
+    let vectors = store.join("vectors");
+    for e in std::fs::read_dir(&vectors).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "ent") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    ok(dir, &["--quiet", "ingest", corpus.to_str().unwrap()]);
+    assert!(
+        std::fs::read_dir(&vectors)
+            .unwrap()
+            .flatten()
+            .any(|e| { e.path().extension().is_some_and(|x| x == "ent") })
+    );
+    assert_eq!(
+        similar(&store, FOUNDER_OTHERWISE)
+            .first()
+            .map(String::as_str),
+        Some(FOUNDER)
+    );
+    let check = ok(dir, &["stats", "--check"]);
+    assert!(check.contains("invariants ok"), "{check}");
+
+    // Removing the document removes its names' vectors (its pack-mates'
+    // names moved to a new pack without them).
+    ok(dir, &["rm", institute.to_str().unwrap()]);
+    let names_held = || -> Vec<String> {
+        std::fs::read_dir(&vectors)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "ent"))
+            .filter(|e| {
+                let bytes = std::fs::read(e.path()).unwrap();
+                bytes
+                    .windows(FOUNDER.len())
+                    .any(|w| w == FOUNDER.as_bytes())
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(names_held(), Vec::<String>::new());
+    assert!(similar(&store, FOUNDER_OTHERWISE).is_empty());
+    let check = ok(dir, &["stats", "--check"]);
+    assert!(check.contains("invariants ok"), "{check}");
 }
