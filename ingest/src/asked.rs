@@ -35,6 +35,29 @@ pub fn predicate_words(label: &str) -> Vec<&str> {
     }
 }
 
+/// The predicate a fact of `p` becomes when its object is a date, as the
+/// lexicon's frames read it ("born in 1908" is a date of birth): the date
+/// frame of a cue whose own fact is `p`.
+pub(crate) fn date_predicate_of(p: Predicate) -> Option<Predicate> {
+    CUES.iter()
+        .filter(|c| {
+            c.active
+                .iter()
+                .find(|f| f.slot == Slot::Thing)
+                .map(|f| f.pred)
+                == Some(p)
+        })
+        .flat_map(|c| c.active.iter().chain(c.passive))
+        .find(|f| f.slot == Slot::Date)
+        .map(|f| f.pred)
+}
+
+/// The prepositions before a place that say where something is ("a town
+/// *in* Vesland"), from the lexicon's frames of "located".
+pub(crate) fn location_prepositions() -> impl Iterator<Item = &'static str> {
+    crate::facts::lexicon::LOCATED.iter().map(|f| f.prep)
+}
+
 /// Whether cue `c` says predicate `p`: a date frame of `p`, or `p` is the
 /// first thing frame of its active or its passive voice (the verb's own
 /// fact: "founded" says who founded, not where — "founded in Bergen" is a

@@ -69,7 +69,7 @@ use Predicate as P;
 use Slot::{Date as D, Thing as T};
 
 /// Where a thing is, in either voice ("based in", "is situated near").
-const LOCATED: [Frame; 4] = [
+pub(crate) const LOCATED: [Frame; 4] = [
     f("in", T, P::LocatedIn, F),
     f("at", T, P::LocatedIn, F),
     f("on", T, P::LocatedIn, F),
