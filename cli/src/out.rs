@@ -80,12 +80,20 @@ pub(crate) fn model_facts_line(m: &rlmkg_ingest::ModelFactStats, price: (f64, f6
         0.0
     };
     format!(
-        "facts read by {}: {} passages ({} from the cache); {} proposed, {} added, {} known to \
+        "facts read by {}: {} passages ({} from the cache{}); {} proposed, {} added, {} known to \
          the rules, {} dropped by the evidence check{}; {} prompt + {} completion tokens, \
          {:.1} s ({:.1} s a passage read), ${:.4}",
         m.reader,
         m.passages,
         m.cached,
+        if m.unread > 0 {
+            format!(
+                ", {} not read: no model at hand, `--extract llm` with it reads them",
+                m.unread
+            )
+        } else {
+            String::new()
+        },
         m.proposed,
         m.added,
         m.known,

@@ -38,7 +38,8 @@ pub use error::StoreError;
 pub use formats::DocMeta;
 pub use manifest::{APPROX_IDENTITY, FORMAT_VERSION, FileEntry, Manifest, Settings};
 pub use model_facts::{
-    FactPassage, FactReader, FactReading, ModelFactEstimate, ModelFactStats, ProposedFact,
+    CachedFactReader, FactPassage, FactReader, FactReading, ModelFactEstimate, ModelFactStats,
+    ProposedFact,
 };
 pub use pipeline::{DEFAULT_BATCH_BYTES, DEFAULT_MAX_FILE_BYTES, IngestOptions};
 /// The fact vocabulary (issue 43), for readers of relation labels.

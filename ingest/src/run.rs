@@ -101,8 +101,11 @@ impl Store {
         let mut fact_cache = match &opts.fact_reader {
             Some(reader) => {
                 let bytes = files.iter().map(|f| f.size).sum();
-                let estimate = ModelFactEstimate::new(reader.as_ref(), bytes, opts.target_tokens);
-                progress.model_facts_estimate(&estimate);
+                if reader.reads() {
+                    let chunk = opts.target_tokens;
+                    let estimate = ModelFactEstimate::new(reader.as_ref(), bytes, chunk);
+                    progress.model_facts_estimate(&estimate);
+                }
                 summary.model_facts = Some(ModelFactStats {
                     reader: reader.identity(),
                     ..ModelFactStats::default()
@@ -422,6 +425,7 @@ fn prepare_batch(
                 docs: None,
                 vectors: None,
                 name_vectors: None,
+                facts_unread: false,
             };
             let p = match out.skipped {
                 Some(reason) => Prepared::Empty(update, reason),
@@ -446,15 +450,28 @@ fn read_facts_part(
     let (Some(reader), Some(cache)) = (&opts.fact_reader, cache) else {
         return Ok(None);
     };
-    let mut docs: Vec<&mut crate::pipeline::PDoc> = part
+    let mut updates: Vec<&mut FileUpdate> = part
         .iter_mut()
         .filter_map(|(_, p)| match p {
-            Prepared::Ready(u, _) => u.docs.as_mut(),
+            Prepared::Ready(u, _) => Some(u),
             _ => None,
         })
+        .collect();
+    let per_file: Vec<usize> = updates
+        .iter()
+        .map(|u| u.docs.as_ref().map_or(0, Vec::len))
+        .collect();
+    let mut docs: Vec<&mut crate::pipeline::PDoc> = updates
+        .iter_mut()
+        .filter_map(|u| u.docs.as_mut())
         .flatten()
         .collect();
-    crate::model_facts::read_docs(&mut docs, reader.as_ref(), cache).map(Some)
+    let (stats, unread) = crate::model_facts::read_docs(&mut docs, reader.as_ref(), cache)?;
+    let mut unread = unread.into_iter();
+    for (u, n) in updates.iter_mut().zip(per_file) {
+        u.facts_unread = unread.by_ref().take(n).fold(false, |a, b| a || b);
+    }
+    Ok(Some(stats))
 }
 
 /// With an embedder: one vector per chunk of the part's prepared files and

@@ -59,6 +59,7 @@ pub fn open_and_ingest_with(
         .or_else(|| rlmkg::store_embedder(&store.manifest().settings));
     let opts = IngestOptions {
         embedder: embedder.clone(),
+        fact_reader: rlmkg_ingest::CachedFactReader::of(&store.manifest().settings),
         ..IngestOptions::default()
     };
     store

@@ -179,6 +179,7 @@ impl Store {
                 tokens,
                 max_file_bytes: max_file_size.unwrap_or(d.max_file_bytes),
                 embedder: rlmkg::store_embedder(&recorded),
+                fact_reader: rlmkg_ingest::CachedFactReader::of(&recorded),
                 ..d
             };
             let quiet = rlmkg::NoProgress;

@@ -643,6 +643,7 @@ impl Ops {
                 overlap_sentences: recorded.overlap_sentences,
                 tokens,
                 embedder: rlmkg::store_embedder(&recorded),
+                fact_reader: rlmkg_ingest::CachedFactReader::of(&recorded),
                 ..IngestOptions::default()
             };
             Ok(store.ingest(&paths, &opts, &NoProgress)?)

@@ -131,13 +131,14 @@ fn fact_reader_for(
     let settings = crate::cmd::settings(&model_args, &global.store)?;
     let backends = rlmkg_settings::build_backends(&settings)?;
     let Some(model) = backends.models.sub else {
+        if args.extract.is_none() {
+            // No model at hand: what the store's model read comes from the
+            // cache, and the store keeps its setting.
+            return Ok(rlmkg_ingest::CachedFactReader::of(recorded));
+        }
         anyhow::bail!(
-            "--extract llm needs a model: give --base-url and --model (an OpenAI-compatible              server), --model-path FILE.gguf, or install one with `rlmkg model pull`{}",
-            if args.extract.is_none() {
-                "; or pass --extract rules to keep the rules' facts alone"
-            } else {
-                ""
-            }
+            "--extract llm needs a model: give --base-url and --model (an OpenAI-compatible \
+             server), --model-path FILE.gguf, or install one with `rlmkg model pull`"
         );
     };
     let reader = rlmkg::fact_reader::ModelFactReader::new(model, args.extract_concurrency)

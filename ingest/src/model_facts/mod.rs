@@ -64,6 +64,51 @@ pub trait FactReader: Send + Sync + std::fmt::Debug {
     fn prompt_tokens(&self, text_bytes: u64) -> u64;
     /// Completion tokens a passage may cost at most.
     fn max_completion_tokens(&self) -> u64;
+    /// Whether it reads at all: [`CachedFactReader`] only keeps a store's
+    /// record, giving what the cache holds and reading nothing new.
+    fn reads(&self) -> bool {
+        true
+    }
+}
+
+/// The reader a store records, for an ingest that has no model at hand
+/// (a server's or the Python package's): passages its model read before
+/// come from the cache, others go unread (counted in
+/// [`ModelFactStats::unread`]), and the store keeps its setting, so the
+/// model's facts are not dropped by an ingest that cannot make them.
+#[derive(Debug, Clone)]
+pub struct CachedFactReader {
+    identity: String,
+}
+
+impl CachedFactReader {
+    /// The reader `settings` record, if any.
+    pub fn of(settings: &crate::Settings) -> Option<std::sync::Arc<dyn FactReader>> {
+        let identity = settings.fact_reader.clone()?;
+        Some(std::sync::Arc::new(Self { identity }))
+    }
+}
+
+impl FactReader for CachedFactReader {
+    fn identity(&self) -> String {
+        self.identity.clone()
+    }
+
+    fn read(&self, _: &[FactPassage<'_>]) -> Result<FactReading, String> {
+        Err("no model is at hand to read new passages".into())
+    }
+
+    fn prompt_tokens(&self, _: u64) -> u64 {
+        0
+    }
+
+    fn max_completion_tokens(&self) -> u64 {
+        0
+    }
+
+    fn reads(&self) -> bool {
+        false
+    }
 }
 
 /// What the model's reading did in one ingest.
@@ -75,6 +120,10 @@ pub struct ModelFactStats {
     pub passages: u64,
     /// Of them, read from the cache (no model call).
     pub cached: u64,
+    /// Of them, not read: the ingest had no model at hand
+    /// ([`CachedFactReader`]); `ingest --extract llm` reads them.
+    #[serde(default)]
+    pub unread: u64,
     /// Facts the model proposed.
     pub proposed: u64,
     /// Facts added to the graph.
@@ -104,6 +153,7 @@ impl ModelFactStats {
     pub(crate) fn add(&mut self, other: &ModelFactStats) {
         self.passages += other.passages;
         self.cached += other.cached;
+        self.unread += other.unread;
         self.proposed += other.proposed;
         self.added += other.added;
         self.known += other.known;
@@ -157,17 +207,19 @@ const READ_BATCH: usize = 16;
 
 /// Has `reader` read the chunks of `docs` (from `cache` where it read them
 /// before) and adds to each document the facts that pass the evidence
-/// check; the statistics of it.
+/// check; the statistics of it, and for each document whether a passage of
+/// it went unread (a reader that [`FactReader::reads`] nothing new).
 pub(crate) fn read_docs(
     docs: &mut [&mut crate::pipeline::PDoc],
     reader: &dyn FactReader,
     cache: &mut FactCache,
-) -> Result<ModelFactStats, crate::error::StoreError> {
+) -> Result<(ModelFactStats, Vec<bool>), crate::error::StoreError> {
     let identity = reader.identity();
     let mut stats = ModelFactStats::default();
     // Each chunk's sentences (spans of its document's text) and cache key.
     let mut chunks: Vec<Vec<ChunkKey>> = Vec::with_capacity(docs.len());
     let mut missing: Vec<(usize, usize)> = Vec::new();
+    let mut unread = vec![false; docs.len()];
     for (d, doc) in docs.iter().enumerate() {
         let mode = crate::text::SegmentMode::for_format(doc.format);
         let mut of_doc = Vec::with_capacity(doc.chunks.len());
@@ -181,8 +233,13 @@ pub(crate) fn read_docs(
             stats.passages += 1;
             if cache.get(&key).is_some() {
                 stats.cached += 1;
-            } else {
+            } else if reader.reads() {
                 missing.push((d, c));
+            } else {
+                stats.unread += 1;
+                if let Some(u) = unread.get_mut(d) {
+                    *u = true;
+                }
             }
             of_doc.push((spans, key));
         }
@@ -229,7 +286,7 @@ pub(crate) fn read_docs(
             .collect();
         admit(doc, &readings, &mut stats);
     }
-    Ok(stats)
+    Ok((stats, unread))
 }
 
 /// The passage of a chunk whose sentences are `spans` of `doc`'s text.

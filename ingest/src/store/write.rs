@@ -51,6 +51,10 @@ pub(crate) struct FileUpdate {
     pub vectors: Option<Vec<Vec<f32>>>,
     /// With `vectors`: one vector per name of [`FileUpdate::entity_names`], in order.
     pub name_vectors: Option<Vec<Vec<f32>>>,
+    /// Some passage went unread by the store's fact reader (no model at
+    /// hand): the file is listed with no hash, so the next ingest prepares
+    /// it again.
+    pub facts_unread: bool,
 }
 
 impl FileUpdate {
@@ -299,7 +303,11 @@ impl Store {
         let entry = FileEntry {
             id,
             display: f.display.clone(),
-            hash: f.hash.clone(),
+            hash: if f.facts_unread {
+                String::new()
+            } else {
+                f.hash.clone()
+            },
             bytes: f.bytes,
             format: f.format.to_string(),
             doc_first: self.manifest.next_doc,

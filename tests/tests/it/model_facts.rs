@@ -74,6 +74,31 @@ fn a_model_adds_the_facts_its_sentences_hold_and_reads_a_passage_once() {
     assert!(ok, "{err}");
     assert_eq!(server.requests().len(), 1);
 
+    // A file added by an ingest with no model at hand (a server's, the
+    // Python package's, or no model configured): its passage goes unread,
+    // the model's facts stay, and the next ingest with the model reads it.
+    std::fs::write(
+        dir.join("docs/tern.md"),
+        "# Tern\n\nTern sailed from Hawby.\n",
+    )
+    .unwrap();
+    let out = rlmkg_tests::rlmkg(dir)
+        .env("RLMKG_MODEL_DIR", dir.join("no-models"))
+        .args(["--store", "st", "--json", "ingest", "docs"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["model_facts"]["unread"], 1, "{json:#}");
+    let shown = stdout(&run(dir, &["--store", "st", "entity", "The Grey Heron"]));
+    assert!(shown.contains("sailed from"), "{shown}");
+    assert_eq!(server.requests().len(), 1);
+    let (ok, json, err) = ingest(dir, &server, &[]);
+    assert!(ok, "{err}");
+    assert_eq!(json["model_facts"]["passages"], 1, "{json:#}");
+    assert_eq!(json["model_facts"]["unread"], 0, "{json:#}");
+    assert_eq!(server.requests().len(), 2);
+
     // Another model configured later: said, nothing re-read silently.
     let other = ChatServer::start(|_, _| Reply::Text("NONE".into())).unwrap();
     let out = run(
@@ -106,11 +131,11 @@ fn a_model_adds_the_facts_its_sentences_hold_and_reads_a_passage_once() {
     // passage read before comes from the cache.
     let (ok, json, err) = ingest(dir, &server, &["--extract", "llm"]);
     assert!(ok, "{err}");
-    assert_eq!(json["model_facts"]["cached"], 1, "{json:#}");
+    assert_eq!(json["model_facts"]["cached"], 2, "{json:#}");
     assert_eq!(json["model_facts"]["added"], 1, "{json:#}");
     assert_eq!(
         server.requests().len(),
-        1,
+        2,
         "a passage read before was read again"
     );
 }
