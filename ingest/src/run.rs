@@ -469,7 +469,9 @@ fn read_facts_part(
     let (stats, unread) = crate::model_facts::read_docs(&mut docs, reader.as_ref(), cache)?;
     let mut unread = unread.into_iter();
     for (u, n) in updates.iter_mut().zip(per_file) {
-        u.facts_unread = unread.by_ref().take(n).fold(false, |a, b| a || b);
+        // Every one of the file's `n` documents is taken, read or not.
+        let of_file: Vec<bool> = unread.by_ref().take(n).collect();
+        u.facts_unread = of_file.contains(&true);
     }
     Ok(Some(stats))
 }
