@@ -504,162 +504,34 @@ mod tests {
         stats.dropped.keys().next().cloned().unwrap_or_default()
     }
 
-    #[test]
-    fn a_fact_stands_only_where_its_sentence_holds_it() {
-        let ship = "The Grey Heron was a schooner. She sailed from Wendsund in 1901 under \
-                    Captain Ola Brenne. Ola Brenne lived in Kettlesholm.";
-        type Fact<'a> = (&'a str, &'a str, &'a str, usize);
-        let cases: &[(Fact<'_>, &str)] = &[
-            // Both ends and a phrase the sentence says.
-            (
-                ("The Grey Heron", "sailed from", "Wendsund", 2),
-                "added grey_heron | other: sailed from | wendsund",
-            ),
-            // The passage's subject said by "She".
-            (
-                ("The Grey Heron", "other: sailed under", "Ola Brenne", 2),
-                "added grey_heron | other: sailed under | ola_brenne",
-            ),
-            // A miscounted sentence: the one that holds the fact is its
-            // evidence.
-            (
-                ("The Grey Heron", "sailed from", "Wendsund", 3),
-                "added grey_heron | other: sailed from | wendsund",
-            ),
-            // An end the sentence does not name.
-            (
-                ("The Grey Heron", "sailed from", "Bergen", 2),
-                "an end the sentence does not name",
-            ),
-            // A pronoun stands for the passage's subject, not for anyone.
-            (
-                ("Kettlesholm", "sailed from", "Wendsund", 2),
-                "an end the sentence does not name",
-            ),
-            // A relation of the vocabulary the sentence does not say.
-            (
-                ("Ola Brenne", "born in", "Kettlesholm", 3),
-                "a relation the sentence does not say",
-            ),
-            // A phrase the sentence does not say.
-            (
-                ("Ola Brenne", "was mayor of", "Kettlesholm", 3),
-                "a relation the sentence does not say",
-            ),
-            // No such sentence.
-            (
-                ("Ola Brenne", "lived in", "Kettlesholm", 4),
-                "no such sentence",
-            ),
-            (
-                ("Ola Brenne", "lived in", "Ola Brenne", 3),
-                "one end twice, or an end with no name",
-            ),
-        ];
-        for (fact, want) in cases {
-            assert_eq!(fate("The Grey Heron", ship, *fact), *want, "{fact:?}");
-        }
-    }
+    /// The cases, with the passages they are read in.
+    const CASES: &str = include_str!("cases.txt");
 
     #[test]
-    fn what_the_rules_found_is_known_and_an_inverse_label_turns_the_fact() {
-        let text = "Marsh Shipyard is a shipyard. It was founded by Emil Ravness in 1841.";
-        assert_eq!(
-            fate(
-                "Marsh Shipyard",
-                text,
-                ("Emil Ravness", "founded", "Marsh Shipyard", 2)
-            ),
-            "known"
-        );
-        assert_eq!(
-            fate(
-                "Marsh Shipyard",
-                text,
-                ("Marsh Shipyard", "date of founding", "1841", 2)
-            ),
-            "known"
-        );
-        // A date relation needs a date.
-        assert_eq!(
-            fate(
-                "Marsh Shipyard",
-                text,
-                ("Marsh Shipyard", "date of founding", "Emil Ravness", 2)
-            ),
-            "a date relation without a date"
-        );
-        // A date where the vocabulary's relation takes a thing: the date
-        // frame of its verb, as the rules read "born in 1908".
-        let text = "Aksel Askberg was a journalist. He was born in Quarrysund in 1908.";
-        assert_eq!(
-            fate(
-                "Aksel Askberg",
-                text,
-                ("Aksel Askberg", "born in", "1908", 2)
-            ),
-            "known"
-        );
-        assert_eq!(
-            fate(
-                "Aksel Askberg",
-                text,
-                ("Aksel Askberg", "member of", "1908", 2)
-            ),
-            "a date where a thing is asked"
-        );
-        // A title written "Town, State" is the town its text names, and a
-        // list of places is each place; words that are no name are none.
-        let text = "Brenvik is a fishing village in Karsk County, Vesland, on the island of Orra.";
-        assert_eq!(
-            fate(
-                "Brenvik, Vesland",
-                text,
-                (
-                    "Brenvik, Vesland",
-                    "located in",
-                    "Karsk County, Vesland, on the island of Orra",
-                    1
-                )
-            ),
-            "known"
-        );
-        assert_eq!(
-            fate(
-                "Brenvik, Vesland",
-                text,
-                ("Brenvik", "located in", "the island of Orra", 1)
-            ),
-            "an end the sentence does not name"
-        );
-        // "A town in X" says where the town is.
-        let text =
-            "Karsk Light is a lighthouse. Its keepers have guided ships in Vesland since 1870.";
-        assert_eq!(
-            fate(
-                "Karsk Light",
-                text,
-                ("Karsk Light", "located in", "Vesland", 2)
-            ),
-            "added karsk_light | located in | vesland"
-        );
-        assert_eq!(
-            fate(
-                "Karsk Light",
-                text,
-                ("Karsk Light", "located in", "1870", 2)
-            ),
-            "a date where a thing is asked"
-        );
-        let text = "The Salt Atlas is a novel. Northlight Press issued it in 1950.";
-        assert_eq!(
-            fate(
-                "The Salt Atlas",
-                text,
-                ("Northlight Press", "publisher of", "The Salt Atlas", 2)
-            ),
-            "added salt_atlas | published by | northlight_press"
-        );
+    fn a_fact_stands_only_where_its_sentence_holds_it() {
+        let (mut title, mut text, mut fact) = ("", "", None);
+        let mut seen = 0;
+        for line in CASES
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            if let Some(t) = line.strip_prefix("title: ") {
+                title = t;
+            } else if let Some(t) = line.strip_prefix("text: ") {
+                text = t;
+            } else if let Some(want) = line.strip_prefix("-> ") {
+                let f: Vec<&str> = fact.take().expect("a fact before `->`");
+                let n: usize = f[3].parse().expect("a sentence number");
+                let got = fate(title, text, (f[0], f[1], f[2], n));
+                assert_eq!(got, want, "{title}: {f:?}");
+                seen += 1;
+            } else {
+                let f: Vec<&str> = line.split(" | ").collect();
+                assert_eq!(f.len(), 4, "a fact of four parts: {line}");
+                fact = Some(f);
+            }
+        }
+        assert_eq!(seen, 19, "every case of cases.txt is read");
     }
 
     #[test]
