@@ -61,7 +61,12 @@ pub struct IngestArgs {
     /// settings files and `RLMKG_*`, else the embedded model). The model only
     /// adds facts its sentence holds; what it read is cached by content
     /// [default: the store's setting, the rules for a new store].
-    #[arg(long, value_enum, value_name = "rules|llm", hide_possible_values = true)]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "rules|llm",
+        hide_possible_values = true
+    )]
     pub extract: Option<Extract>,
     /// With `--extract llm`: US dollars per million prompt and completion
     /// tokens, for the cost shown before and after [default: 0,0, a local
