@@ -371,4 +371,78 @@ mod tests {
         std::fs::remove_file(ann_path(tmp.path())).unwrap();
         assert!(!DenseIndex::open(tmp.path(), &packs).unwrap().has_ann());
     }
+
+    /// Vectors of the words of a text, hashed into 32 numbers: texts that
+    /// share words are near.
+    #[derive(Debug)]
+    struct Words;
+
+    impl crate::Embedder for Words {
+        fn identity(&self) -> String {
+            "words".into()
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = [0.01f32; 32];
+                    for w in t.split_whitespace() {
+                        let h = w.bytes().fold(7usize, |h, b| h * 31 + b as usize);
+                        v[h % 32] += 1.0;
+                    }
+                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    v.iter().map(|x| x / n).collect()
+                })
+                .collect())
+        }
+    }
+
+    fn ingest(store: &Path, corpus: &Path, ann_min: usize) {
+        let mut w = crate::Store::create_or_open(store).unwrap();
+        w.set_ann_min_vectors(ann_min);
+        let opts = crate::IngestOptions {
+            embedder: Some(std::sync::Arc::new(Words)),
+            ..crate::IngestOptions::default()
+        };
+        w.ingest(&[corpus.to_path_buf()], &opts, &crate::NoProgress)
+            .unwrap();
+    }
+
+    fn reader(store: &Path) -> crate::Store {
+        let mut r = crate::Store::open_read(store).unwrap();
+        r.set_embedder(Some(std::sync::Arc::new(Words)));
+        r
+    }
+
+    #[test]
+    fn an_ingest_past_the_threshold_builds_the_graph_and_search_uses_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (corpus, store) = (tmp.path().join("corpus"), tmp.path().join("store"));
+        std::fs::create_dir_all(&corpus).unwrap();
+        let topics = [
+            "river flood valley",
+            "pasta water salt",
+            "stadium club goal",
+        ];
+        for i in 0..30 {
+            let text = format!("{} note {i} {}", topics[i % 3], topics[i % 3]);
+            std::fs::write(corpus.join(format!("f{i}.txt")), text).unwrap();
+        }
+        ingest(&store, &corpus, 1);
+        let r = reader(&store);
+        assert!(r.has_ann_index().unwrap());
+        let exact = r.nearest_chunks("pasta salt", 5, true).unwrap();
+        let ann = r.nearest_chunks("pasta salt", 5, false).unwrap();
+        assert_eq!(ann.first(), exact.first());
+        drop(r);
+        // A new file under the default threshold: the graph is stale and goes.
+        std::fs::write(corpus.join("new.txt"), "river valley").unwrap();
+        ingest(&store, &corpus, ANN_MIN_VECTORS);
+        assert!(!ann_path(&store).exists());
+        let r = reader(&store);
+        assert!(!r.has_ann_index().unwrap());
+        let exact = r.nearest_chunks("river", 5, true).unwrap();
+        assert_eq!(r.nearest_chunks("river", 5, false).unwrap(), exact);
+        assert!(!exact.is_empty());
+    }
 }

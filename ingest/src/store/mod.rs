@@ -323,6 +323,14 @@ impl Store {
         Ok(())
     }
 
+    /// For benchmarks: build the HNSW graph now if the committed chunk
+    /// vectors are at least the threshold ([`Store::set_ann_min_vectors`])
+    /// and it is not fresh, as the end of an ingest does.
+    pub fn refresh_ann_index(&mut self) -> Result<(), StoreError> {
+        self.require_writer()?;
+        self.refresh_ann()
+    }
+
     /// For tests and benchmarks: build the HNSW graph from `n` chunk vectors
     /// on (instead of [`ANN_MIN_VECTORS`]) at this writer's final commits.
     pub fn set_ann_min_vectors(&mut self, n: usize) {
