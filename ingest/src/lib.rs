@@ -45,8 +45,8 @@ pub use pipeline::{DEFAULT_BATCH_BYTES, DEFAULT_MAX_FILE_BYTES, IngestOptions};
 /// The fact vocabulary (issue 43), for readers of relation labels.
 pub use rlmkg_graph::{CO_OCCURS, LabelKind, Predicate, is_fact, label_kind};
 pub use store::{
-    BM25_WEIGHT, DENSE_WEIGHT, Embedder, FUSION_DEPTH, MAX_HOPS, MAX_K, NAME_MATCH_MIN, RRF_K,
-    SearchMode, Store, fuse,
+    ANN_EF_SEARCH, ANN_MIN_VECTORS, BM25_WEIGHT, DENSE_WEIGHT, Embedder, FUSION_DEPTH, MAX_HOPS,
+    MAX_K, NAME_MATCH_MIN, RRF_K, SearchMode, Store, fuse,
 };
 pub use text::{SegmentMode, normalize, sentences};
 pub use tokens::{APPROX_SPEC, TokenCounter, TokenizerError, hf_hub_cache};

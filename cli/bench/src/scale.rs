@@ -12,6 +12,7 @@
 //! vector per chunk and its queries timed ([`search`]; the vectors are
 //! synthetic, the query's encoding is timed apart with the real encoder).
 
+pub mod ann;
 mod process;
 pub mod search;
 pub mod shapes;

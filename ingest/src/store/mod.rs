@@ -8,6 +8,7 @@
 //! - [`read`]: every read query;
 //! - [`check`]: the invariant checker.
 
+mod ann;
 mod check;
 mod cited;
 mod fresh;
@@ -17,6 +18,7 @@ mod read;
 mod vectors;
 pub(crate) mod write;
 
+pub use ann::{ANN_EF_SEARCH, ANN_MIN_VECTORS};
 pub use fusion::{BM25_WEIGHT, DENSE_WEIGHT, FUSION_DEPTH, RRF_K, SearchMode, fuse};
 pub use names::NAME_MATCH_MIN;
 pub use read::{MAX_HOPS, MAX_K};
@@ -83,6 +85,9 @@ pub struct Store {
     names: Mutex<Option<Arc<names::NameIndex>>>,
     /// The mode of [`Store::search`] when set, else [`Store::default_mode`]'s.
     mode: Option<SearchMode>,
+    /// Chunk vectors from which a final commit builds the HNSW graph
+    /// ([`ANN_MIN_VECTORS`] unless a test or benchmark lowers it).
+    ann_min: usize,
     lock: Option<File>,
 }
 
@@ -198,6 +203,7 @@ impl Store {
             pending: write::Pending::default(),
             embedder: None,
             dense: Mutex::new(None),
+            ann_min: ANN_MIN_VECTORS,
             names: Mutex::new(None),
             mode: None,
             lock,
@@ -287,7 +293,48 @@ impl Store {
         self.manifest.view_snapshot = Some(name);
         self.set_view(Some(Arc::new(view)));
         self.save_manifest(prev)?;
+        self.refresh_ann()?;
         Ok(secs)
+    }
+
+    /// After a commit: build the HNSW graph over the committed chunk vectors
+    /// when they are at least `ann_min` and it is not fresh; remove a stale
+    /// one below that (searches are exact then).
+    fn refresh_ann(&mut self) -> Result<(), StoreError> {
+        if self.manifest.settings.embedder.is_none() {
+            return Ok(());
+        }
+        let dense = vectors::DenseIndex::open(&self.dir, &self.listed.packs)?;
+        if dense.has_ann() {
+            return Ok(());
+        }
+        match dense.dim() {
+            Some(dim) if dense.len() >= self.ann_min.max(1) => {
+                let bytes = ann::build(&dense.rows(), dim, &dense.key())?;
+                ann::write(&self.dir, &bytes)?;
+            }
+            _ => {
+                let _ = std::fs::remove_file(ann::ann_path(&self.dir));
+            }
+        }
+        if let Ok(mut d) = self.dense.lock() {
+            *d = None;
+        }
+        Ok(())
+    }
+
+    /// For benchmarks: build the HNSW graph now if the committed chunk
+    /// vectors are at least the threshold ([`Store::set_ann_min_vectors`])
+    /// and it is not fresh, as the end of an ingest does.
+    pub fn refresh_ann_index(&mut self) -> Result<(), StoreError> {
+        self.require_writer()?;
+        self.refresh_ann()
+    }
+
+    /// For tests and benchmarks: build the HNSW graph from `n` chunk vectors
+    /// on (instead of [`ANN_MIN_VECTORS`]) at this writer's final commits.
+    pub fn set_ann_min_vectors(&mut self, n: usize) {
+        self.ann_min = n;
     }
 
     /// Save the manifest (the commit point) and prune the view snapshots no
@@ -422,7 +469,11 @@ impl Store {
         for (folder, pack_of) in kinds {
             if let Ok(rd) = std::fs::read_dir(self.dir.join(folder)) {
                 for e in rd.flatten() {
-                    let pack = pack_of(&e.file_name().to_string_lossy());
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if folder == vectors::VECTORS && name == ann::ANN_FILE {
+                        continue;
+                    }
+                    let pack = pack_of(&name);
                     if pack.is_none_or(|p| self.listed.packs.binary_search(&p).is_err()) {
                         let _ = std::fs::remove_file(e.path());
                     }

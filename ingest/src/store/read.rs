@@ -199,6 +199,35 @@ impl Store {
         Ok(self.dense_index()?.search(&vector, k))
     }
 
+    /// For benchmarks and tests: the `k` chunks nearest the query's vector,
+    /// best first with their dot products, scoring every vector when
+    /// `exact`, else as [`Store::search`] does (through the HNSW graph when
+    /// [`Store::has_ann_index`]). Empty when dense retrieval is off.
+    pub fn nearest_chunks(
+        &self,
+        query: &str,
+        k: usize,
+        exact: bool,
+    ) -> Result<Vec<(ChunkId, f32)>, StoreError> {
+        if self.dense_off().is_some() {
+            return Ok(Vec::new());
+        }
+        let vector = self.query_vector(query)?;
+        let index = self.dense_index()?;
+        Ok(if exact {
+            index.exact(&vector, k)
+        } else {
+            index.search(&vector, k)
+        })
+    }
+
+    /// Whether dense search walks a fresh HNSW graph (built at the end of an
+    /// ingest from [`super::ANN_MIN_VECTORS`] chunk vectors) instead of
+    /// scoring every vector.
+    pub fn has_ann_index(&self) -> Result<bool, StoreError> {
+        Ok(self.dense_off().is_none() && self.dense_index()?.has_ann())
+    }
+
     /// The query's vector (dense retrieval on, [`Store::dense_off`]).
     fn query_vector(&self, query: &str) -> Result<Vec<f32>, StoreError> {
         let Some(embedder) = &self.embedder else {

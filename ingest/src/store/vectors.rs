@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use rlmkg_ids::ChunkId;
 
+use super::ann::{self, ANN_EF_SEARCH, Graph};
 use crate::error::StoreError;
 
 /// Turns texts into unit-length vectors whose dot product is their
@@ -275,34 +276,118 @@ impl MappedVectors {
     }
 }
 
-/// The vectors of the packs a manifest names.
+/// The vectors of the packs a manifest names, and the HNSW graph over
+/// them when one was built for exactly these packs ([`super::ann`]).
 #[derive(Debug, Default)]
 pub(super) struct DenseIndex {
-    packs: Vec<MappedVectors>,
+    /// Each pack's number and vectors, in the manifest's order.
+    packs: Vec<(u64, MappedVectors)>,
+    /// The first row of each pack, counted across the packs.
+    starts: Vec<usize>,
+    ann: Option<Graph>,
 }
 
 impl DenseIndex {
-    /// Map the vector files of `packs` in the store `dir` (packs without one are left out).
+    /// Map the vector files of `packs` in the store `dir` (packs without one
+    /// are left out) and the HNSW graph when it is fresh.
     pub(super) fn open(dir: &Path, packs: &[u64]) -> Result<Self, StoreError> {
-        let packs = open_packs(packs, |n| MappedVectors::open(&vector_path(dir, n)))?;
-        Ok(Self { packs })
+        let packs = open_packs(packs, |n| {
+            Ok(MappedVectors::open(&vector_path(dir, n))?.map(|m| (n, m)))
+        })?;
+        let starts = packs
+            .iter()
+            .scan(0, |at, (_, p)| {
+                let s = *at;
+                *at += p.mapped.count;
+                Some(s)
+            })
+            .collect();
+        let mut index = Self {
+            packs,
+            starts,
+            ann: None,
+        };
+        let key = index.key();
+        let dim = index.dim();
+        index.ann = Graph::open(dir).filter(|g| g.key == key && Some(g.dim) == dim);
+        Ok(index)
     }
 
     /// Vectors held.
     pub(super) fn len(&self) -> usize {
-        self.packs.iter().map(|p| p.mapped.count).sum()
+        self.packs.iter().map(|p| p.1.mapped.count).sum()
+    }
+
+    /// Whether searches walk a fresh HNSW graph.
+    pub(super) fn has_ann(&self) -> bool {
+        self.ann.is_some()
+    }
+
+    /// The packs and their row counts, in order (what a graph is built over).
+    pub(super) fn key(&self) -> ann::Key {
+        self.packs
+            .iter()
+            .map(|(n, p)| (*n, p.mapped.count as u64))
+            .collect()
+    }
+
+    /// The dimension shared by every pack's vectors; `None` when there are
+    /// none or they differ.
+    pub(super) fn dim(&self) -> Option<usize> {
+        let first = self.packs.first()?.1.mapped.dim;
+        self.packs
+            .iter()
+            .all(|p| p.1.mapped.dim == first)
+            .then_some(first)
+    }
+
+    /// Every vector, numbered across the packs in order.
+    pub(super) fn rows(&self) -> Vec<&[f32]> {
+        self.packs
+            .iter()
+            .flat_map(|p| p.1.mapped.values().chunks_exact(p.1.mapped.dim.max(1)))
+            .collect()
+    }
+
+    /// Row `r` counted across the packs: its pack and its place there.
+    fn locate(&self, r: u32) -> Option<(&MappedVectors, usize)> {
+        let r = r as usize;
+        let i = self.starts.partition_point(|&s| s <= r).checked_sub(1)?;
+        let start = *self.starts.get(i)?;
+        Some((&self.packs.get(i)?.1, r - start))
     }
 
     /// The `k` chunks whose vectors have the largest dot product with
-    /// `query`, best first (ties by chunk number), with it. Exact: every
-    /// vector is scored, packs in parallel.
+    /// `query`, best first (ties by chunk number), with it: found by the
+    /// HNSW graph when there is a fresh one, else [`DenseIndex::exact`].
     pub(super) fn search(&self, query: &[f32], k: usize) -> Vec<(ChunkId, f32)> {
+        let Some(graph) = self.ann.as_ref().filter(|g| g.dim == query.len()) else {
+            return self.exact(query, k);
+        };
+        let found = graph.search(query, ANN_EF_SEARCH.max(k), |r| {
+            let (p, i) = self.locate(r)?;
+            p.mapped.row(i)
+        });
+        let mut hits: Vec<(ChunkId, f32)> = found
+            .into_iter()
+            .filter_map(|(r, s)| {
+                let (p, i) = self.locate(r)?;
+                Some((ChunkId(p.id(i)?), s))
+            })
+            .collect();
+        top(&mut hits, k);
+        hits
+    }
+
+    /// [`DenseIndex::search`] scoring every vector, packs in parallel.
+    pub(super) fn exact(&self, query: &[f32], k: usize) -> Vec<(ChunkId, f32)> {
         if k == 0 {
             return Vec::new();
         }
         let mut all: Vec<(ChunkId, f32)> = self
             .packs
             .par_iter()
+            .map(|p| &p.1)
             .filter(|p| p.mapped.dim == query.len())
             .flat_map_iter(|p| {
                 let mut best: Vec<(ChunkId, f32)> = p

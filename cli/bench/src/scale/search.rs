@@ -137,6 +137,8 @@ pub struct SearchRow {
     /// The real encoder's time to make one query's vector, p50 and p99, ms
     /// (`None`: no encoder installed).
     pub encode_ms: Option<(f64, f64)>,
+    /// The HNSW graph built over the same vectors against exact search.
+    pub ann: super::ann::AnnRow,
 }
 
 /// Ingest `root` into a new store `store` with synthetic vectors, then time
@@ -217,6 +219,15 @@ pub fn measure(
         })?),
         None => None,
     };
+    drop(store);
+    progress("the HNSW graph against exact dense search");
+    let ann = super::ann::measure(
+        store_dir,
+        Arc::new(SyntheticEmbedder::new(dim)),
+        &queries,
+        (K, ROUNDS),
+        percentiles,
+    )?;
     Ok(SearchRow {
         chunks,
         dim,
@@ -230,6 +241,7 @@ pub fn measure(
         hybrid_ms,
         related_ms,
         encode_ms,
+        ann,
     })
 }
 
