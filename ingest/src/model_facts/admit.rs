@@ -22,7 +22,7 @@ pub(crate) struct ChunkReading<'a> {
     /// The chunk's number in its document.
     pub chunk: usize,
     /// Its sentences, as byte spans of the document's text.
-    pub sentences: Vec<(usize, usize)>,
+    pub sentences: &'a [(usize, usize)],
     /// The facts proposed for it.
     pub proposals: &'a [ProposedFact],
 }
@@ -32,9 +32,15 @@ pub(crate) struct ChunkReading<'a> {
 pub(crate) fn admit(doc: &mut PDoc, readings: &[ChunkReading<'_>], stats: &mut ModelFactStats) {
     let mut known = Known::of(doc);
     for r in readings {
+        // Each sentence's words, read once for all the chunk's proposals.
+        let words: Vec<HashSet<String>> = r
+            .sentences
+            .iter()
+            .map(|&(a, b)| words_of(doc.text.get(a..b).unwrap_or("")))
+            .collect();
         for p in r.proposals {
             stats.proposed += 1;
-            match check(doc, &known, r.chunk, &r.sentences, p) {
+            match check(doc, &known, r.chunk, r.sentences, &words, p) {
                 Err(reason) => stats.drop_for(reason),
                 Ok(facts) => {
                     for fact in facts {
@@ -111,6 +117,7 @@ fn check(
     known: &Known,
     chunk: usize,
     sentences: &[(usize, usize)],
+    words: &[HashSet<String>],
     p: &ProposedFact,
 ) -> Result<Vec<Checked>, &'static str> {
     let given = p
@@ -129,10 +136,10 @@ fn check(
     let order = std::iter::once(given).chain((0..sentences.len()).filter(|&i| i != given));
     let mut first_error = None;
     for i in order {
-        let Some(&(s0, s1)) = sentences.get(i) else {
+        let (Some(&span), Some(words)) = (sentences.get(i), words.get(i)) else {
             continue;
         };
-        match check_in(doc, known, chunk, (s0, s1), p) {
+        match check_in(doc, known, chunk, span, words, p) {
             Ok(facts) => return Ok(facts),
             Err(e) => {
                 first_error.get_or_insert(e);
@@ -142,21 +149,18 @@ fn check(
     Err(first_error.unwrap_or("no such sentence"))
 }
 
-/// [`check`] against the sentence at `s0..s1` of the document's text.
+/// [`check`] against the sentence at `s0..s1` of the document's text,
+/// whose words ([`words_of`]) are `words`.
 fn check_in(
     doc: &PDoc,
     known: &Known,
     chunk: usize,
     (s0, s1): (usize, usize),
+    words: &HashSet<String>,
     p: &ProposedFact,
 ) -> Result<Vec<Checked>, &'static str> {
     let sentence = doc.text.get(s0..s1).ok_or("no such sentence")?;
-    let words: HashSet<String> = sentence
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| match_key(&w.to_lowercase()))
-        .collect();
-    let (mut label, reversed, said) = relation(&p.relation, &words)?;
+    let (mut label, reversed, said) = relation(&p.relation, words)?;
     let (subject, object) = (p.subject.trim(), p.object.trim());
     let (subject, object) = if reversed {
         (object, subject)
@@ -223,6 +227,15 @@ fn check_in(
     Ok(out)
 }
 
+/// The match keys of a sentence's words (as the relation's words are read).
+fn words_of(sentence: &str) -> HashSet<String> {
+    sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| match_key(&w.to_lowercase()))
+        .collect()
+}
+
 /// Most names one end of a proposal may list, or words one name may have.
 const MAX_LISTED: usize = 6;
 
@@ -251,8 +264,8 @@ fn named_in<'a>(
     }
     let about = is_about(doc, end)
         .then(|| {
-            let key = doc.extraction.about.as_deref()?;
-            doc.extraction.entities.iter().find(|e| e.key == key)
+            let &i = known.entities.get(doc.extraction.about.as_deref()?)?;
+            doc.extraction.entities.get(i)
         })
         .flatten();
     if let Some(e) = about {
@@ -261,7 +274,7 @@ fn named_in<'a>(
                 return vec![(name.as_str(), Some(span))];
             }
         }
-        if refers_back(sentence) {
+        if says_a_pronoun(sentence) {
             return vec![(e.name.as_str(), None)];
         }
     }
@@ -378,8 +391,10 @@ fn is_about(doc: &PDoc, name: &str) -> bool {
     doc.extraction.about.as_deref() == Some(key.as_str()) || entity_key(&doc.title) == key
 }
 
-/// Whether the sentence speaks of something named before it: a pronoun.
-fn refers_back(sentence: &str) -> bool {
+/// Whether the sentence says a pronoun anywhere (it may speak of the
+/// passage's subject); not `rlmkg_text::refers_back`, which reads a
+/// sentence's opening word.
+fn says_a_pronoun(sentence: &str) -> bool {
     sentence
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| PRONOUNS.contains(&w.to_lowercase().as_str()))
@@ -482,7 +497,7 @@ mod tests {
         }];
         let readings = [ChunkReading {
             chunk: 0,
-            sentences: spans,
+            sentences: &spans,
             proposals: &proposals,
         }];
         let mut stats = ModelFactStats::default();
@@ -586,7 +601,7 @@ mod tests {
             let mut doc = prepare_doc("The Grey Heron".into(), text.into(), "md", Default::default(), &opts);
             let spans = crate::text::sentences(&doc.text, crate::text::SegmentMode::Prose);
             let proposals = [ProposedFact { subject, relation, object, sentence }];
-            let readings = [ChunkReading { chunk: 0, sentences: spans, proposals: &proposals }];
+            let readings = [ChunkReading { chunk: 0, sentences: &spans, proposals: &proposals }];
             let before = doc.extraction.relations.len();
             let mut stats = ModelFactStats::default();
             admit(&mut doc, &readings, &mut stats);

@@ -280,7 +280,7 @@ pub(crate) fn read_docs(
             .enumerate()
             .map(|(c, (spans, key))| ChunkReading {
                 chunk: c,
-                sentences: spans.clone(),
+                sentences: spans,
                 proposals: cache.get(key).unwrap_or(&[]),
             })
             .collect();
