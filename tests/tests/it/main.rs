@@ -30,6 +30,7 @@ mod map_e2e;
 mod model_facts;
 mod qwen_compose;
 mod qwen_rlm;
+mod qwen_verdicts;
 mod rlm_config;
 mod serve;
 mod servers_e2e;
