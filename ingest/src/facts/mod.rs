@@ -89,6 +89,9 @@ enum Opens {
     /// The subject of the clause the parenthesis it follows interrupted
     /// (that clause's index).
     Resume(usize),
+    /// After a parenthesis the sentence before left open ("X (c. | 1732 –
+    /// 1774) was …"): the subject that parenthesis interrupted.
+    Carried,
 }
 
 /// A subject as written, before resolution.
@@ -113,6 +116,9 @@ struct Topic<'a> {
     subjects: Vec<&'a str>,
     /// Every name in order (most recent last).
     named: Vec<&'a str>,
+    /// The subject of a clause a parenthesis interrupted when the sentence
+    /// ended inside it (cut at an abbreviation: "(c. 1732 – 1774)").
+    interrupted: Option<&'a str>,
 }
 
 impl<'a> Topic<'a> {
@@ -180,6 +186,7 @@ pub(crate) fn facts<'a>(
         defined: FxHashMap::default(),
         subjects: Vec::new(),
         named: Vec::new(),
+        interrupted: None,
     };
     let mut toks: Vec<Tok> = Vec::new();
     let mut ms: Vec<&'a str> = Vec::new();
@@ -406,8 +413,11 @@ impl<'a> Sentence<'_, 'a> {
                     cut = Some((i + 1, Opens::Attached));
                 }
                 Some(Tok::Punct(')')) => {
-                    let before = parens.pop().unwrap_or(0);
-                    cut = Some((i + 1, Opens::Resume(before)));
+                    let how = match parens.pop() {
+                        Some(before) => Opens::Resume(before),
+                        None => Opens::Carried,
+                    };
+                    cut = Some((i + 1, how));
                 }
                 _ if inside => {}
                 Some(Tok::Punct(';' | ':')) => cut = Some((i + 1, Opens::Fresh)),
@@ -746,12 +756,23 @@ impl<'a> Sentence<'_, 'a> {
     ) -> Option<(Written<'a>, usize)> {
         let (words, end) = self.possessed_words(i, b)?;
         let role = words.iter().rev().find_map(|w| lexicon::role(&lower(w)));
-        let owner = self.pronoun(pronoun);
+        let owner = match (pronoun, role) {
+            // "Their daughter was X": the persons the text is about.
+            ("their", Some(r)) if r.pred.kinship() => self.topic.person(),
+            _ => self.pronoun(pronoun),
+        };
         match end {
             // "Its music was composed by X" (not "His father was born in
             // Y": a role's own facts).
             Possessed::Verb(j) => match (role, owner) {
                 (None, Some(owner)) if j > i => Self::possessed_head(owner, &words, j),
+                // "His father was X", "Her brothers were X, Y and Z".
+                (Some(r), Some(owner)) => {
+                    for m in self.complements(j, b) {
+                        self.role_fact(r, m, owner);
+                    }
+                    None
+                }
                 _ => None,
             },
             Possessed::Name(m, j) => {
@@ -761,6 +782,31 @@ impl<'a> Sentence<'_, 'a> {
                 Some((Written::Name(m), j + 1))
             }
         }
+    }
+
+    /// The names a copula at `j` equates its subject with ("was X", "were
+    /// X, Y and Z", "was the novelist X"): names after "be" and light words,
+    /// listed with commas and "and", before any other word.
+    fn complements(&self, j: usize, b: usize) -> Vec<usize> {
+        let mut names = Vec::new();
+        if !self.word(j).is_some_and(|w| lexicon::BE.contains(&w.as_ref())) {
+            return names;
+        }
+        for k in j + 1..b.min(j + 1 + REACH) {
+            match self.toks.get(k) {
+                Some(Tok::Ment(m)) if !self.is_date(*m) => names.push(*m),
+                Some(Tok::Punct(',')) => {}
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    let joins = matches!(lw.as_ref(), "and" | "or");
+                    if !(joins || (light(&lw) && !verbish(&lw))) {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        names
     }
 
     /// "<owner's> music was composed by": the head noun before the verb
@@ -919,6 +965,16 @@ impl<'a> Sentence<'_, 'a> {
                     subjects.get(before).copied().flatten().or(sentence_subject),
                     a,
                 ),
+                Opens::Carried => {
+                    let s = self.topic.interrupted.take();
+                    if let Some(s) = s {
+                        // "1732 – 25 September 1774) was …": the life span
+                        // before the parenthesis closes.
+                        self.life_span(s, 0, a.saturating_sub(1));
+                        sentence_subject = sentence_subject.or(Some(s));
+                    }
+                    (s, a)
+                }
                 Opens::Fresh => match self.own_subject(a, b) {
                     Some((Written::Possessed(owner, noun), from)) => {
                         // Its facts are the thing's, told of its owner.
@@ -958,7 +1014,7 @@ impl<'a> Sentence<'_, 'a> {
             if let Some(s) = subject {
                 let participle = (opens == Opens::Attached).then_some(a);
                 // The main clause, or its rest after a parenthesis.
-                let main = ci == 0 || opens == Opens::Resume(0);
+                let main = ci == 0 || matches!(opens, Opens::Resume(0) | Opens::Carried);
                 self.predicate(s, (participle, from), b, main);
             }
         }
@@ -969,6 +1025,28 @@ impl<'a> Sentence<'_, 'a> {
                 }
             }
         }
+        self.topic.interrupted = self.open_paren().and_then(|p| {
+            clauses
+                .iter()
+                .position(|c| c.1 == p)
+                .and_then(|ci| subjects.get(ci).copied().flatten())
+                .or_else(|| self.attached_to(p + 1, sentence_subject))
+        });
+    }
+
+    /// The token of the last parenthesis the sentence leaves open.
+    fn open_paren(&self) -> Option<usize> {
+        let mut open: Vec<usize> = Vec::new();
+        for (i, t) in self.toks.iter().enumerate() {
+            match t {
+                Tok::Punct('(') => open.push(i),
+                Tok::Punct(')') => {
+                    open.pop();
+                }
+                _ => {}
+            }
+        }
+        open.pop()
     }
 
     /// A life span in a parenthesis after a name: "(24 October 1650,

@@ -404,6 +404,23 @@ const CASES: &[Case] = &[
             "straw_hat | located in | oslo",
         ],
     },
+    // A possessive role equated by "be" with names: each name holds the
+    // role ("Her brothers were X, Y and Z"); "their" for kin is the
+    // person the text is about; a role's own facts are not the owner's.
+    Case {
+        title: "Lena Brandt",
+        text: "Lena Brandt was a Danish painter. Her brothers were Jens Moe, Olav Dahl and \
+               Nils Berg. Her father was the merchant Karl Vang. Their daughter was the \
+               novelist Ida Lunde. Her mother was born in Aarhus.",
+        has: &[
+            "jens_moe | sibling of | lena_brandt",
+            "lena_brandt | sibling of | olav_dahl",
+            "lena_brandt | sibling of | nils_berg",
+            "karl_vang | parent of | lena_brandt",
+            "lena_brandt | parent of | ida_lunde",
+        ],
+        not: &["lena_brandt | born in | aarhus"],
+    },
 ];
 
 #[test]
