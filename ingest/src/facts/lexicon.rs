@@ -76,12 +76,18 @@ pub(crate) const LOCATED: [Frame; 4] = [
     f("near", T, P::LocatedIn, F),
 ];
 
+/// "born in Oslo on 3 May 1901 to X and Y": a place, a date, the parents.
+const BORN: [Frame; 7] = {
+    let [a, b, c, d, e, g] = place_and_date(P::BornIn, P::DateOfBirth);
+    [a, b, c, d, e, g, f("to", T, P::ParentOf, B)]
+};
+
 /// The verb cues. A form listed here is read as that verb wherever it stands
 /// in a clause after its subject.
 pub(crate) const CUES: &[Cue] = &[
     Cue {
         forms: &["born"],
-        active: &place_and_date(P::BornIn, P::DateOfBirth),
+        active: &BORN,
         passive: &[],
         date_of_object: false,
     },
@@ -1019,6 +1025,15 @@ pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
 }
 
 /// The role a noun names.
+/// Nouns of a parent's partner who need not be a spouse ("the son of X and
+/// his mistress Y": Y is a parent too).
+pub(crate) const PARTNERS: &[&str] = &["mistress", "concubine", "partner", "consort"];
+
+/// Whether `noun` names a partner: a spouse role or one of [`PARTNERS`].
+pub(crate) fn is_partner(noun: &str) -> bool {
+    PARTNERS.contains(&noun) || role(noun).is_some_and(|r| r.pred == P::SpouseOf)
+}
+
 pub(crate) fn role(noun: &str) -> Option<&'static Role> {
     ROLES.iter().find(|r| r.nouns.contains(&noun))
 }

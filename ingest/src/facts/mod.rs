@@ -441,6 +441,9 @@ impl<'a> Sentence<'_, 'a> {
                     if matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
                         && matches!(self.toks.get(i + 2), None | Some(Tok::Punct(_)))
                         && self.object_described(start, i) => {}
+                // "the son of X, by his wife Y", "and his first wife, Y":
+                // the parents are one list.
+                Some(Tok::Punct(',')) if self.partner_at_comma(i) => {}
                 Some(Tok::Punct(',')) => {
                     cut = Some(match self.after_comma(i + 1) {
                         // ", who was born in Y, succeeded Z": the sentence's
@@ -484,6 +487,26 @@ impl<'a> Sentence<'_, 'a> {
         }
         out.push((start, self.toks.len(), opens));
         out
+    }
+
+    /// Whether the comma at token `i` opens a partner ("…, by his wife")
+    /// or stands between a partner noun and its name ("his wife, Y").
+    fn partner_at_comma(&self, i: usize) -> bool {
+        let possessive = |j: usize| {
+            self.word(j)
+                .is_some_and(|w| POSSESSIVES.contains(&w.as_ref()))
+        };
+        let partner = |j: usize| self.word(j).is_some_and(|w| lexicon::is_partner(&w));
+        let joins = |j: usize| {
+            self.word(j)
+                .is_some_and(|w| matches!(w.as_ref(), "and" | "by"))
+        };
+        let opens = joins(i + 1) && possessive(i + 2) && (partner(i + 3) || partner(i + 4));
+        let names = i > 3
+            && partner(i - 1)
+            && ((possessive(i - 2) && joins(i - 3)) || (possessive(i - 3) && joins(i - 4)))
+            && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)));
+        opens || names
     }
 
     /// Whether a name ends right before token `i`, or a name and a place
@@ -622,10 +645,23 @@ impl<'a> Sentence<'_, 'a> {
     /// - a participle after the agent of "by" ("a CD by Judge Smith,
     ///   released in 2000"): the sentence's subject.
     fn attached_to(&self, a: usize, sentence: Option<&'a str>) -> Option<&'a str> {
-        let (at, m) = self.name_before_at(a)?;
-        let before = self.key(m)?;
-        let opener = self.word(a.wrapping_sub(1));
         let kind = |k: &str| self.topic.kind(k);
+        // "He was born in Vienna, the son of X", "born on 3 May 1669, the
+        // son of X": a kin apposition after a place or a date is the
+        // sentence's subject's.
+        let kin = self.role_phrase(a).is_some_and(|r| r.pred.kinship());
+        let Some((at, m)) = self.name_before_at(a) else {
+            return sentence.filter(|_| kin);
+        };
+        let before = self.key(m)?;
+        let located = at
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
+        if kin && located && kind(before) == "place" {
+            return sentence.filter(|s| kind(s) != "place");
+        }
+        let opener = self.word(a.wrapping_sub(1));
         if matches!(opener.as_deref(), Some("who" | "whom"))
             && matches!(kind(before), "organization" | "place" | "work")
         {
@@ -689,8 +725,39 @@ impl<'a> Sentence<'_, 'a> {
         None
     }
 
-    /// A clause's own subject and where its predicate starts.
+    /// The role of a phrase opening at `a` that names a role of someone
+    /// ("the eldest son of", "A younger son of", "Founder of"): an optional
+    /// article, at most three modifiers, a role noun and "of".
+    fn role_phrase(&self, a: usize) -> Option<&'static lexicon::Role> {
+        let mut j = a;
+        if self
+            .word(j)
+            .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
+        {
+            j += 1;
+        }
+        for k in j..j + 4 {
+            let w = self.word(k)?;
+            if let Some(r) = lexicon::role(&w) {
+                return self.word(k + 1).is_some_and(|o| o == "of").then_some(r);
+            }
+            if verbish(&w)
+                || lexicon::PREPOSITIONS.contains(&w.as_ref())
+                || matches!(w.as_ref(), "and" | "or")
+            {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// A clause's own subject and where its predicate starts. A clause
+    /// opening with a role phrase ("The son of X, he …") has none: the
+    /// sentence's subject holds the role.
     fn own_subject(&mut self, a: usize, b: usize) -> Option<(Written<'a>, usize)> {
+        if self.role_phrase(a).is_some() {
+            return None;
+        }
         let mut after_prep = false;
         let mut i = a;
         while i < b && i < a + 10 {
@@ -1115,10 +1182,10 @@ impl<'a> Sentence<'_, 'a> {
         let mut cue: Option<(&'static lexicon::Cue, bool, &'a str)> = None;
         let mut cue_subject = subject;
         let mut window: Vec<std::borrow::Cow<'a, str>> = Vec::new();
-        let mut last_object: Option<&'a str> = None;
         let mut dobj: Option<&'a str> = None;
-        let mut last_prep: Option<&'static str> = None;
-        let mut last_role: Option<&'static lexicon::Role> = None;
+        // After a parenthesis, the argument it followed goes on ("the son of
+        // X (1679 – 1726) and his wife Y").
+        let (mut last_object, mut last_role, mut last_prep) = self.resumed(a);
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
         // The last name read and its token (the subject's name right
@@ -1295,7 +1362,7 @@ impl<'a> Sentence<'_, 'a> {
                         &window,
                         obj,
                         (m, i),
-                        &mut dobj,
+                        (&mut dobj, last_object),
                         (&mut last_prep, &mut last_role),
                         (copula.then_some(copula_kind), generic, last_verb),
                     );
@@ -1310,6 +1377,32 @@ impl<'a> Sentence<'_, 'a> {
         if copula && !head_read {
             self.typed_by_copula(subject, copula_kind, main);
         }
+    }
+
+    /// The argument a clause opening at `a` right after a parenthesis goes
+    /// on from: the name before the parenthesis, the role noun and the
+    /// preposition before that name (at most six words back).
+    #[allow(clippy::type_complexity)]
+    fn resumed(
+        &self,
+        a: usize,
+    ) -> (
+        Option<&'a str>,
+        Option<&'static lexicon::Role>,
+        Option<&'static str>,
+    ) {
+        if a == 0 || self.toks.get(a - 1) != Some(&Tok::Punct(')')) {
+            return (None, None, None);
+        }
+        let Some((at, m)) = self.name_before_at(a) else {
+            return (None, None, None);
+        };
+        let mut words: Vec<std::borrow::Cow<'a, str>> = (at.saturating_sub(6)..at)
+            .rev()
+            .map_while(|j| self.word(j))
+            .collect();
+        words.reverse();
+        (self.key(m), role_of(&words), governing(&words))
     }
 
     /// A definition types its subject ("X is an American rock band").
@@ -1338,6 +1431,30 @@ impl<'a> Sentence<'_, 'a> {
         false
     }
 
+    /// "the son of A and his wife B", "… by his mistress B": after a
+    /// parent named by a child role `r`, a partner of that parent (`other`)
+    /// is a parent too, and a spouse the parent's. Whether it read one.
+    fn partner_of_parent(
+        &mut self,
+        r: &lexicon::Role,
+        window: &[std::borrow::Cow<'a, str>],
+        other: &'a str,
+        obj: &'a str,
+        child: &'a str,
+    ) -> bool {
+        if r.pred != Predicate::ParentOf || r.holder_subject {
+            return false;
+        }
+        let Some(noun) = partner_noun(window) else {
+            return false;
+        };
+        if lexicon::role(noun).is_some_and(|p| p.pred == Predicate::SpouseOf) {
+            self.fact(other, Predicate::SpouseOf, obj);
+        }
+        self.fact(obj, Predicate::ParentOf, child);
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn argument(
         &mut self,
@@ -1347,7 +1464,7 @@ impl<'a> Sentence<'_, 'a> {
         window: &[std::borrow::Cow<'a, str>],
         obj: &'a str,
         (m, at): (usize, usize),
-        dobj: &mut Option<&'a str>,
+        (dobj, last_object): (&mut Option<&'a str>, Option<&'a str>),
         (last_prep, last_role): (
             &mut Option<&'static str>,
             &mut Option<&'static lexicon::Role>,
@@ -1395,12 +1512,21 @@ impl<'a> Sentence<'_, 'a> {
         };
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
+        let before = *last_role;
         let role = match role_of(window) {
             Some(r) => Some(r),
             None if coordinated => *last_role,
             None => None,
         };
         *last_role = role;
+        if role.is_none()
+            && let (Some(r), Some(other)) = (before, last_object)
+            && self.partner_of_parent(r, window, other, obj, subject)
+        {
+            *last_role = before;
+            *last_prep = prep;
+            return;
+        }
         if let Some(r) = role {
             let (holder, owner) = (subject, obj);
             if r.holder_subject {
@@ -1668,6 +1794,20 @@ fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Rol
         return None;
     }
     lexicon::role(window.get(..of)?.last()?)
+}
+
+/// The partner noun of "and his wife", "by his second wife", "and her
+/// husband" ending the window (a possessive, at most one word, the noun).
+fn partner_noun<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> {
+    let (join, p, noun) = match window {
+        [.., j, p, _, n] if POSSESSIVES.contains(&p.as_ref()) => (j, p, n),
+        [.., j, p, n] => (j, p, n),
+        _ => return None,
+    };
+    (matches!(join.as_ref(), "and" | "by")
+        && POSSESSIVES.contains(&p.as_ref())
+        && lexicon::is_partner(noun))
+    .then_some(noun.as_ref())
 }
 
 /// A possessive and a role noun right before a name ("his cousin").
