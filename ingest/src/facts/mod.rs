@@ -190,6 +190,7 @@ pub(crate) fn facts<'a>(
     };
     let mut toks: Vec<Tok> = Vec::new();
     let mut ms: Vec<&'a str> = Vec::new();
+    let alias = about.and_then(|a| opening_alias(a, sentences, mentions));
     for group in mentions.chunk_by(|x, y| x.0 == y.0) {
         let Some(&(si, _)) = group.first() else {
             continue;
@@ -205,6 +206,12 @@ pub(crate) fn facts<'a>(
         // Bare surnames of several people: the last of them named.
         ms.clear();
         for (_, m) in group {
+            if alias == Some(m.key)
+                && let Some(a) = about
+            {
+                ms.push(a);
+                continue;
+            }
             let key = match surnames.get(m.key) {
                 Some(owners) => topic
                     .about
@@ -229,6 +236,36 @@ pub(crate) fn facts<'a>(
         topic.named.extend(ms.iter().copied());
     }
     out
+}
+
+/// The name opening the document's first sentence when it is another
+/// form of the title's and the title's own is never named: "Waldrada was
+/// …" under "Waldrada of Lotharingia", "Joseph Ferdinand Leopold of
+/// Bavaria (…) was …" under "Joseph Ferdinand of Bavaria". Its facts are
+/// the title's entity's.
+fn opening_alias<'a>(
+    about: &str,
+    sentences: &[SentenceRef],
+    mentions: &[(usize, Mention<'a>)],
+) -> Option<&'a str> {
+    if mentions.iter().any(|(_, m)| m.key == about) {
+        return None;
+    }
+    let &(si, first) = mentions.first()?;
+    let opens = sentences.get(si)?.start;
+    if si != 0 || first.start > opens + 2 || first.key == about {
+        return None;
+    }
+    let (t, o): (Vec<&str>, Vec<&str>) = (about.split('_').collect(), first.key.split('_').collect());
+    // Each word of `a` in `b` (a one-letter word as an initial of one).
+    let within = |a: &[&str], b: &[&str]| {
+        a.iter().all(|w| {
+            b.iter()
+                .any(|x| x == w || (w.chars().count() == 1 && x.starts_with(w)))
+        })
+    };
+    let same_head = t.first() == o.first();
+    (within(&t, &o) || (same_head && within(&o, &t))).then_some(first.key)
 }
 
 /// Single-word keys that are the surname of two or more persons, with them.
