@@ -445,6 +445,12 @@ impl<'a> Sentence<'_, 'a> {
             let mut cut: Option<(usize, Opens)> = None;
             let inside = !parens.is_empty();
             match self.toks.get(i) {
+                // "films such as X (1972), Y (1981) and Z": a year in a
+                // parenthesis is the name's, the list goes on.
+                Some(Tok::Punct('(')) if self.date_paren(i) => {
+                    i += 3;
+                    continue;
+                }
                 Some(Tok::Punct('(')) => {
                     parens.push(out.len());
                     cut = Some((i + 1, Opens::Attached));
@@ -544,6 +550,14 @@ impl<'a> Sentence<'_, 'a> {
             && ((possessive(i - 2) && joins(i - 3)) || (possessive(i - 3) && joins(i - 4)))
             && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)));
         opens || names
+    }
+
+    /// Whether the parenthesis opening at token `i` holds one date only,
+    /// after a name ("X (1972)").
+    fn date_paren(&self, i: usize) -> bool {
+        matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(m)) if !self.is_date(*m))
+            && matches!(self.toks.get(i + 1), Some(Tok::Ment(m)) if self.is_date(*m))
+            && self.toks.get(i + 2) == Some(&Tok::Punct(')'))
     }
 
     /// Whether a name ends right before token `i`, or a name and a place
@@ -1345,6 +1359,10 @@ impl<'a> Sentence<'_, 'a> {
                     };
                     if !self.is_date(m) {
                         last_ment = Some((i, obj));
+                    }
+                    // "X (1972)": the name's date, no argument.
+                    if i > 0 && self.date_paren(i - 1) {
+                        continue;
                     }
                     // "won the 2009 Aurealis Award": a date before a name
                     // after a determiner is the name's, no argument.
