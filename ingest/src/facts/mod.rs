@@ -552,6 +552,28 @@ impl<'a> Sentence<'_, 'a> {
         opens || names
     }
 
+    /// Whether a name (no date) follows from token `i` past at most four
+    /// modifiers ("1897 gothic horror novel *X*").
+    fn name_follows(&self, i: usize) -> bool {
+        for j in i..i + 5 {
+            match self.toks.get(j) {
+                Some(Tok::Ment(m)) => return !self.is_date(*m),
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    if !light(&lw)
+                        || verbish(&lw)
+                        || lexicon::PREPOSITIONS.contains(&lw.as_ref())
+                        || matches!(lw.as_ref(), "and" | "or")
+                    {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// Whether the parenthesis opening at token `i` holds one date only,
     /// after a name ("X (1972)").
     fn date_paren(&self, i: usize) -> bool {
@@ -1364,10 +1386,11 @@ impl<'a> Sentence<'_, 'a> {
                     if i > 0 && self.date_paren(i - 1) {
                         continue;
                     }
-                    // "won the 2009 Aurealis Award": a date before a name
-                    // after a determiner is the name's, no argument.
+                    // "won the 2009 Aurealis Award", "from the 1897 gothic
+                    // novel X": a date before a name after a determiner is
+                    // the name's, no argument.
                     if self.is_date(m)
-                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && self.name_follows(i + 1)
                         && window
                             .last()
                             .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
@@ -1396,6 +1419,21 @@ impl<'a> Sentence<'_, 'a> {
                     };
                     if let Some(kind) = apposed.filter(|_| !self.is_date(m)) {
                         self.vote(obj, kind, false);
+                    }
+                    // "The Atbarah River in northeast Africa rises …": a
+                    // place after the subject, before any verb.
+                    if participle.is_none()
+                        && cue.is_none()
+                        && !copula
+                        && generic.is_none()
+                        && last_verb.is_none()
+                        && last_prep.is_none()
+                        && window.first().is_some_and(|w| w == "in")
+                        && window.iter().skip(1).all(|w| light(w) && !verbish(w))
+                        && matches!(self.topic.kind(obj), "place" | "other")
+                        && !matches!(self.topic.kind(subject), "person" | "date")
+                    {
+                        self.fact(subject, Predicate::LocatedIn, obj);
                     }
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
@@ -1568,12 +1606,28 @@ impl<'a> Sentence<'_, 'a> {
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
         let before = *last_role;
+        // "the son of China's leader X": the role is of the name after the
+        // possessive.
+        let possessor = self.toks.get(at + 1) == Some(&Tok::Word("s"));
+        let of_possessed = match window {
+            [s] => s == "s",
+            [s, rest @ ..] => {
+                s == "s"
+                    && rest.iter().all(|w| light(w))
+                    && rest.iter().any(|w| lexicon::role(w).is_some())
+            }
+            [] => false,
+        };
         let role = match role_of(window) {
             Some(r) => Some(r),
-            None if coordinated => *last_role,
+            None if coordinated || of_possessed => *last_role,
             None => None,
         };
         *last_role = role;
+        if possessor && role.is_some() {
+            *last_prep = prep;
+            return;
+        }
         if role.is_none()
             && let (Some(r), Some(other)) = (before, last_object)
             && self.partner_of_parent(r, window, other, obj, subject)
@@ -1702,7 +1756,7 @@ impl<'a> Sentence<'_, 'a> {
                             .iter()
                             .rev()
                             .take_while(|w| w.as_ref() != p)
-                            .all(|w| matches!(w.as_ref(), "the" | "a" | "an")) =>
+                            .all(|w| light(w) && !verbish(w)) =>
                 {
                     self.add(subject, phrase("is", Some(p)), obj);
                     return;
