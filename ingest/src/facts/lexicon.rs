@@ -1034,8 +1034,14 @@ pub(crate) fn is_partner(noun: &str) -> bool {
     PARTNERS.contains(&noun) || role(noun).is_some_and(|r| r.pred == P::SpouseOf)
 }
 
+/// The role a noun names; a plural of kin too ("brothers", "sons").
 pub(crate) fn role(noun: &str) -> Option<&'static Role> {
-    ROLES.iter().find(|r| r.nouns.contains(&noun))
+    ROLES.iter().find(|r| r.nouns.contains(&noun)).or_else(|| {
+        let one = noun.strip_suffix('s')?;
+        ROLES
+            .iter()
+            .find(|r| r.pred.kinship() && r.nouns.contains(&one))
+    })
 }
 
 #[cfg(test)]

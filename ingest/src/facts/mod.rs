@@ -256,7 +256,8 @@ fn opening_alias<'a>(
     if si != 0 || first.start > opens + 2 || first.key == about {
         return None;
     }
-    let (t, o): (Vec<&str>, Vec<&str>) = (about.split('_').collect(), first.key.split('_').collect());
+    let (t, o): (Vec<&str>, Vec<&str>) =
+        (about.split('_').collect(), first.key.split('_').collect());
     // Each word of `a` in `b` (a one-letter word as an initial of one).
     let within = |a: &[&str], b: &[&str]| {
         a.iter().all(|w| {
@@ -582,11 +583,15 @@ impl<'a> Sentence<'_, 'a> {
             && self.toks.get(i + 2) == Some(&Tok::Punct(')'))
     }
 
-    /// Whether a name ends right before token `i`, or a name and a place
-    /// noun ("in Ekeby district, …").
+    /// Whether a name ends right before token `i` (past its year in a
+    /// parenthesis), or a name and a place noun ("in Ekeby district, …").
     fn ends_name(&self, i: usize) -> bool {
         let ment = |j: usize| matches!(self.toks.get(j), Some(Tok::Ment(_)));
-        let j = i.wrapping_sub(1);
+        let mut j = i.wrapping_sub(1);
+        // "X (1972), Y": the name before its year.
+        if self.toks.get(j) == Some(&Tok::Punct(')')) && self.date_paren(j.wrapping_sub(2)) {
+            j = j.wrapping_sub(3);
+        }
         ment(j)
             || (self
                 .word(j)
@@ -929,7 +934,10 @@ impl<'a> Sentence<'_, 'a> {
     /// listed with commas and "and", before any other word.
     fn complements(&self, j: usize, b: usize) -> Vec<usize> {
         let mut names = Vec::new();
-        if !self.word(j).is_some_and(|w| lexicon::BE.contains(&w.as_ref())) {
+        if !self
+            .word(j)
+            .is_some_and(|w| lexicon::BE.contains(&w.as_ref()))
+        {
             return names;
         }
         for k in j + 1..b.min(j + 1 + REACH) {

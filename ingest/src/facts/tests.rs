@@ -421,6 +421,100 @@ const CASES: &[Case] = &[
         ],
         not: &["lena_brandt | born in | aarhus"],
     },
+    // A partner after a parent is a parent too, a spouse the parent's
+    // ("by his wife", "and his mistress"); not the subject's spouse.
+    Case {
+        title: "Jon Lind",
+        text: "Jon Lind was a Danish prince. He was the eldest son of Karl Vang by his wife \
+               Anna Moe. His brother Per Lind was the son of Karl Vang and his mistress Eva \
+               Holm.",
+        has: &[
+            "karl_vang | parent of | jon_lind",
+            "anna_moe | parent of | jon_lind",
+            "anna_moe | spouse of | karl_vang",
+            "eva_holm | parent of | per_lind",
+        ],
+        not: &[
+            "anna_moe | spouse of | jon_lind",
+            "eva_holm | spouse of | karl_vang",
+        ],
+    },
+    // The argument before a parenthesis goes on after it.
+    Case {
+        title: "Ida Holm",
+        text: "Ida Holm was a queen. She was the daughter of Ivar Holm (1679 – 1726) and his \
+               first wife, Maria Lunde.",
+        has: &[
+            "ivar_holm | parent of | ida_holm",
+            "maria_lunde | parent of | ida_holm",
+            "ivar_holm | spouse of | maria_lunde",
+        ],
+        not: &["ida_holm | spouse of | maria_lunde"],
+    },
+    // A role phrase opening the sentence is its subject's; a kin
+    // apposition after the place or date of a birth is the subject's;
+    // "born to" names parents.
+    Case {
+        title: "Tor Dahl",
+        text: "Tor Dahl was a painter. The son of the sculptor Ivan Dahl, he attended school in \
+               Oslo. He was born in Bergen, the son of Olav Dahl. His cousin Rolf Moe was born \
+               on 16 July 1669, the son of Knut Moe. Rolf Moe was born in Alta to Eleanor Lund \
+               and Odd Holm.",
+        has: &[
+            "ivan_dahl | parent of | tor_dahl",
+            "olav_dahl | parent of | tor_dahl",
+            "knut_moe | parent of | rolf_moe",
+            "eleanor_lund | parent of | rolf_moe",
+            "odd_holm | parent of | rolf_moe",
+        ],
+        not: &[
+            "olav_dahl | parent of | bergen",
+            "knut_moe | parent of | tor_dahl",
+        ],
+    },
+    // The name opening a document, another form of its title's, is the
+    // title's entity.
+    Case {
+        title: "Waldrada of Lotharingia",
+        text: "Waldrada was a noblewoman. She was born in Metz.",
+        has: &["waldrada_of_lotharingia | born in | metz"],
+        not: &[],
+    },
+    Case {
+        title: "Sybil B. G. Eysenck",
+        text: "Sybil Bianca Giuliett Eysenck is a psychologist. She was born in Berlin.",
+        has: &["sybil_b_g_eysenck | born in | berlin"],
+        not: &[],
+    },
+    // A year in a parenthesis after a name keeps the list whole.
+    Case {
+        title: "Lars Eng",
+        text: "Lars Eng is an actor. He starred in The Blue Lake (1972), Red Moon (1981) and \
+               Dark Hill (1989).",
+        has: &[
+            "lars_eng | other: starred in | blue_lake",
+            "lars_eng | other: starred in | red_moon",
+            "lars_eng | other: starred in | dark_hill",
+        ],
+        not: &["lars_eng | other: starred in | 1981"],
+    },
+    // A place after the subject before the verb; a role of a possessor is
+    // the possessed name's; a work's modifiers and date before its name;
+    // a capitalised part after a hyphen is in the name.
+    Case {
+        title: "Ober River",
+        text: "The Ober River in northern Norway flows into the sea. Kim Dal is the first son of \
+               Norway's leader Ola Berg. Mira Holt is a character from the 1897 gothic novel \
+               Dracula. Ma Femme is a 2002 comedy film directed by Jean-Marie Poiré.",
+        has: &[
+            "ober_river | located in | norway",
+            "ola_berg | parent of | kim_dal",
+            "ola_berg | led | norway",
+            "mira_holt | other: is from | dracula",
+            "jean_marie_poire | led | ma_femme",
+        ],
+        not: &["norway | parent of | kim_dal", "jean | led | ma_femme"],
+    },
 ];
 
 #[test]
