@@ -280,6 +280,18 @@ pub(crate) const BETWEEN: &[&str] = &[
 /// Maharashtra").
 pub(crate) const LOCATIVES: &[&str] = &["in", "at", "on", "near"];
 
+/// The sides of a place ("bordered by X to the north").
+pub(crate) const COMPASS: &[&str] = &[
+    "north",
+    "south",
+    "east",
+    "west",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+];
+
 /// Nouns of a part of a place: "in the northern part of X" is in X (not
 /// the compass points: "north of X" is outside it).
 pub(crate) const PARTS: &[&str] = &[

@@ -265,8 +265,14 @@ fn opening_alias<'a>(
                 .any(|x| x == w || (w.chars().count() == 1 && x.starts_with(w)))
         })
     };
-    let same_head = t.first() == o.first();
-    (within(&t, &o) || (same_head && within(&o, &t))).then_some(first.key)
+    // A shorter name under a title with a number names the general thing
+    // of which the title is one ("The Halvorsen Medal for 2018 was …"
+    // under "Halvorsen Medal 2018").
+    let edition = t
+        .iter()
+        .any(|w| !o.contains(w) && w.chars().any(|c| c.is_ascii_digit()));
+    let shorter = t.first() == o.first() && within(&o, &t) && !edition;
+    (within(&t, &o) || shorter).then_some(first.key)
 }
 
 /// Single-word keys that are the surname of two or more persons, with them.
@@ -591,6 +597,17 @@ impl<'a> Sentence<'_, 'a> {
         // "X (1972), Y": the name before its year.
         if self.toks.get(j) == Some(&Tok::Punct(')')) && self.date_paren(j.wrapping_sub(2)) {
             j = j.wrapping_sub(3);
+        }
+        // "bordered by X to the north, Y to the east": the name before its
+        // side.
+        if j > 2
+            && self
+                .word(j)
+                .is_some_and(|w| lexicon::COMPASS.contains(&w.as_ref()))
+            && self.word(j - 1).is_some_and(|w| w == "the")
+            && self.word(j - 2).is_some_and(|w| w == "to")
+        {
+            j -= 3;
         }
         ment(j)
             || (self
@@ -944,10 +961,12 @@ impl<'a> Sentence<'_, 'a> {
             match self.toks.get(k) {
                 Some(Tok::Ment(m)) if !self.is_date(*m) => names.push(*m),
                 Some(Tok::Punct(',')) => {}
+                // (Not a verb: "His father was besieging X".)
                 Some(Tok::Word(w)) => {
                     let lw = lower(w);
                     let joins = matches!(lw.as_ref(), "and" | "or");
-                    if !(joins || (light(&lw) && !verbish(&lw))) {
+                    let verb = verbish(&lw) || lw.ends_with("ing");
+                    if !(joins || (light(&lw) && !verb)) {
                         break;
                     }
                 }
@@ -1591,6 +1610,18 @@ impl<'a> Sentence<'_, 'a> {
                 matches!(w.as_ref(), "of" | "the" | "and" | "or")
                     || lexicon::listed(lexicon::PLACE_NOUNS, w)
             });
+        // "X to the north, Y to the east, and Z": the side is X's.
+        let window = match window {
+            [to, the, side, rest @ ..]
+                if to == "to"
+                    && the == "the"
+                    && lexicon::COMPASS.contains(&side.as_ref())
+                    && last_prep.is_some() =>
+            {
+                rest
+            }
+            w => w,
+        };
         let coordinated = last_prep.is_some()
             && (window.is_empty()
                 || matches!(window, [w] if w == "and" || w == "or")
