@@ -538,6 +538,14 @@ const CASES: &[Case] = &[
         has: &["lene_bakke | won | orm_prize"],
         not: &["lene_bakke | won | orm_prize_2018"],
     },
+    // A sentence cut inside a parenthesis ("(c. | September 1774 – …)")
+    // goes on with the subject the parenthesis interrupted.
+    Case {
+        title: "Ivar Lund",
+        text: "Ivar Lund (c. September 1774 – 1830) was the son of Knut Lund.",
+        has: &["knut_lund | parent of | ivar_lund"],
+        not: &[],
+    },
 ];
 
 #[test]
