@@ -820,6 +820,21 @@ impl<'a> Sentence<'_, 'a> {
         None
     }
 
+    /// The token of a typing noun at `i` or after at most two modifiers
+    /// ("the *film*", "the original Mexican *film*").
+    fn definite_head(&self, i: usize) -> Option<usize> {
+        for j in i..i + 3 {
+            let w = self.word(j)?;
+            if lexicon::kind_of_noun(&w).is_some() {
+                return Some(j);
+            }
+            if !light(&w) || verbish(&w) || lexicon::PREPOSITIONS.contains(&w.as_ref()) {
+                return None;
+            }
+        }
+        None
+    }
+
     /// The role of a phrase opening at `a` that names a role of someone
     /// ("the eldest son of", "A younger son of", "Founder of"): an optional
     /// article, at most three modifiers, a role noun and "of".
@@ -884,17 +899,17 @@ impl<'a> Sentence<'_, 'a> {
                         let owner = self.topic.definite(stem)?;
                         return self.possessed_thing(owner, i + 2, b);
                     }
-                    // "The institute was …", "The film, which …, was …".
+                    // "The institute was …", "The film, which …, was …",
+                    // "The original Mexican film was …".
                     if lw == "the"
-                        && let Some(n) = self.word(i + 1)
-                        && lexicon::kind_of_noun(&n).is_some()
-                        && (self.next_is_verb(i + 2)
-                            || self.toks.get(i + 2) == Some(&Tok::Punct(',')))
+                        && let Some(h) = self.definite_head(i + 1)
+                        && (self.next_is_verb(h + 1)
+                            || self.toks.get(h + 1) == Some(&Tok::Punct(',')))
                     {
-                        let Some(Tok::Word(n)) = self.toks.get(i + 1) else {
+                        let Some(Tok::Word(n)) = self.toks.get(h) else {
                             return None;
                         };
-                        return Some((Written::Definite(n), i + 2));
+                        return Some((Written::Definite(n), h + 1));
                     }
                     if verbish(lw) {
                         return None;
@@ -1119,7 +1134,7 @@ impl<'a> Sentence<'_, 'a> {
 
     fn read(&mut self) {
         let clauses = self.clauses();
-        let mut sentence_subject: Option<&'a str> = None;
+        let mut sentence_subject: Option<&'a str> = self.cut_opening();
         let mut subjects: Vec<Option<&'a str>> = Vec::with_capacity(clauses.len());
         // Clauses with no subject before the sentence's own (a leading
         // participle: "Born in Vik, he …") take it once it is known.
@@ -1199,6 +1214,22 @@ impl<'a> Sentence<'_, 'a> {
                 .and_then(|ci| subjects.get(ci).copied().flatten())
                 .or_else(|| self.attached_to(p + 1, sentence_subject))
         });
+    }
+
+    /// The subject of a sentence that opens with a verb in lower case, the
+    /// rest of one cut at a title's "?" or "!" ("Where Does It Hurt? | is a
+    /// 1972 film …"): the document's subject, else the last one named.
+    fn cut_opening(&self) -> Option<&'a str> {
+        match self.toks.first() {
+            Some(Tok::Word(w))
+                if w.chars().next().is_some_and(char::is_lowercase) && verbish(w) =>
+            {
+                self.topic
+                    .about
+                    .or_else(|| self.topic.subjects.last().copied())
+            }
+            _ => None,
+        }
     }
 
     /// The token of the last parenthesis the sentence leaves open.
@@ -1350,12 +1381,16 @@ impl<'a> Sentence<'_, 'a> {
                         // ("a film directed by X", "the yard founded by Y").
                         cue_subject = match last_object {
                             // ("is an ALA Notable Book written by X": the
-                            // subject's own).
+                            // subject's own; "is a 1955 film from RKO
+                            // Pictures directed by X": a work's, unless
+                            // the name is a work too).
                             Some(o)
                                 if passive
                                     && !before_be
                                     && window.is_empty()
-                                    && nominal != Some(o) =>
+                                    && nominal != Some(o)
+                                    && !(copula_kind == Some("work")
+                                        && self.topic.kind(o) != "work") =>
                             {
                                 o
                             }

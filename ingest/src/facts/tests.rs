@@ -546,6 +546,19 @@ const CASES: &[Case] = &[
         has: &["knut_lund | parent of | ivar_lund"],
         not: &[],
     },
+    // A title cut at its "?" leaves a sentence opening with a verb in
+    // lower case: the document's subject's; a definite description with
+    // modifiers ("The original Danish film").
+    Case {
+        title: "Who Is Sven?",
+        text: "Who Is Sven? is a 1972 comedy film directed by Ola Rud. The original Danish \
+               film was written by Per Holm.",
+        has: &[
+            "ola_rud | led | who_is_sven",
+            "per_holm | author of | who_is_sven",
+        ],
+        not: &[],
+    },
 ];
 
 #[test]
