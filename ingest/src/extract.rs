@@ -702,8 +702,9 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             }
             // "Kim Ki-young", "Jong-il": a lower-case part after a hyphen
             // (not "Ohio-based", "10-year-old"); "Jean-Marie",
-            // "Henning-Jensen": a capitalised one.
-            if gap == "-"
+            // "Henning-Jensen": a capitalised one, also after a hyphen some
+            // corpora write with a space ("Saxe- Weissenfels").
+            if (gap == "-" || (gap == "- " && is_cap(nw)))
                 && j == last_cap
                 && (is_cap(nw)
                     || nw

@@ -559,6 +559,17 @@ const CASES: &[Case] = &[
         ],
         not: &[],
     },
+    // A hyphen written with a space after it inside a name ("Saxe- Lind").
+    Case {
+        title: "Magda of Saxe-Lind",
+        text: "Magda of Saxe-Lind was a duchess. She was the daughter of Duke Adolf of Saxe- \
+               Lind and his wife Johanna Berg.",
+        has: &[
+            "duke_adolf_of_saxe_lind | parent of | magda_of_saxe_lind",
+            "johanna_berg | parent of | magda_of_saxe_lind",
+        ],
+        not: &["johanna_berg | spouse of | lind"],
+    },
 ];
 
 #[test]
