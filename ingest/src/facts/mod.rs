@@ -952,6 +952,14 @@ impl<'a> Sentence<'_, 'a> {
                 }
                 _ => None,
             },
+            // "her marriage with X": X is no possessed thing.
+            Possessed::Name(..)
+                if words
+                    .iter()
+                    .any(|w| lexicon::PREPOSITIONS.contains(&lower(w).as_ref())) =>
+            {
+                None
+            }
             Possessed::Name(m, j) => {
                 if let (Some(r), Some(owner)) = (role, owner) {
                     self.role_fact(r, m, owner);
@@ -1725,6 +1733,12 @@ impl<'a> Sentence<'_, 'a> {
         {
             self.role_fact(r, m, owner);
         }
+        // "her marriage to X", "Through his marriage to X, he …".
+        if slot == Slot::Thing && noun_before_prep(window, &["to", "with"]) == Some("marriage") {
+            self.fact(subject, Predicate::SpouseOf, obj);
+            *last_prep = prep;
+            return;
+        }
         let prep_or_direct = prep.unwrap_or("");
         if prep.is_none() && !direct {
             return;
@@ -1991,6 +2005,19 @@ fn partner_noun<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> 
         && POSSESSIVES.contains(&p.as_ref())
         && lexicon::is_partner(noun))
     .then_some(noun.as_ref())
+}
+
+/// The noun right before the last of `preps` in the window when only light
+/// words follow it ("marriage" in "her marriage to the writer").
+fn noun_before_prep<'w>(
+    window: &'w [std::borrow::Cow<'_, str>],
+    preps: &[&str],
+) -> Option<&'w str> {
+    let at = window.iter().rposition(|w| preps.contains(&w.as_ref()))?;
+    if !window.get(at + 1..)?.iter().all(|w| light(w)) {
+        return None;
+    }
+    Some(window.get(at.checked_sub(1)?)?.as_ref())
 }
 
 /// A possessive and a role noun right before a name ("his cousin").

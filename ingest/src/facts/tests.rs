@@ -570,6 +570,17 @@ const CASES: &[Case] = &[
         ],
         not: &["johanna_berg | spouse of | lind"],
     },
+    // "marriage to X" says spouses.
+    Case {
+        title: "Sonja Berg",
+        text: "Sonja Berg was a poet. She is known for her marriage to the painter Olav Lie. \
+               Through her marriage with Per Dahl, she became a countess.",
+        has: &[
+            "olav_lie | spouse of | sonja_berg",
+            "per_dahl | spouse of | sonja_berg",
+        ],
+        not: &[],
+    },
 ];
 
 #[test]
