@@ -123,6 +123,18 @@ impl Predicate {
         )
     }
 
+    /// Whether it is a tie of family between two persons (spouse, parent,
+    /// sibling, other relative).
+    pub fn kinship(self) -> bool {
+        matches!(
+            self,
+            Predicate::SpouseOf
+                | Predicate::ParentOf
+                | Predicate::SiblingOf
+                | Predicate::RelativeOf
+        )
+    }
+
     /// Whether it reads the same from either end.
     pub fn symmetric(self) -> bool {
         self.label() == self.inverse()

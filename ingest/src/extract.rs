@@ -701,14 +701,17 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 continue;
             }
             // "Kim Ki-young", "Jong-il": a lower-case part after a hyphen
-            // (not "Ohio-based", "10-year-old").
-            if gap == "-"
+            // (not "Ohio-based", "10-year-old"); "Jean-Marie",
+            // "Henning-Jensen": a capitalised one, also after a hyphen some
+            // corpora write with a space ("Saxe- Weissenfels").
+            if (gap == "-" || (gap == "- " && is_cap(nw)))
                 && j == last_cap
-                && nw
-                    .strip_suffix("'s")
-                    .unwrap_or(nw)
-                    .chars()
-                    .all(|c| c.is_alphabetic() && c.is_lowercase())
+                && (is_cap(nw)
+                    || nw
+                        .strip_suffix("'s")
+                        .unwrap_or(nw)
+                        .chars()
+                        .all(|c| c.is_alphabetic() && c.is_lowercase()))
                 && !nw.ends_with("ed")
                 && !matches!(
                     nw,

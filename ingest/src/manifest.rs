@@ -23,8 +23,10 @@ use crate::error::StoreError;
 /// 9 labels relations by fact predicates with resolved subjects, issue 43;
 /// 10 may keep a vector per chunk in `vectors/p<n>.vec`, issue 46;
 /// 11 reads a passive outside the verb cues as a fact, issue 44;
-/// 12 keeps a vector per entity name beside them, `vectors/p<n>.ent`).
-pub const FORMAT_VERSION: u32 = 12;
+/// 12 keeps a vector per entity name beside them, `vectors/p<n>.ent`;
+/// 13 reads more facts: partners of parents, kin appositions, a document's
+/// opening name as its title's entity, hyphenated names whole, issue 43).
+pub const FORMAT_VERSION: u32 = 13;
 
 /// Identity of the approximation, as recorded in a store's settings.
 pub const APPROX_IDENTITY: &str = "approx: bytes/4";

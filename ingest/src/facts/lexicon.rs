@@ -76,12 +76,18 @@ pub(crate) const LOCATED: [Frame; 4] = [
     f("near", T, P::LocatedIn, F),
 ];
 
+/// "born in Oslo on 3 May 1901 to X and Y": a place, a date, the parents.
+const BORN: [Frame; 7] = {
+    let [a, b, c, d, e, g] = place_and_date(P::BornIn, P::DateOfBirth);
+    [a, b, c, d, e, g, f("to", T, P::ParentOf, B)]
+};
+
 /// The verb cues. A form listed here is read as that verb wherever it stands
 /// in a clause after its subject.
 pub(crate) const CUES: &[Cue] = &[
     Cue {
         forms: &["born"],
-        active: &place_and_date(P::BornIn, P::DateOfBirth),
+        active: &BORN,
         passive: &[],
         date_of_object: false,
     },
@@ -273,6 +279,18 @@ pub(crate) const BETWEEN: &[&str] = &[
 /// a place noun go on with the place before ("in Ratnagiri district,
 /// Maharashtra").
 pub(crate) const LOCATIVES: &[&str] = &["in", "at", "on", "near"];
+
+/// The sides of a place ("bordered by X to the north").
+pub(crate) const COMPASS: &[&str] = &[
+    "north",
+    "south",
+    "east",
+    "west",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+];
 
 /// Nouns of a part of a place: "in the northern part of X" is in X (not
 /// the compass points: "north of X" is outside it).
@@ -1019,8 +1037,23 @@ pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
 }
 
 /// The role a noun names.
+/// Nouns of a parent's partner who need not be a spouse ("the son of X and
+/// his mistress Y": Y is a parent too).
+pub(crate) const PARTNERS: &[&str] = &["mistress", "concubine", "partner", "consort"];
+
+/// Whether `noun` names a partner: a spouse role or one of [`PARTNERS`].
+pub(crate) fn is_partner(noun: &str) -> bool {
+    PARTNERS.contains(&noun) || role(noun).is_some_and(|r| r.pred == P::SpouseOf)
+}
+
+/// The role a noun names; a plural of kin too ("brothers", "sons").
 pub(crate) fn role(noun: &str) -> Option<&'static Role> {
-    ROLES.iter().find(|r| r.nouns.contains(&noun))
+    ROLES.iter().find(|r| r.nouns.contains(&noun)).or_else(|| {
+        let one = noun.strip_suffix('s')?;
+        ROLES
+            .iter()
+            .find(|r| r.pred.kinship() && r.nouns.contains(&one))
+    })
 }
 
 #[cfg(test)]

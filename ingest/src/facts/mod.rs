@@ -89,6 +89,9 @@ enum Opens {
     /// The subject of the clause the parenthesis it follows interrupted
     /// (that clause's index).
     Resume(usize),
+    /// After a parenthesis the sentence before left open ("X (c. | 1732 –
+    /// 1774) was …"): the subject that parenthesis interrupted.
+    Carried,
 }
 
 /// A subject as written, before resolution.
@@ -113,6 +116,9 @@ struct Topic<'a> {
     subjects: Vec<&'a str>,
     /// Every name in order (most recent last).
     named: Vec<&'a str>,
+    /// The subject of a clause a parenthesis interrupted when the sentence
+    /// ended inside it (cut at an abbreviation: "(c. 1732 – 1774)").
+    interrupted: Option<&'a str>,
 }
 
 impl<'a> Topic<'a> {
@@ -180,9 +186,11 @@ pub(crate) fn facts<'a>(
         defined: FxHashMap::default(),
         subjects: Vec::new(),
         named: Vec::new(),
+        interrupted: None,
     };
     let mut toks: Vec<Tok> = Vec::new();
     let mut ms: Vec<&'a str> = Vec::new();
+    let alias = about.and_then(|a| opening_alias(a, sentences, mentions));
     for group in mentions.chunk_by(|x, y| x.0 == y.0) {
         let Some(&(si, _)) = group.first() else {
             continue;
@@ -198,6 +206,12 @@ pub(crate) fn facts<'a>(
         // Bare surnames of several people: the last of them named.
         ms.clear();
         for (_, m) in group {
+            if alias == Some(m.key)
+                && let Some(a) = about
+            {
+                ms.push(a);
+                continue;
+            }
             let key = match surnames.get(m.key) {
                 Some(owners) => topic
                     .about
@@ -222,6 +236,43 @@ pub(crate) fn facts<'a>(
         topic.named.extend(ms.iter().copied());
     }
     out
+}
+
+/// The name opening the document's first sentence when it is another
+/// form of the title's and the title's own is never named: "Waldrada was
+/// …" under "Waldrada of Lotharingia", "Joseph Ferdinand Leopold of
+/// Bavaria (…) was …" under "Joseph Ferdinand of Bavaria". Its facts are
+/// the title's entity's.
+fn opening_alias<'a>(
+    about: &str,
+    sentences: &[SentenceRef],
+    mentions: &[(usize, Mention<'a>)],
+) -> Option<&'a str> {
+    if mentions.iter().any(|(_, m)| m.key == about) {
+        return None;
+    }
+    let &(si, first) = mentions.first()?;
+    let opens = sentences.get(si)?.start;
+    if si != 0 || first.start > opens + 2 || first.key == about {
+        return None;
+    }
+    let (t, o): (Vec<&str>, Vec<&str>) =
+        (about.split('_').collect(), first.key.split('_').collect());
+    // Each word of `a` in `b` (a one-letter word as an initial of one).
+    let within = |a: &[&str], b: &[&str]| {
+        a.iter().all(|w| {
+            b.iter()
+                .any(|x| x == w || (w.chars().count() == 1 && x.starts_with(w)))
+        })
+    };
+    // A shorter name under a title with a number names the general thing
+    // of which the title is one ("The Halvorsen Medal for 2018 was …"
+    // under "Halvorsen Medal 2018").
+    let edition = t
+        .iter()
+        .any(|w| !o.contains(w) && w.chars().any(|c| c.is_ascii_digit()));
+    let shorter = t.first() == o.first() && within(&o, &t) && !edition;
+    (within(&t, &o) || shorter).then_some(first.key)
 }
 
 /// Single-word keys that are the surname of two or more persons, with them.
@@ -401,13 +452,22 @@ impl<'a> Sentence<'_, 'a> {
             let mut cut: Option<(usize, Opens)> = None;
             let inside = !parens.is_empty();
             match self.toks.get(i) {
+                // "films such as X (1972), Y (1981) and Z": a year in a
+                // parenthesis is the name's, the list goes on.
+                Some(Tok::Punct('(')) if self.date_paren(i) => {
+                    i += 3;
+                    continue;
+                }
                 Some(Tok::Punct('(')) => {
                     parens.push(out.len());
                     cut = Some((i + 1, Opens::Attached));
                 }
                 Some(Tok::Punct(')')) => {
-                    let before = parens.pop().unwrap_or(0);
-                    cut = Some((i + 1, Opens::Resume(before)));
+                    let how = match parens.pop() {
+                        Some(before) => Opens::Resume(before),
+                        None => Opens::Carried,
+                    };
+                    cut = Some((i + 1, how));
                 }
                 _ if inside => {}
                 Some(Tok::Punct(';' | ':')) => cut = Some((i + 1, Opens::Fresh)),
@@ -431,6 +491,9 @@ impl<'a> Sentence<'_, 'a> {
                     if matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
                         && matches!(self.toks.get(i + 2), None | Some(Tok::Punct(_)))
                         && self.object_described(start, i) => {}
+                // "the son of X, by his wife Y", "and his first wife, Y":
+                // the parents are one list.
+                Some(Tok::Punct(',')) if self.partner_at_comma(i) => {}
                 Some(Tok::Punct(',')) => {
                     cut = Some(match self.after_comma(i + 1) {
                         // ", who was born in Y, succeeded Z": the sentence's
@@ -476,11 +539,76 @@ impl<'a> Sentence<'_, 'a> {
         out
     }
 
-    /// Whether a name ends right before token `i`, or a name and a place
-    /// noun ("in Ekeby district, …").
+    /// Whether the comma at token `i` opens a partner ("…, by his wife")
+    /// or stands between a partner noun and its name ("his wife, Y").
+    fn partner_at_comma(&self, i: usize) -> bool {
+        let possessive = |j: usize| {
+            self.word(j)
+                .is_some_and(|w| POSSESSIVES.contains(&w.as_ref()))
+        };
+        let partner = |j: usize| self.word(j).is_some_and(|w| lexicon::is_partner(&w));
+        let joins = |j: usize| {
+            self.word(j)
+                .is_some_and(|w| matches!(w.as_ref(), "and" | "by"))
+        };
+        let opens = joins(i + 1) && possessive(i + 2) && (partner(i + 3) || partner(i + 4));
+        let names = i > 3
+            && partner(i - 1)
+            && ((possessive(i - 2) && joins(i - 3)) || (possessive(i - 3) && joins(i - 4)))
+            && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)));
+        opens || names
+    }
+
+    /// Whether a name (no date) follows from token `i` past at most four
+    /// modifiers ("1897 gothic horror novel *X*").
+    fn name_follows(&self, i: usize) -> bool {
+        for j in i..i + 5 {
+            match self.toks.get(j) {
+                Some(Tok::Ment(m)) => return !self.is_date(*m),
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    if !light(&lw)
+                        || verbish(&lw)
+                        || lexicon::PREPOSITIONS.contains(&lw.as_ref())
+                        || matches!(lw.as_ref(), "and" | "or")
+                    {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether the parenthesis opening at token `i` holds one date only,
+    /// after a name ("X (1972)").
+    fn date_paren(&self, i: usize) -> bool {
+        matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(m)) if !self.is_date(*m))
+            && matches!(self.toks.get(i + 1), Some(Tok::Ment(m)) if self.is_date(*m))
+            && self.toks.get(i + 2) == Some(&Tok::Punct(')'))
+    }
+
+    /// Whether a name ends right before token `i` (past its year in a
+    /// parenthesis), or a name and a place noun ("in Ekeby district, …").
     fn ends_name(&self, i: usize) -> bool {
         let ment = |j: usize| matches!(self.toks.get(j), Some(Tok::Ment(_)));
-        let j = i.wrapping_sub(1);
+        let mut j = i.wrapping_sub(1);
+        // "X (1972), Y": the name before its year.
+        if self.toks.get(j) == Some(&Tok::Punct(')')) && self.date_paren(j.wrapping_sub(2)) {
+            j = j.wrapping_sub(3);
+        }
+        // "bordered by X to the north, Y to the east": the name before its
+        // side.
+        if j > 2
+            && self
+                .word(j)
+                .is_some_and(|w| lexicon::COMPASS.contains(&w.as_ref()))
+            && self.word(j - 1).is_some_and(|w| w == "the")
+            && self.word(j - 2).is_some_and(|w| w == "to")
+        {
+            j -= 3;
+        }
         ment(j)
             || (self
                 .word(j)
@@ -612,10 +740,23 @@ impl<'a> Sentence<'_, 'a> {
     /// - a participle after the agent of "by" ("a CD by Judge Smith,
     ///   released in 2000"): the sentence's subject.
     fn attached_to(&self, a: usize, sentence: Option<&'a str>) -> Option<&'a str> {
-        let (at, m) = self.name_before_at(a)?;
-        let before = self.key(m)?;
-        let opener = self.word(a.wrapping_sub(1));
         let kind = |k: &str| self.topic.kind(k);
+        // "He was born in Vienna, the son of X", "born on 3 May 1669, the
+        // son of X": a kin apposition after a place or a date is the
+        // sentence's subject's.
+        let kin = self.role_phrase(a).is_some_and(|r| r.pred.kinship());
+        let Some((at, m)) = self.name_before_at(a) else {
+            return sentence.filter(|_| kin);
+        };
+        let before = self.key(m)?;
+        let located = at
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
+        if kin && located && kind(before) == "place" {
+            return sentence.filter(|s| kind(s) != "place");
+        }
+        let opener = self.word(a.wrapping_sub(1));
         if matches!(opener.as_deref(), Some("who" | "whom"))
             && matches!(kind(before), "organization" | "place" | "work")
         {
@@ -679,8 +820,54 @@ impl<'a> Sentence<'_, 'a> {
         None
     }
 
-    /// A clause's own subject and where its predicate starts.
+    /// The token of a typing noun at `i` or after at most two modifiers
+    /// ("the *film*", "the original Mexican *film*").
+    fn definite_head(&self, i: usize) -> Option<usize> {
+        for j in i..i + 3 {
+            let w = self.word(j)?;
+            if lexicon::kind_of_noun(&w).is_some() {
+                return Some(j);
+            }
+            if !light(&w) || verbish(&w) || lexicon::PREPOSITIONS.contains(&w.as_ref()) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The role of a phrase opening at `a` that names a role of someone
+    /// ("the eldest son of", "A younger son of", "Founder of"): an optional
+    /// article, at most three modifiers, a role noun and "of".
+    fn role_phrase(&self, a: usize) -> Option<&'static lexicon::Role> {
+        let mut j = a;
+        if self
+            .word(j)
+            .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
+        {
+            j += 1;
+        }
+        for k in j..j + 4 {
+            let w = self.word(k)?;
+            if let Some(r) = lexicon::role(&w) {
+                return self.word(k + 1).is_some_and(|o| o == "of").then_some(r);
+            }
+            if verbish(&w)
+                || lexicon::PREPOSITIONS.contains(&w.as_ref())
+                || matches!(w.as_ref(), "and" | "or")
+            {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// A clause's own subject and where its predicate starts. A clause
+    /// opening with a role phrase ("The son of X, he …") has none: the
+    /// sentence's subject holds the role.
     fn own_subject(&mut self, a: usize, b: usize) -> Option<(Written<'a>, usize)> {
+        if self.role_phrase(a).is_some() {
+            return None;
+        }
         let mut after_prep = false;
         let mut i = a;
         while i < b && i < a + 10 {
@@ -712,17 +899,17 @@ impl<'a> Sentence<'_, 'a> {
                         let owner = self.topic.definite(stem)?;
                         return self.possessed_thing(owner, i + 2, b);
                     }
-                    // "The institute was …", "The film, which …, was …".
+                    // "The institute was …", "The film, which …, was …",
+                    // "The original Mexican film was …".
                     if lw == "the"
-                        && let Some(n) = self.word(i + 1)
-                        && lexicon::kind_of_noun(&n).is_some()
-                        && (self.next_is_verb(i + 2)
-                            || self.toks.get(i + 2) == Some(&Tok::Punct(',')))
+                        && let Some(h) = self.definite_head(i + 1)
+                        && (self.next_is_verb(h + 1)
+                            || self.toks.get(h + 1) == Some(&Tok::Punct(',')))
                     {
-                        let Some(Tok::Word(n)) = self.toks.get(i + 1) else {
+                        let Some(Tok::Word(n)) = self.toks.get(h) else {
                             return None;
                         };
-                        return Some((Written::Definite(n), i + 2));
+                        return Some((Written::Definite(n), h + 1));
                     }
                     if verbish(lw) {
                         return None;
@@ -746,14 +933,33 @@ impl<'a> Sentence<'_, 'a> {
     ) -> Option<(Written<'a>, usize)> {
         let (words, end) = self.possessed_words(i, b)?;
         let role = words.iter().rev().find_map(|w| lexicon::role(&lower(w)));
-        let owner = self.pronoun(pronoun);
+        let owner = match (pronoun, role) {
+            // "Their daughter was X": the persons the text is about.
+            ("their", Some(r)) if r.pred.kinship() => self.topic.person(),
+            _ => self.pronoun(pronoun),
+        };
         match end {
             // "Its music was composed by X" (not "His father was born in
             // Y": a role's own facts).
             Possessed::Verb(j) => match (role, owner) {
                 (None, Some(owner)) if j > i => Self::possessed_head(owner, &words, j),
+                // "His father was X", "Her brothers were X, Y and Z".
+                (Some(r), Some(owner)) => {
+                    for m in self.complements(j, b) {
+                        self.role_fact(r, m, owner);
+                    }
+                    None
+                }
                 _ => None,
             },
+            // "her marriage with X": X is no possessed thing.
+            Possessed::Name(..)
+                if words
+                    .iter()
+                    .any(|w| lexicon::PREPOSITIONS.contains(&lower(w).as_ref())) =>
+            {
+                None
+            }
             Possessed::Name(m, j) => {
                 if let (Some(r), Some(owner)) = (role, owner) {
                     self.role_fact(r, m, owner);
@@ -761,6 +967,36 @@ impl<'a> Sentence<'_, 'a> {
                 Some((Written::Name(m), j + 1))
             }
         }
+    }
+
+    /// The names a copula at `j` equates its subject with ("was X", "were
+    /// X, Y and Z", "was the novelist X"): names after "be" and light words,
+    /// listed with commas and "and", before any other word.
+    fn complements(&self, j: usize, b: usize) -> Vec<usize> {
+        let mut names = Vec::new();
+        if !self
+            .word(j)
+            .is_some_and(|w| lexicon::BE.contains(&w.as_ref()))
+        {
+            return names;
+        }
+        for k in j + 1..b.min(j + 1 + REACH) {
+            match self.toks.get(k) {
+                Some(Tok::Ment(m)) if !self.is_date(*m) => names.push(*m),
+                Some(Tok::Punct(',')) => {}
+                // (Not a verb: "His father was besieging X".)
+                Some(Tok::Word(w)) => {
+                    let lw = lower(w);
+                    let joins = matches!(lw.as_ref(), "and" | "or");
+                    let verb = verbish(&lw) || lw.ends_with("ing");
+                    if !(joins || (light(&lw) && !verb)) {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        names
     }
 
     /// "<owner's> music was composed by": the head noun before the verb
@@ -906,7 +1142,7 @@ impl<'a> Sentence<'_, 'a> {
 
     fn read(&mut self) {
         let clauses = self.clauses();
-        let mut sentence_subject: Option<&'a str> = None;
+        let mut sentence_subject: Option<&'a str> = self.cut_opening();
         let mut subjects: Vec<Option<&'a str>> = Vec::with_capacity(clauses.len());
         // Clauses with no subject before the sentence's own (a leading
         // participle: "Born in Vik, he …") take it once it is known.
@@ -919,6 +1155,16 @@ impl<'a> Sentence<'_, 'a> {
                     subjects.get(before).copied().flatten().or(sentence_subject),
                     a,
                 ),
+                Opens::Carried => {
+                    let s = self.topic.interrupted.take();
+                    if let Some(s) = s {
+                        // "1732 – 25 September 1774) was …": the life span
+                        // before the parenthesis closes.
+                        self.life_span(s, 0, a.saturating_sub(1));
+                        sentence_subject = sentence_subject.or(Some(s));
+                    }
+                    (s, a)
+                }
                 Opens::Fresh => match self.own_subject(a, b) {
                     Some((Written::Possessed(owner, noun), from)) => {
                         // Its facts are the thing's, told of its owner.
@@ -958,7 +1204,7 @@ impl<'a> Sentence<'_, 'a> {
             if let Some(s) = subject {
                 let participle = (opens == Opens::Attached).then_some(a);
                 // The main clause, or its rest after a parenthesis.
-                let main = ci == 0 || opens == Opens::Resume(0);
+                let main = ci == 0 || matches!(opens, Opens::Resume(0) | Opens::Carried);
                 self.predicate(s, (participle, from), b, main);
             }
         }
@@ -969,6 +1215,44 @@ impl<'a> Sentence<'_, 'a> {
                 }
             }
         }
+        self.topic.interrupted = self.open_paren().and_then(|p| {
+            clauses
+                .iter()
+                .position(|c| c.1 == p)
+                .and_then(|ci| subjects.get(ci).copied().flatten())
+                .or_else(|| self.attached_to(p + 1, sentence_subject))
+        });
+    }
+
+    /// The subject of a sentence that opens with a verb in lower case, the
+    /// rest of one cut at a title's "?" or "!" ("Where Does It Hurt? | is a
+    /// 1972 film …"): the document's subject, else the last one named.
+    fn cut_opening(&self) -> Option<&'a str> {
+        match self.toks.first() {
+            Some(Tok::Word(w))
+                if w.chars().next().is_some_and(char::is_lowercase) && verbish(w) =>
+            {
+                self.topic
+                    .about
+                    .or_else(|| self.topic.subjects.last().copied())
+            }
+            _ => None,
+        }
+    }
+
+    /// The token of the last parenthesis the sentence leaves open.
+    fn open_paren(&self) -> Option<usize> {
+        let mut open: Vec<usize> = Vec::new();
+        for (i, t) in self.toks.iter().enumerate() {
+            match t {
+                Tok::Punct('(') => open.push(i),
+                Tok::Punct(')') => {
+                    open.pop();
+                }
+                _ => {}
+            }
+        }
+        open.pop()
     }
 
     /// A life span in a parenthesis after a name: "(24 October 1650,
@@ -1037,10 +1321,10 @@ impl<'a> Sentence<'_, 'a> {
         let mut cue: Option<(&'static lexicon::Cue, bool, &'a str)> = None;
         let mut cue_subject = subject;
         let mut window: Vec<std::borrow::Cow<'a, str>> = Vec::new();
-        let mut last_object: Option<&'a str> = None;
         let mut dobj: Option<&'a str> = None;
-        let mut last_prep: Option<&'static str> = None;
-        let mut last_role: Option<&'static lexicon::Role> = None;
+        // After a parenthesis, the argument it followed goes on ("the son of
+        // X (1679 – 1726) and his wife Y").
+        let (mut last_object, mut last_role, mut last_prep) = self.resumed(a);
         // The last verb outside the cues, when no cue came first.
         let mut generic: Option<&'a str> = None;
         // The last name read and its token (the subject's name right
@@ -1105,12 +1389,16 @@ impl<'a> Sentence<'_, 'a> {
                         // ("a film directed by X", "the yard founded by Y").
                         cue_subject = match last_object {
                             // ("is an ALA Notable Book written by X": the
-                            // subject's own).
+                            // subject's own; "is a 1955 film from RKO
+                            // Pictures directed by X": a work's, unless
+                            // the name is a work too).
                             Some(o)
                                 if passive
                                     && !before_be
                                     && window.is_empty()
-                                    && nominal != Some(o) =>
+                                    && nominal != Some(o)
+                                    && !(copula_kind == Some("work")
+                                        && self.topic.kind(o) != "work") =>
                             {
                                 o
                             }
@@ -1164,10 +1452,15 @@ impl<'a> Sentence<'_, 'a> {
                     if !self.is_date(m) {
                         last_ment = Some((i, obj));
                     }
-                    // "won the 2009 Aurealis Award": a date before a name
-                    // after a determiner is the name's, no argument.
+                    // "X (1972)": the name's date, no argument.
+                    if i > 0 && self.date_paren(i - 1) {
+                        continue;
+                    }
+                    // "won the 2009 Aurealis Award", "from the 1897 gothic
+                    // novel X": a date before a name after a determiner is
+                    // the name's, no argument.
                     if self.is_date(m)
-                        && matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
+                        && self.name_follows(i + 1)
                         && window
                             .last()
                             .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
@@ -1197,6 +1490,21 @@ impl<'a> Sentence<'_, 'a> {
                     if let Some(kind) = apposed.filter(|_| !self.is_date(m)) {
                         self.vote(obj, kind, false);
                     }
+                    // "The Atbarah River in northeast Africa rises …": a
+                    // place after the subject, before any verb.
+                    if participle.is_none()
+                        && cue.is_none()
+                        && !copula
+                        && generic.is_none()
+                        && last_verb.is_none()
+                        && last_prep.is_none()
+                        && window.first().is_some_and(|w| w == "in")
+                        && window.iter().skip(1).all(|w| light(w) && !verbish(w))
+                        && matches!(self.topic.kind(obj), "place" | "other")
+                        && !matches!(self.topic.kind(subject), "person" | "date")
+                    {
+                        self.fact(subject, Predicate::LocatedIn, obj);
+                    }
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
                         self.typed_by_copula(subject, copula_kind, main);
@@ -1217,7 +1525,7 @@ impl<'a> Sentence<'_, 'a> {
                         &window,
                         obj,
                         (m, i),
-                        &mut dobj,
+                        (&mut dobj, last_object),
                         (&mut last_prep, &mut last_role),
                         (copula.then_some(copula_kind), generic, last_verb),
                     );
@@ -1232,6 +1540,32 @@ impl<'a> Sentence<'_, 'a> {
         if copula && !head_read {
             self.typed_by_copula(subject, copula_kind, main);
         }
+    }
+
+    /// The argument a clause opening at `a` right after a parenthesis goes
+    /// on from: the name before the parenthesis, the role noun and the
+    /// preposition before that name (at most six words back).
+    #[allow(clippy::type_complexity)]
+    fn resumed(
+        &self,
+        a: usize,
+    ) -> (
+        Option<&'a str>,
+        Option<&'static lexicon::Role>,
+        Option<&'static str>,
+    ) {
+        if a == 0 || self.toks.get(a - 1) != Some(&Tok::Punct(')')) {
+            return (None, None, None);
+        }
+        let Some((at, m)) = self.name_before_at(a) else {
+            return (None, None, None);
+        };
+        let mut words: Vec<std::borrow::Cow<'a, str>> = (at.saturating_sub(6)..at)
+            .rev()
+            .map_while(|j| self.word(j))
+            .collect();
+        words.reverse();
+        (self.key(m), role_of(&words), governing(&words))
     }
 
     /// A definition types its subject ("X is an American rock band").
@@ -1260,6 +1594,30 @@ impl<'a> Sentence<'_, 'a> {
         false
     }
 
+    /// "the son of A and his wife B", "… by his mistress B": after a
+    /// parent named by a child role `r`, a partner of that parent (`other`)
+    /// is a parent too, and a spouse the parent's. Whether it read one.
+    fn partner_of_parent(
+        &mut self,
+        r: &lexicon::Role,
+        window: &[std::borrow::Cow<'a, str>],
+        other: &'a str,
+        obj: &'a str,
+        child: &'a str,
+    ) -> bool {
+        if r.pred != Predicate::ParentOf || r.holder_subject {
+            return false;
+        }
+        let Some(noun) = partner_noun(window) else {
+            return false;
+        };
+        if lexicon::role(noun).is_some_and(|p| p.pred == Predicate::SpouseOf) {
+            self.fact(other, Predicate::SpouseOf, obj);
+        }
+        self.fact(obj, Predicate::ParentOf, child);
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn argument(
         &mut self,
@@ -1269,7 +1627,7 @@ impl<'a> Sentence<'_, 'a> {
         window: &[std::borrow::Cow<'a, str>],
         obj: &'a str,
         (m, at): (usize, usize),
-        dobj: &mut Option<&'a str>,
+        (dobj, last_object): (&mut Option<&'a str>, Option<&'a str>),
         (last_prep, last_role): (
             &mut Option<&'static str>,
             &mut Option<&'static lexicon::Role>,
@@ -1295,6 +1653,18 @@ impl<'a> Sentence<'_, 'a> {
                 matches!(w.as_ref(), "of" | "the" | "and" | "or")
                     || lexicon::listed(lexicon::PLACE_NOUNS, w)
             });
+        // "X to the north, Y to the east, and Z": the side is X's.
+        let window = match window {
+            [to, the, side, rest @ ..]
+                if to == "to"
+                    && the == "the"
+                    && lexicon::COMPASS.contains(&side.as_ref())
+                    && last_prep.is_some() =>
+            {
+                rest
+            }
+            w => w,
+        };
         let coordinated = last_prep.is_some()
             && (window.is_empty()
                 || matches!(window, [w] if w == "and" || w == "or")
@@ -1317,12 +1687,37 @@ impl<'a> Sentence<'_, 'a> {
         };
         // A role noun before "of" ("the founder of X") or after a possessive
         // ("his cousin X").
+        let before = *last_role;
+        // "the son of China's leader X": the role is of the name after the
+        // possessive.
+        let possessor = self.toks.get(at + 1) == Some(&Tok::Word("s"));
+        let of_possessed = match window {
+            [s] => s == "s",
+            [s, rest @ ..] => {
+                s == "s"
+                    && rest.iter().all(|w| light(w))
+                    && rest.iter().any(|w| lexicon::role(w).is_some())
+            }
+            [] => false,
+        };
         let role = match role_of(window) {
             Some(r) => Some(r),
-            None if coordinated => *last_role,
+            None if coordinated || of_possessed => *last_role,
             None => None,
         };
         *last_role = role;
+        if possessor && role.is_some() {
+            *last_prep = prep;
+            return;
+        }
+        if role.is_none()
+            && let (Some(r), Some(other)) = (before, last_object)
+            && self.partner_of_parent(r, window, other, obj, subject)
+        {
+            *last_role = before;
+            *last_prep = prep;
+            return;
+        }
         if let Some(r) = role {
             let (holder, owner) = (subject, obj);
             if r.holder_subject {
@@ -1337,6 +1732,12 @@ impl<'a> Sentence<'_, 'a> {
             && let Some(owner) = self.pronoun(pron)
         {
             self.role_fact(r, m, owner);
+        }
+        // "her marriage to X", "Through his marriage to X, he …".
+        if slot == Slot::Thing && noun_before_prep(window, &["to", "with"]) == Some("marriage") {
+            self.fact(subject, Predicate::SpouseOf, obj);
+            *last_prep = prep;
+            return;
         }
         let prep_or_direct = prep.unwrap_or("");
         if prep.is_none() && !direct {
@@ -1443,7 +1844,7 @@ impl<'a> Sentence<'_, 'a> {
                             .iter()
                             .rev()
                             .take_while(|w| w.as_ref() != p)
-                            .all(|w| matches!(w.as_ref(), "the" | "a" | "an")) =>
+                            .all(|w| light(w) && !verbish(w)) =>
                 {
                     self.add(subject, phrase("is", Some(p)), obj);
                     return;
@@ -1590,6 +1991,33 @@ fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Rol
         return None;
     }
     lexicon::role(window.get(..of)?.last()?)
+}
+
+/// The partner noun of "and his wife", "by his second wife", "and her
+/// husband" ending the window (a possessive, at most one word, the noun).
+fn partner_noun<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> {
+    let (join, p, noun) = match window {
+        [.., j, p, _, n] if POSSESSIVES.contains(&p.as_ref()) => (j, p, n),
+        [.., j, p, n] => (j, p, n),
+        _ => return None,
+    };
+    (matches!(join.as_ref(), "and" | "by")
+        && POSSESSIVES.contains(&p.as_ref())
+        && lexicon::is_partner(noun))
+    .then_some(noun.as_ref())
+}
+
+/// The noun right before the last of `preps` in the window when only light
+/// words follow it ("marriage" in "her marriage to the writer").
+fn noun_before_prep<'w>(
+    window: &'w [std::borrow::Cow<'_, str>],
+    preps: &[&str],
+) -> Option<&'w str> {
+    let at = window.iter().rposition(|w| preps.contains(&w.as_ref()))?;
+    if !window.get(at + 1..)?.iter().all(|w| light(w)) {
+        return None;
+    }
+    Some(window.get(at.checked_sub(1)?)?.as_ref())
 }
 
 /// A possessive and a role noun right before a name ("his cousin").
