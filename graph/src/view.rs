@@ -217,6 +217,8 @@ struct EntityAcc {
     real: bool,
     names: FxHashMap<String, u32>,
     kinds: FxHashMap<String, u32>,
+    /// Kinds given by the documents about the entity (see [`ViewBuilder::add_doc`]).
+    own_kinds: FxHashMap<String, u32>,
     aliases: BTreeSet<String>,
     mentions: u64,
 }
@@ -310,6 +312,9 @@ impl ViewBuilder {
     fn kind(&mut self, e: &str, kind: &str) {
         bump(&mut self.acc(e).kinds, kind);
     }
+    fn own_kind(&mut self, e: &str, kind: &str) {
+        bump(&mut self.acc(e).own_kinds, kind);
+    }
     fn alias(&mut self, e: &str, alias: &str) {
         let aliases = &mut self.acc(e).aliases;
         if !aliases.contains(alias) {
@@ -328,7 +333,11 @@ impl ViewBuilder {
         self.quads += crate::rdf::quad_count(d) as u64;
         for e in &d.entities {
             self.name(&e.key, &e.name);
-            self.kind(&e.key, &e.kind);
+            if owns_kind(d, e) {
+                self.own_kind(&e.key, &e.kind);
+            } else {
+                self.kind(&e.key, &e.kind);
+            }
             for a in &e.aliases {
                 self.alias(&e.key, a);
             }
@@ -404,8 +413,13 @@ impl ViewBuilder {
             };
             let key = keys.name(slot).to_string();
             let name = best(&acc.names).unwrap_or_else(|| key.replace('_', " "));
-            // A document that could not tell the type votes for nothing.
-            let mut kinds = acc.kinds;
+            // A document that could not tell the type votes for nothing; the
+            // documents about the entity outvote the others.
+            let mut kinds = if acc.own_kinds.is_empty() {
+                acc.kinds
+            } else {
+                acc.own_kinds
+            };
             if kinds.len() > 1 {
                 kinds.remove("other");
             }
@@ -553,6 +567,19 @@ fn neighbor_order<K: Ord>(a: (bool, f64, K), b: (bool, f64, K)) -> std::cmp::Ord
     b.0.cmp(&a.0)
         .then_with(|| b.1.total_cmp(&a.1))
         .then_with(|| a.2.cmp(&b.2))
+}
+
+/// Whether document `d` settles the kind of its entity `e`: `e` is what the
+/// document is about, under a title with no disambiguation in parentheses
+/// ("Paris", not "Paris (film)": such a title says other things share the
+/// name), and its kind is a place, an organisation, a work or a date. A
+/// document knows its own subject best ("X is a town in …"), where other
+/// documents only name it; a person is left to the vote, since any two
+/// capitalised words look like one.
+fn owns_kind(d: &crate::model::DocGraph, e: &crate::model::EntityDecl) -> bool {
+    d.about.as_deref() == Some(e.key.as_str())
+        && !d.title.trim_end().ends_with(')')
+        && matches!(e.kind.as_str(), "place" | "organization" | "work" | "date")
 }
 
 /// Count one more `s` in `counts`, allocating only for a new one.
