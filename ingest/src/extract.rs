@@ -655,7 +655,7 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             i += 1;
             continue;
         }
-        if is_acronym(w) {
+        if is_acronym(w) && !opens_name_with_acronym(s, ws + w.len(), words.get(i + 1)) {
             out.push(Cand {
                 start: ws,
                 end: ws + w.len(),
@@ -671,7 +671,13 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             i += 1;
             continue;
         }
-        if !is_cap(w) {
+        // "In February 2018": the date after an opening word is read alone.
+        if !is_cap(w)
+            || (lex.stop_starters.has_lower(w)
+                && words
+                    .get(i + 1)
+                    .is_some_and(|(_, n)| month_name(n).is_some()))
+        {
             i += 1;
             continue;
         }
@@ -734,8 +740,14 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 org |= lex.org_words.has_lower(nw);
             } else if words.get(j + 2).is_some()
                 && lex.connectors.has_lower(nw)
-                && (!nw.eq_ignore_ascii_case("for") || lex.org_words.has_lower(pw))
-                && (!nw.eq_ignore_ascii_case("and") || org)
+                && (!nw.eq_ignore_ascii_case("for")
+                    || lex.org_words.has_lower(pw)
+                    || lex.event_words.has_lower(pw))
+                && (!nw.eq_ignore_ascii_case("and")
+                    || (org
+                        && !words
+                            .get(j + 2)
+                            .is_some_and(|(_, t)| t.eq_ignore_ascii_case("the"))))
             {
                 j += 1;
             } else {
@@ -864,13 +876,26 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                     start,
                     end,
                     name: inner,
-                    kind: "work",
+                    kind: if n == 1 && before_surname(s, b + close.len_utf8()) {
+                        SHAPE_PERSON
+                    } else {
+                        "work"
+                    },
                 });
             }
             from = b + close.len_utf8();
         }
     }
     out.sort_by_key(|c| c.start);
+}
+
+/// Whether a capitalised name follows byte `at` of `s` after one space: a
+/// quoted word there is a nickname ("\"Roddy\" Maude-Roxby"), not a title.
+fn before_surname(s: &str, at: usize) -> bool {
+    s.get(at..)
+        .and_then(|r| r.strip_prefix(' '))
+        .and_then(|r| r.split_whitespace().next())
+        .is_some_and(|w| is_cap(w) && !lexicon().stop_starters.has_lower(w) && !is_acronym(w))
 }
 
 /// Where `c` first occurs in `s` (`str::find`), by a vectorized byte search
@@ -1029,6 +1054,20 @@ fn after_place_preposition(s: &str, start: usize) -> bool {
     }
 }
 
+/// Whether an acronym ending at byte `end` of `s` opens a longer name:
+/// the next word, one space on, is capitalised and no word that starts no
+/// name, nor a month ("JDS Architects", "BBC Radio"; not "NBA season", "USA
+/// In …").
+fn opens_name_with_acronym(s: &str, end: usize, next: Option<(usize, &str)>) -> bool {
+    next.is_some_and(|(ns, nw)| {
+        s.get(end..ns) == Some(" ")
+            && is_cap(nw)
+            && !is_acronym(nw)
+            && !lexicon().stop_starters.has_lower(nw)
+            && month_name(nw).is_none()
+    })
+}
+
 /// Whether the acronym `w` at byte `at` of `s` stands in parentheses after
 /// the lower-case words it abbreviates ("least developed countries (LDC)",
 /// "live-action role-playing (LARP)"): a term, not an organisation, whose
@@ -1077,6 +1116,18 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     {
         return "place";
     }
+    if let Some(kind) = head_kind(run) {
+        return kind;
+    }
+    // "before 17 October": a month named alone is a date ("May" and "August"
+    // are names as often).
+    if let [(_, w)] = run
+        && month_name(w).is_some()
+        && w.len() > 3
+        && !matches!(*w, "August")
+    {
+        return "date";
+    }
     if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
         return "organization";
     }
@@ -1115,17 +1166,47 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
         return "place";
     }
     // "Kim Ki-young": a lower-case part after a hyphen is no word of its own.
+    // "Maria von Tasnady": a particle inside is no word of its own.
     let parts = run
         .iter()
-        .filter(|(ws, w)| is_cap(w) || !s.get(..*ws).is_some_and(|b| b.ends_with('-')))
+        .filter(|(ws, w)| {
+            is_cap(w) || !(s.get(..*ws).is_some_and(|b| b.ends_with('-')) || is_particle(w))
+        })
         .count();
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
-    // "The Salt Atlas" is a title, not a person.
+    // "The Salt Atlas" is a title, not a person; nor is a name with an
+    // acronym in it ("BBC Radio").
     let the = run.first().is_some_and(|(_, w)| *w == "The");
-    if (2..=4).contains(&caps) && caps == parts && !the {
+    let acronym = run.iter().any(|(_, w)| is_acronym(w));
+    if (2..=4).contains(&caps) && caps == parts && !the && !acronym {
         return person_shaped_kind(prev, run);
     }
     "other"
+}
+
+/// A lower-case particle of a person's name ("von", "da", "van"): a name
+/// joiner other than "of", "for", "and" and "the".
+fn is_particle(w: &str) -> bool {
+    lexicon().connectors.has_lower(w) && !is_cap(w) && !matches!(w, "of" | "for" | "and" | "the")
+}
+
+/// The kind the head word of a name with a complement gives it: the word
+/// before its first "of" or "for" ("Academy *Award* for Best Director" is
+/// an award, though "Academy" names organisations; "University of
+/// Copenhagen"). None for a name without a complement.
+fn head_kind(run: &[(usize, &str)]) -> Option<&'static str> {
+    let lex = lexicon();
+    let at = run.iter().position(|(_, w)| matches!(*w, "of" | "for"))?;
+    let (_, head) = run.get(at.checked_sub(1)?)?;
+    if lex.event_words.has_lower(head) {
+        Some("other")
+    } else if lex.org_words.has_lower(head) {
+        Some("organization")
+    } else if lex.place_words.has_lower(head) {
+        Some("place")
+    } else {
+        None
+    }
 }
 
 /// Whether a plural last word follows a place word in a name: a team or
@@ -1282,11 +1363,31 @@ fn skip_asides<'a>(rest: &'a str, parens: &mut Vec<&'a str>) -> Option<(&'a str,
                 return None;
             }
             asides += 1;
-            let rest = after.get(aside_end(after)?..)?;
+            let end = aside_end(after)?;
+            push_parens(after.get(..end)?, parens);
+            let rest = after.get(end..)?;
             r = rest.strip_prefix(',').unwrap_or(rest);
         } else {
             return Some((r, lifespan));
         }
+    }
+}
+
+/// Pushes the insides of the outermost parentheses of `s` on `parens`
+/// ("officially the Y (French: Z)": "French: Z").
+fn push_parens<'a>(s: &'a str, parens: &mut Vec<&'a str>) {
+    let mut from = 0;
+    while let Some(open) = s.get(from..).and_then(|r| r.find('(')).map(|p| from + p) {
+        let Some(inner) = s.get(open + 1..) else {
+            return;
+        };
+        let Some(close) = closing_paren(inner) else {
+            return;
+        };
+        if let Some(inside) = inner.get(..close) {
+            parens.push(inside);
+        }
+        from = open + 1 + close + 1;
     }
 }
 
@@ -1477,6 +1578,49 @@ fn is_subject_title(title: &str) -> bool {
         && title.chars().any(char::is_alphabetic)
 }
 
+/// The surname a person's name ends in, for the store to find the person
+/// by ("Mencken" of "H.L. Mencken"): the last of two or more words,
+/// capitalised, alphabetic, three letters or more, no regnal number nor
+/// title; none for a name with a title after a comma.
+fn surname_of(name: &str) -> Option<&str> {
+    if name.contains(", ") {
+        return None;
+    }
+    let mut words = name.split_whitespace();
+    let last = words.next_back()?;
+    words.next_back()?;
+    let ok = is_cap(last)
+        && last.chars().count() >= 3
+        && last.chars().all(|c| c.is_alphabetic() || c == '-')
+        && !is_regnal_number(last)
+        && !lexicon().noble_titles.has_lower(last)
+        && !crate::facts::is_demonym(last);
+    ok.then_some(last)
+}
+
+/// Types a one-word name of no kind as a person when it opens the name of
+/// exactly one person of the document ("Charles" beside "Charles Martel").
+fn type_first_names(ents: &mut BTreeMap<&str, Ent>) {
+    let mut firsts: FxHashMap<&str, usize> = FxHashMap::default();
+    for (k, e) in ents.iter() {
+        if is_person(e.kind)
+            && let Some((first, _)) = k.split_once('_')
+        {
+            *firsts.entry(first).or_default() += 1;
+        }
+    }
+    let named: Vec<String> = ents
+        .iter()
+        .filter(|(k, e)| e.kind == "other" && firsts.get(**k) == Some(&1))
+        .map(|(k, _)| k.to_string())
+        .collect();
+    for k in named {
+        if let Some(e) = ents.get_mut(k.as_str()) {
+            e.kind = SHAPE_PERSON;
+        }
+    }
+}
+
 /// Types each sentence's opening name by the definition after it ("X (born
 /// 1950) is an American actor", [`defined_kind`]): a name of a weak kind,
 /// and the document's subject whatever its kind (its text knows it best);
@@ -1536,7 +1680,7 @@ fn define_subjects<'a>(
 /// The names a parenthesis after a name gives it, one per `;`-part: "also
 /// known as Y", "a.k.a. Y", "or Y", "born Y", "original title: Y",
 /// "German: Y" (a label of up to three words before a colon), each a
-/// capitalised name of up to eight words; not translations ("lit.").
+/// capitalised name of up to ten words; not translations ("lit.").
 fn other_names(inside: &str) -> Vec<&str> {
     const LEADS: &[&str] = &[
         "also known as ",
@@ -1569,7 +1713,7 @@ fn other_names(inside: &str) -> Vec<&str> {
             .unwrap_or("")
             .trim_matches(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '.');
         let words = p.split_whitespace().count();
-        if (1..=8).contains(&words)
+        if (1..=10).contains(&words)
             && p.chars()
                 .next()
                 .is_some_and(|c| c.is_uppercase() && c.is_alphabetic())
@@ -1748,6 +1892,11 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         if let Some(src) = ents.remove(from)
             && let Some(dst) = ents.get_mut(to)
         {
+            // What an acronym abbreviates is no person by its shape ("STC
+            // (Special Training Center)"): the acronym's kind stands.
+            if dst.kind == SHAPE_PERSON && is_acronym(src.name) {
+                dst.kind = src.kind;
+            }
             dst.count += src.count;
             for a in std::iter::once(src.name).chain(src.aliases) {
                 if a != dst.name && !dst.aliases.contains(&a) {
@@ -1837,6 +1986,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             merge.insert(head_key.as_str(), key);
         }
     }
+    type_first_names(&mut ents);
     let other_names = define_subjects(
         doc_text,
         sentences,
@@ -1936,7 +2086,13 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         });
     }
     ex.relations.extend(found.facts);
-    for (key, e) in ents {
+    for (key, mut e) in ents {
+        if is_person(e.kind)
+            && let Some(surname) = surname_of(e.name)
+            && !e.aliases.contains(&surname)
+        {
+            e.aliases.push(surname);
+        }
         ex.entities.push(EntityDecl {
             key: key.to_string(),
             name: e.name.to_string(),
