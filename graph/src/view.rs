@@ -1359,3 +1359,91 @@ mod path_tests {
         assert!(routes(&v, "a", "nobody", 3).is_empty());
     }
 }
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use crate::model::{ChunkSpan, DocGraph, EntityDecl};
+
+    /// Document `n` titled `title`, declaring `tovik` of `kind`, about it or not.
+    fn doc(n: u64, title: &str, kind: &str, about: bool) -> DocGraph {
+        DocGraph {
+            doc: DocId(n),
+            path: format!("/d{n}.txt"),
+            title: title.into(),
+            format: "txt".into(),
+            chunks: vec![ChunkSpan {
+                id: ChunkId(n),
+                start: 0,
+                end: 10,
+            }],
+            entities: vec![EntityDecl {
+                key: "tovik".into(),
+                name: "Tovik".into(),
+                kind: kind.into(),
+                aliases: Vec::new(),
+            }],
+            mentions: Vec::new(),
+            relations: Vec::new(),
+            about: about.then(|| "tovik".to_string()),
+        }
+    }
+
+    /// One document of a case: its title, its kind for `tovik`, whether it
+    /// is about it.
+    type Doc<'a> = (&'a str, &'a str, bool);
+
+    /// A document about an entity, under a title without parentheses,
+    /// settles its kind over the other documents' guesses; a person, an
+    /// untyped subject or a disambiguated title is one vote among the others.
+    #[test]
+    fn the_document_about_an_entity_settles_its_kind() {
+        // (documents as (title, kind, about), settled kind)
+        let cases: &[(&[Doc], &str)] = &[
+            (
+                &[
+                    ("A", "person", false),
+                    ("B", "person", false),
+                    ("Tovik", "place", true),
+                ],
+                "place",
+            ),
+            (
+                &[
+                    ("A", "person", false),
+                    ("B", "person", false),
+                    ("Tovik (film)", "work", true),
+                ],
+                "person",
+            ),
+            (
+                &[
+                    ("A", "place", false),
+                    ("B", "place", false),
+                    ("Tovik", "person", true),
+                ],
+                "place",
+            ),
+            (
+                &[
+                    ("A", "place", false),
+                    ("B", "place", false),
+                    ("Tovik", "other", true),
+                ],
+                "place",
+            ),
+        ];
+        for (docs, want) in cases {
+            let mut b = ViewBuilder::default();
+            for (i, (title, kind, about)) in docs.iter().enumerate() {
+                b.add_doc(&doc(i as u64 + 1, title, kind, *about));
+            }
+            let v = b.build();
+            assert_eq!(
+                v.entity("tovik").map(|e| e.kind).as_deref(),
+                Some(*want),
+                "{docs:?}"
+            );
+        }
+    }
+}
