@@ -894,14 +894,14 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
 
 /// Whether byte `at` of `s` opens the sentence or follows a capitalised
 /// word and a space: where a quoted nickname stands ("Robert \"Bob\" Hale";
-/// not "on the \"Billboard\" Hot 100").
+/// not "on the \"Billboard\" Hot 100", "the US \"Billboard\" Hot 100").
 fn after_first_name(s: &str, at: usize) -> bool {
     let before = s.get(..at).unwrap_or("");
     before.trim().is_empty()
         || before.strip_suffix(' ').is_some_and(|b| {
-            b.split_whitespace()
-                .next_back()
-                .is_some_and(|w| is_cap(w) && !lexicon().stop_starters.has_lower(w))
+            b.split_whitespace().next_back().is_some_and(|w| {
+                is_cap(w) && !is_acronym(w) && !lexicon().stop_starters.has_lower(w)
+            })
         })
 }
 
@@ -2509,6 +2509,12 @@ pub(crate) mod tests {
             (
                 "",
                 "It topped the \"Billboard\" Hot 100.",
+                "Billboard",
+                "work",
+            ),
+            (
+                "",
+                "It reached 9 on the US \"Billboard\" Hot 100.",
                 "Billboard",
                 "work",
             ),
