@@ -217,6 +217,8 @@ struct EntityAcc {
     real: bool,
     names: FxHashMap<String, u32>,
     kinds: FxHashMap<String, u32>,
+    /// Kinds given by the documents about the entity (see [`ViewBuilder::add_doc`]).
+    own_kinds: FxHashMap<String, u32>,
     aliases: BTreeSet<String>,
     mentions: u64,
 }
@@ -310,6 +312,9 @@ impl ViewBuilder {
     fn kind(&mut self, e: &str, kind: &str) {
         bump(&mut self.acc(e).kinds, kind);
     }
+    fn own_kind(&mut self, e: &str, kind: &str) {
+        bump(&mut self.acc(e).own_kinds, kind);
+    }
     fn alias(&mut self, e: &str, alias: &str) {
         let aliases = &mut self.acc(e).aliases;
         if !aliases.contains(alias) {
@@ -328,7 +333,11 @@ impl ViewBuilder {
         self.quads += crate::rdf::quad_count(d) as u64;
         for e in &d.entities {
             self.name(&e.key, &e.name);
-            self.kind(&e.key, &e.kind);
+            if owns_kind(d, e) {
+                self.own_kind(&e.key, &e.kind);
+            } else {
+                self.kind(&e.key, &e.kind);
+            }
             for a in &e.aliases {
                 self.alias(&e.key, a);
             }
@@ -404,8 +413,13 @@ impl ViewBuilder {
             };
             let key = keys.name(slot).to_string();
             let name = best(&acc.names).unwrap_or_else(|| key.replace('_', " "));
-            // A document that could not tell the type votes for nothing.
-            let mut kinds = acc.kinds;
+            // A document that could not tell the type votes for nothing; the
+            // documents about the entity outvote the others.
+            let mut kinds = if acc.own_kinds.is_empty() {
+                acc.kinds
+            } else {
+                acc.own_kinds
+            };
             if kinds.len() > 1 {
                 kinds.remove("other");
             }
@@ -553,6 +567,19 @@ fn neighbor_order<K: Ord>(a: (bool, f64, K), b: (bool, f64, K)) -> std::cmp::Ord
     b.0.cmp(&a.0)
         .then_with(|| b.1.total_cmp(&a.1))
         .then_with(|| a.2.cmp(&b.2))
+}
+
+/// Whether document `d` settles the kind of its entity `e`: `e` is what the
+/// document is about, under a title with no disambiguation in parentheses
+/// ("Paris", not "Paris (film)": such a title says other things share the
+/// name), and its kind is a place, an organisation, a work or a date. A
+/// document knows its own subject best ("X is a town in …"), where other
+/// documents only name it; a person is left to the vote, since any two
+/// capitalised words look like one.
+fn owns_kind(d: &crate::model::DocGraph, e: &crate::model::EntityDecl) -> bool {
+    d.about.as_deref() == Some(e.key.as_str())
+        && !d.title.trim_end().ends_with(')')
+        && matches!(e.kind.as_str(), "place" | "organization" | "work" | "date")
 }
 
 /// Count one more `s` in `counts`, allocating only for a new one.
@@ -1330,5 +1357,93 @@ mod path_tests {
         assert_eq!(routes(&v, "x2", "f1", 4), ["x2-x3-e-f1"]);
         assert_eq!(routes(&v, "a", "a", 3), ["a"]);
         assert!(routes(&v, "a", "nobody", 3).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use crate::model::{ChunkSpan, DocGraph, EntityDecl};
+
+    /// Document `n` titled `title`, declaring `tovik` of `kind`, about it or not.
+    fn doc(n: u64, title: &str, kind: &str, about: bool) -> DocGraph {
+        DocGraph {
+            doc: DocId(n),
+            path: format!("/d{n}.txt"),
+            title: title.into(),
+            format: "txt".into(),
+            chunks: vec![ChunkSpan {
+                id: ChunkId(n),
+                start: 0,
+                end: 10,
+            }],
+            entities: vec![EntityDecl {
+                key: "tovik".into(),
+                name: "Tovik".into(),
+                kind: kind.into(),
+                aliases: Vec::new(),
+            }],
+            mentions: Vec::new(),
+            relations: Vec::new(),
+            about: about.then(|| "tovik".to_string()),
+        }
+    }
+
+    /// One document of a case: its title, its kind for `tovik`, whether it
+    /// is about it.
+    type Doc<'a> = (&'a str, &'a str, bool);
+
+    /// A document about an entity, under a title without parentheses,
+    /// settles its kind over the other documents' guesses; a person, an
+    /// untyped subject or a disambiguated title is one vote among the others.
+    #[test]
+    fn the_document_about_an_entity_settles_its_kind() {
+        // (documents as (title, kind, about), settled kind)
+        let cases: &[(&[Doc], &str)] = &[
+            (
+                &[
+                    ("A", "person", false),
+                    ("B", "person", false),
+                    ("Tovik", "place", true),
+                ],
+                "place",
+            ),
+            (
+                &[
+                    ("A", "person", false),
+                    ("B", "person", false),
+                    ("Tovik (film)", "work", true),
+                ],
+                "person",
+            ),
+            (
+                &[
+                    ("A", "place", false),
+                    ("B", "place", false),
+                    ("Tovik", "person", true),
+                ],
+                "place",
+            ),
+            (
+                &[
+                    ("A", "place", false),
+                    ("B", "place", false),
+                    ("Tovik", "other", true),
+                ],
+                "place",
+            ),
+        ];
+        for (docs, want) in cases {
+            let mut b = ViewBuilder::default();
+            for (i, (title, kind, about)) in docs.iter().enumerate() {
+                b.add_doc(&doc(i as u64 + 1, title, kind, *about));
+            }
+            let v = b.build();
+            assert_eq!(
+                v.entity("tovik").map(|e| e.kind).as_deref(),
+                Some(*want),
+                "{docs:?}"
+            );
+        }
     }
 }

@@ -655,17 +655,29 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             i += 1;
             continue;
         }
-        if is_acronym(w) {
+        if is_acronym(w) && !opens_name_with_acronym(s, ws + w.len(), words.get(i + 1)) {
             out.push(Cand {
                 start: ws,
                 end: ws + w.len(),
                 name: w,
-                kind: "organization",
+                kind: if is_country_abbreviation(w) {
+                    "place"
+                } else if spelled_in_common_words(s, ws, w) {
+                    "other"
+                } else {
+                    "organization"
+                },
             });
             i += 1;
             continue;
         }
-        if !is_cap(w) {
+        // "In February 2018": the date after an opening word is read alone.
+        if !is_cap(w)
+            || (lex.stop_starters.has_lower(w)
+                && words
+                    .get(i + 1)
+                    .is_some_and(|(_, n)| month_name(n).is_some()))
+        {
             i += 1;
             continue;
         }
@@ -731,8 +743,14 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 org |= lex.org_words.has_lower(nw);
             } else if words.get(j + 2).is_some()
                 && lex.connectors.has_lower(nw)
-                && (!nw.eq_ignore_ascii_case("for") || lex.org_words.has_lower(pw))
-                && (!nw.eq_ignore_ascii_case("and") || org)
+                && (!nw.eq_ignore_ascii_case("for")
+                    || lex.org_words.has_lower(pw)
+                    || lex.event_words.has_lower(pw))
+                && (!nw.eq_ignore_ascii_case("and")
+                    || (org
+                        && !words
+                            .get(j + 2)
+                            .is_some_and(|(_, t)| t.eq_ignore_ascii_case("the"))))
             {
                 j += 1;
             } else {
@@ -861,13 +879,42 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                     start,
                     end,
                     name: inner,
-                    kind: "work",
+                    kind: if n == 1
+                        && after_first_name(s, a)
+                        && before_surname(s, b + close.len_utf8())
+                    {
+                        SHAPE_PERSON
+                    } else {
+                        "work"
+                    },
                 });
             }
             from = b + close.len_utf8();
         }
     }
     out.sort_by_key(|c| c.start);
+}
+
+/// Whether byte `at` of `s` opens the sentence or follows a capitalised
+/// word and a space: where a quoted nickname stands ("Robert \"Bob\" Hale";
+/// not "on the \"Billboard\" Hot 100", "the US \"Billboard\" Hot 100").
+fn after_first_name(s: &str, at: usize) -> bool {
+    let before = s.get(..at).unwrap_or("");
+    before.trim().is_empty()
+        || before.strip_suffix(' ').is_some_and(|b| {
+            b.split_whitespace().next_back().is_some_and(|w| {
+                is_cap(w) && !is_acronym(w) && !lexicon().stop_starters.has_lower(w)
+            })
+        })
+}
+
+/// Whether a capitalised name follows byte `at` of `s` after one space: a
+/// quoted word there is a nickname ("\"Roddy\" Maude-Roxby"), not a title.
+fn before_surname(s: &str, at: usize) -> bool {
+    s.get(at..)
+        .and_then(|r| r.strip_prefix(' '))
+        .and_then(|r| r.split_whitespace().next())
+        .is_some_and(|w| is_cap(w) && !lexicon().stop_starters.has_lower(w) && !is_acronym(w))
 }
 
 /// Where `c` first occurs in `s` (`str::find`), by a vectorized byte search
@@ -1026,13 +1073,99 @@ fn after_place_preposition(s: &str, start: usize) -> bool {
     }
 }
 
+/// Whether an acronym ending at byte `end` of `s` opens a longer name:
+/// the next word, one space on, is capitalised and no word that starts no
+/// name, nor a month ("JDS Architects", "BBC Radio"; not "NBA season", "USA
+/// In …").
+fn opens_name_with_acronym(s: &str, end: usize, next: Option<(usize, &str)>) -> bool {
+    next.is_some_and(|(ns, nw)| {
+        s.get(end..ns) == Some(" ")
+            && is_cap(nw)
+            && !is_acronym(nw)
+            && !lexicon().stop_starters.has_lower(nw)
+            && month_name(nw).is_none()
+    })
+}
+
+/// Whether the acronym `w` at byte `at` of `s` stands in parentheses after
+/// the lower-case words it abbreviates ("least developed countries (LDC)",
+/// "live-action role-playing (LARP)"): a term, not an organisation, whose
+/// name is capitalised.
+fn spelled_in_common_words(s: &str, at: usize, w: &str) -> bool {
+    let Some(before) = s.get(..at).and_then(|b| b.trim_end().strip_suffix('(')) else {
+        return false;
+    };
+    let letters: Vec<char> = w
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let words: Vec<&str> = before
+        .split(|c: char| c.is_whitespace() || c == '-')
+        .filter(|x| !x.is_empty())
+        .rev()
+        .take(letters.len())
+        .collect();
+    words.len() == letters.len()
+        && words
+            .iter()
+            .rev()
+            .zip(&letters)
+            .all(|(word, l)| word.starts_with(*l) && !is_cap(word))
+}
+
+/// Countries written by their initials ("US", "U.S.", "UK"), keyed: places,
+/// where any other acronym is taken for an organisation.
+const COUNTRY_ABBREVIATIONS: &[&str] = &["us", "usa", "uk", "uae", "ussr", "prc", "drc"];
+
+/// Whether a one-word name is a country's abbreviation ("U.S", "UK").
+fn is_country_abbreviation(name: &str) -> bool {
+    name.len() <= 8
+        && name
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .all(char::is_uppercase)
+        && COUNTRY_ABBREVIATIONS.contains(&entity_key(name).as_str())
+}
+
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     let lex = lexicon();
+    let prev = s
+        .get(..start)
+        .and_then(|b| b.split_whitespace().next_back())
+        .map_or("", |w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    if let [(_, w)] = run
+        && is_country_abbreviation(w)
+    {
+        return "place";
+    }
+    if let Some(kind) = head_kind(run) {
+        return kind;
+    }
+    // "before 17 October", "in October": a month named alone after a day or
+    // a preposition of time is a date ("May" and "August" are names as
+    // often; "Then June" may be one).
+    if let [(_, w)] = run
+        && month_name(w).is_some()
+        && w.len() > 3
+        && !matches!(*w, "August")
+        && (prev.parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+            || matches!(
+                prev.to_ascii_lowercase().as_str(),
+                "in" | "since" | "until" | "before" | "after" | "during" | "by"
+            ))
+    {
+        return "date";
+    }
     if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
         return "organization";
     }
     if run.iter().any(|(_, w)| lex.place_words.has_lower(w)) {
-        return "place";
+        return if team_named_after_place(run) {
+            "organization"
+        } else {
+            "place"
+        };
     }
     // "Henry VIII", "Lothair II of Lotharingia": a regnal number after a
     // first name.
@@ -1041,14 +1174,11 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     {
         return "person";
     }
-    let prev = s
-        .get(..start)
-        .and_then(|b| b.split_whitespace().next_back())
-        .map_or("", |w| w.trim_matches(|c: char| !c.is_alphanumeric()));
     if lex.person_titles.has_lower(prev)
         || run
             .first()
             .is_some_and(|(_, w)| lex.person_titles.has_lower(w))
+        || named_as_person(s, start)
     {
         return "person";
     }
@@ -1060,13 +1190,124 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     if after_place_preposition(s, start) {
         return "place";
     }
+    // "Kim Ki-young": a lower-case part after a hyphen is no word of its own.
+    // "Maria von Tasnady": a particle inside is no word of its own.
+    let parts = run
+        .iter()
+        .filter(|(ws, w)| {
+            is_cap(w) || !(s.get(..*ws).is_some_and(|b| b.ends_with('-')) || is_particle(w))
+        })
+        .count();
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
-    // "The Salt Atlas" is a title, not a person.
+    // "The Salt Atlas" is a title, not a person; nor is a name with an
+    // acronym in it ("BBC Radio").
     let the = run.first().is_some_and(|(_, w)| *w == "The");
-    if (2..=4).contains(&caps) && caps == run.len() && !the {
-        return SHAPE_PERSON;
+    let acronym = run
+        .iter()
+        .any(|(_, w)| is_acronym(w) && !is_regnal_number(w));
+    if (2..=4).contains(&caps) && caps == parts && !the && !acronym {
+        return person_shaped_kind(prev, run);
     }
     "other"
+}
+
+/// A lower-case particle of a person's name ("von", "da", "van"): a name
+/// joiner other than "of", "for", "and" and "the".
+fn is_particle(w: &str) -> bool {
+    lexicon().connectors.has_lower(w) && !is_cap(w) && !matches!(w, "of" | "for" | "and" | "the")
+}
+
+/// The kind the head word of a name with a complement gives it: the word
+/// before its first "of" or "for" ("Academy *Award* for Best Director" is
+/// an award, though "Academy" names organisations; "University of
+/// Copenhagen"). None for a name without a complement.
+fn head_kind(run: &[(usize, &str)]) -> Option<&'static str> {
+    let lex = lexicon();
+    let at = run.iter().position(|(_, w)| matches!(*w, "of" | "for"))?;
+    let (_, head) = run.get(at.checked_sub(1)?)?;
+    if lex.event_words.has_lower(head) {
+        Some("other")
+    } else if lex.org_words.has_lower(head) {
+        Some("organization")
+    } else if lex.place_words.has_lower(head) {
+        Some("place")
+    } else {
+        None
+    }
+}
+
+/// Whether a plural last word follows a place word in a name: a team or
+/// group named after its place ("Kansas City Chiefs", "Bay City Rollers"),
+/// not a place ("Salt Lake City", "Cayman Islands").
+fn team_named_after_place(run: &[(usize, &str)]) -> bool {
+    let lex = lexicon();
+    let Some(((_, last), head)) = run.split_last() else {
+        return false;
+    };
+    run.len() >= 3
+        && is_cap(last)
+        && looks_plural(last)
+        && !lex.place_words.has_lower(last)
+        && head.iter().any(|(_, w)| lex.place_words.has_lower(w))
+}
+
+/// Whether a capitalised word looks like a plural noun ("Warriors",
+/// "Bills"; not "Thomas", "Ross", "Davis", "Paris" alone: a name of people
+/// or places ends so as often, so callers ask it only where "the" or a
+/// place word stands with it).
+fn looks_plural(w: &str) -> bool {
+    w.chars().count() >= 4
+        && w.ends_with('s')
+        && !w.ends_with("'s")
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && !w.ends_with("is")
+}
+
+/// The kind of a name of two to four capitalised words with nothing in it
+/// that says what it is. People are not named with "the" before them nor
+/// after a nationality or "New": "the Buffalo Bills" (a plural: a team, a
+/// band), "the Northern Star" (unknown), "British Columbia", "American
+/// Football Conference" (unknown), "New Jersey" (a place); anything else
+/// is shaped like a person's name.
+fn person_shaped_kind(prev: &str, run: &[(usize, &str)]) -> &'static str {
+    let (first, last) = match (run.first(), run.last()) {
+        (Some((_, f)), Some((_, l))) => (*f, *l),
+        _ => return SHAPE_PERSON,
+    };
+    if prev.eq_ignore_ascii_case("the") {
+        // "the United States": the plural of a place word is places.
+        let singular = last.strip_suffix('s').unwrap_or(last);
+        return if lexicon().place_words.has_lower(singular) {
+            "place"
+        } else if looks_plural(last) {
+            "organization"
+        } else {
+            "other"
+        };
+    }
+    if first == "New" {
+        return "place";
+    }
+    if crate::facts::is_demonym(first) {
+        return "other";
+    }
+    SHAPE_PERSON
+}
+
+/// Whether a name follows "named" or "called" after a noun of persons ("a
+/// woman named Suzanne", "a character called Hob").
+fn named_as_person(s: &str, start: usize) -> bool {
+    let mut before = s
+        .get(..start)
+        .unwrap_or("")
+        .split_whitespace()
+        .rev()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    matches!(before.next(), Some("named" | "called"))
+        && before
+            .next()
+            .is_some_and(|n| crate::facts::kind_of_noun(n) == Some("person"))
 }
 
 /// The kind of a name that only looks like a person's (two to four
@@ -1082,6 +1323,192 @@ fn is_person(kind: &str) -> bool {
 /// Whether a kind is a guess any evidence overrules.
 fn is_weak_kind(kind: &str) -> bool {
     kind == "other" || kind == SHAPE_PERSON
+}
+
+/// Words between a copula and the noun phrase it types that say nothing of
+/// the kind ("is *also a* band", "was *one of the* first cities").
+const DEFINITION_FILLERS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "also",
+    "now",
+    "currently",
+    "still",
+    "often",
+    "usually",
+    "generally",
+    "mainly",
+    "primarily",
+    "originally",
+    "formerly",
+    "once",
+    "one",
+];
+
+/// Words that end the noun phrase of a definition ("a film *directed* by",
+/// "a town *in*"): the last typing noun before them types the subject.
+const DEFINITION_ENDS: &[&str] = &[
+    "of", "in", "on", "at", "by", "from", "for", "with", "to", "that", "which", "who", "whose",
+    "where", "when", "located", "situated", "known", "starring", "about", "near", "between",
+    "during", "as", "under", "than", "since", "until", "after", "before",
+];
+
+/// How far after a name a definition is looked for (bytes).
+const DEFINITION_REACH: usize = 600;
+
+/// The kind a definition gives the name that `rest` follows: "X (born
+/// 1950) is an American actor", "X, officially Y (…), is a country", "X is
+/// a New Zealand based kit car company". Parentheses and one
+/// comma-bounded aside are passed over; after "is"/"was"/"are"/"were" the
+/// last typing noun of the phrase decides; failing that, a parenthesis
+/// opening with "born" or "died" makes a person.
+fn defined_kind<'a>(rest: &'a str, parens: &mut Vec<&'a str>) -> Option<&'static str> {
+    let (after, lifespan) = skip_asides(rest, parens)?;
+    copula_kind(after).or(lifespan.then_some("person"))
+}
+
+/// The text after the parentheses and at most one comma-bounded aside
+/// that follow a name, and whether a parenthesis among them opened with
+/// a word of birth or death ("( born 1905", "(died 719)"); the insides of
+/// the parentheses passed over are pushed on `parens`.
+fn skip_asides<'a>(rest: &'a str, parens: &mut Vec<&'a str>) -> Option<(&'a str, bool)> {
+    let mut r = rest;
+    let mut lifespan = false;
+    let mut asides = 0;
+    loop {
+        r = r.trim_start();
+        if let Some(inner) = r.strip_prefix('(') {
+            let close = closing_paren(inner)?;
+            let inside = inner.get(..close)?;
+            lifespan |= opens_lifespan(inside);
+            parens.push(inside);
+            r = inner.get(close + 1..)?;
+        } else if let Some(after) = r.strip_prefix(',') {
+            let next = after.trim_start();
+            if next.starts_with('(') || starts_copula(next) {
+                r = after;
+                continue;
+            }
+            if asides == 1 {
+                return None;
+            }
+            asides += 1;
+            let end = aside_end(after)?;
+            push_parens(after.get(..end)?, parens);
+            let rest = after.get(end..)?;
+            r = rest.strip_prefix(',').unwrap_or(rest);
+        } else {
+            return Some((r, lifespan));
+        }
+    }
+}
+
+/// Pushes the insides of the outermost parentheses of `s` on `parens`
+/// ("officially the Y (French: Z)": "French: Z").
+fn push_parens<'a>(s: &'a str, parens: &mut Vec<&'a str>) {
+    let mut from = 0;
+    while let Some(open) = s.get(from..).and_then(|r| r.find('(')).map(|p| from + p) {
+        let Some(inner) = s.get(open + 1..) else {
+            return;
+        };
+        let Some(close) = closing_paren(inner) else {
+            return;
+        };
+        if let Some(inside) = inner.get(..close) {
+            parens.push(inside);
+        }
+        from = open + 1 + close + 1;
+    }
+}
+
+/// The byte of the `)` closing a parenthesis whose inside `inner` starts,
+/// nested ones passed over.
+fn closing_paren(inner: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(i),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The byte of the comma that ends an aside starting `s` (outside
+/// parentheses, before any sentence end).
+fn aside_end(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut prev = ' ';
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return Some(i),
+            ' ' if depth == 0 && prev == '.' => return None,
+            // "X, often abbreviated to Y was a league": no closing comma.
+            ' ' if depth == 0 && starts_copula(s.get(i + 1..).unwrap_or("")) => {
+                return Some(i);
+            }
+            _ => {}
+        }
+        prev = c;
+    }
+    None
+}
+
+/// Whether `s` opens with "is", "was", "are" or "were" as a word.
+fn starts_copula(s: &str) -> bool {
+    s.split_whitespace()
+        .next()
+        .is_some_and(|w| matches!(w, "is" | "was" | "are" | "were"))
+}
+
+/// Whether a parenthesis after a name opens with a word of birth or death.
+fn opens_lifespan(inside: &str) -> bool {
+    let first = inside
+        .trim_start_matches(|c: char| c.is_whitespace() || c == ';' || c == ',')
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    matches!(
+        first.to_lowercase().as_str(),
+        "born" | "died" | "née" | "nee" | "né"
+    )
+}
+
+/// The kind the phrase after a copula gives ("was a British film director"
+/// → person): the last typing noun before a word of [`DEFINITION_ENDS`] or a
+/// punctuation mark, within a dozen words.
+fn copula_kind(r: &str) -> Option<&'static str> {
+    let mut words = r.split_whitespace();
+    if !matches!(words.next()?, "is" | "was" | "are" | "were") {
+        return None;
+    }
+    let mut kind = None;
+    let mut opened = false;
+    let mut after_one = false;
+    for raw in words.take(14) {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let lw = w.to_lowercase();
+        if !opened && (DEFINITION_FILLERS.contains(&lw.as_str()) || (after_one && lw == "of")) {
+            after_one = lw == "one";
+            continue;
+        }
+        opened = true;
+        if DEFINITION_ENDS.contains(&lw.as_str()) || raw.starts_with('(') {
+            break;
+        }
+        if let Some(k) = crate::facts::kind_of_noun(w) {
+            kind = Some(k);
+        }
+        if raw.ends_with([',', ';', ':', '.', ')']) {
+            break;
+        }
+    }
+    kind
 }
 
 fn initials(name: &str) -> String {
@@ -1180,6 +1607,200 @@ fn is_subject_title(title: &str) -> bool {
         && title.chars().count() >= 3
         && !entity_key(title).is_empty()
         && title.chars().any(char::is_alphabetic)
+}
+
+/// The surname a person's name ends in, for the store to find the person
+/// by ("Mencken" of "H.L. Mencken"): the last of two or more words,
+/// capitalised, alphabetic, three letters or more, no regnal number nor
+/// title; none for a name with a title after a comma.
+fn surname_of(name: &str) -> Option<&str> {
+    if name.contains(", ") {
+        return None;
+    }
+    let mut words = name.split_whitespace();
+    let last = words.next_back()?;
+    words.next_back()?;
+    let ok = is_cap(last)
+        && last.chars().count() >= 3
+        && last.chars().all(|c| c.is_alphabetic() || c == '-')
+        && !is_regnal_number(last)
+        && !lexicon().noble_titles.has_lower(last)
+        && !crate::facts::is_demonym(last);
+    ok.then_some(last)
+}
+
+/// Types a one-word name of no kind as a person when it opens the name of
+/// exactly one person of the document ("Charles" beside "Charles Martel").
+fn type_first_names(ents: &mut BTreeMap<&str, Ent>) {
+    let mut firsts: FxHashMap<&str, usize> = FxHashMap::default();
+    for (k, e) in ents.iter() {
+        if is_person(e.kind)
+            && let Some((first, _)) = k.split_once('_')
+        {
+            *firsts.entry(first).or_default() += 1;
+        }
+    }
+    let named: Vec<String> = ents
+        .iter()
+        .filter(|(k, e)| e.kind == "other" && firsts.get(**k) == Some(&1))
+        .map(|(k, _)| k.to_string())
+        .collect();
+    for k in named {
+        if let Some(e) = ents.get_mut(k.as_str()) {
+            e.kind = SHAPE_PERSON;
+        }
+    }
+}
+
+/// Types each sentence's opening name by the definition after it ("X (born
+/// 1950) is an American actor", [`defined_kind`]): a name of a weak kind,
+/// and the document's subject whatever its kind (its text knows it best);
+/// never a date. `found` are the candidates by sentence, `found_keys` their
+/// keys before `merge`.
+/// Returns the other names the parentheses after the document's subject
+/// give it ("X (also known as Y)", "X (German: Y)", [`other_names`]).
+fn define_subjects<'a>(
+    doc_text: &'a str,
+    sentences: &[SentenceRef],
+    found: &[(usize, Cand)],
+    found_keys: &[String],
+    merge: &BTreeMap<&str, &str>,
+    ents: &mut BTreeMap<&str, Ent>,
+    about: Option<&str>,
+) -> Vec<&'a str> {
+    let mut names = Vec::new();
+    let mut parens = Vec::new();
+    let mut last_sentence = None;
+    for ((si, c), key) in found.iter().zip(found_keys) {
+        if last_sentence == Some(*si) {
+            continue;
+        }
+        last_sentence = Some(*si);
+        let Some(sr) = sentences.get(*si) else {
+            continue;
+        };
+        let opens = doc_text
+            .get(sr.start..c.start)
+            .map(str::trim)
+            .is_some_and(|b| b.is_empty() || b.eq_ignore_ascii_case("the"));
+        let key = resolve(merge, key);
+        let Some(e) = ents.get_mut(key) else {
+            continue;
+        };
+        if !opens || e.kind == "date" || !(is_weak_kind(e.kind) || about == Some(key)) {
+            continue;
+        }
+        let mut reach = (c.end + DEFINITION_REACH).min(doc_text.len());
+        while !doc_text.is_char_boundary(reach) {
+            reach -= 1;
+        }
+        parens.clear();
+        if let Some(kind) = doc_text
+            .get(c.end..reach)
+            .and_then(|rest| defined_kind(rest, &mut parens))
+        {
+            e.kind = kind;
+        }
+        if about == Some(key) && names.is_empty() {
+            names.extend(parens.iter().flat_map(|p| other_names(p)));
+        }
+    }
+    names
+}
+
+/// The names a parenthesis after a name gives it, one per `;`-part: "also
+/// known as Y", "a.k.a. Y", "or Y", "born Y", "original title: Y",
+/// "German: Y" (a label of up to three words before a colon), each a
+/// capitalised name of up to ten words; not translations ("lit.").
+fn other_names(inside: &str) -> Vec<&str> {
+    const LEADS: &[&str] = &[
+        "also known as ",
+        "also called ",
+        "a.k.a. ",
+        "aka ",
+        "or ",
+        "born ",
+        "formerly ",
+        "the ",
+    ];
+    let mut out = Vec::new();
+    for part in inside.split(';') {
+        let mut p = part.trim();
+        if p.starts_with("lit") || p.starts_with("transl") {
+            continue;
+        }
+        if let Some((label, rest)) = p.split_once(':')
+            && label.split_whitespace().count() <= 3
+            && !label.contains('"')
+        {
+            p = rest.trim_start();
+        }
+        while let Some(rest) = LEADS.iter().find_map(|l| p.strip_prefix(l)) {
+            p = rest.trim_start();
+        }
+        let p = p
+            .split(',')
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '.');
+        let words = p.split_whitespace().count();
+        if (1..=10).contains(&words)
+            && p.chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() && c.is_alphabetic())
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Makes the `names` the document's subject `about` goes by its aliases,
+/// merging the entities of the same keys into it ("Radbod" of "Redbad (or
+/// Radbod; died 719)").
+fn adopt_other_names<'k, 'a>(
+    about: &str,
+    names: &[&'a str],
+    found_keys: &'k [String],
+    merge: &mut BTreeMap<&'k str, &'k str>,
+    ents: &mut BTreeMap<&'k str, Ent<'a>>,
+) {
+    let Some(about_key) = ents.get_key_value(about).map(|(k, _)| *k) else {
+        return;
+    };
+    for &name in names {
+        let key = entity_key(name);
+        if key.is_empty() || key == about_key {
+            continue;
+        }
+        if let Some(found_key) = found_keys.iter().find(|k| **k == key)
+            && ents
+                .get(found_key.as_str())
+                .is_some_and(|e| e.kind != "date")
+            && let Some(src) = ents.remove(found_key.as_str())
+        {
+            for to in merge.values_mut() {
+                if *to == found_key.as_str() {
+                    *to = about_key;
+                }
+            }
+            merge.insert(found_key.as_str(), about_key);
+            if let Some(dst) = ents.get_mut(about_key) {
+                dst.count += src.count;
+                for a in std::iter::once(src.name).chain(src.aliases) {
+                    if a != dst.name && !dst.aliases.contains(&a) {
+                        dst.aliases.push(a);
+                    }
+                }
+            }
+        }
+        if let Some(dst) = ents.get_mut(about_key)
+            && name != dst.name
+            && !dst.aliases.contains(&name)
+        {
+            dst.aliases.push(name);
+        }
+    }
 }
 
 /// Extract entities, mentions and relations from a document's sentences.
@@ -1302,6 +1923,11 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         if let Some(src) = ents.remove(from)
             && let Some(dst) = ents.get_mut(to)
         {
+            // What an acronym abbreviates is no person by its shape ("STC
+            // (Special Training Center)"): the acronym's kind stands.
+            if dst.kind == SHAPE_PERSON && is_acronym(src.name) {
+                dst.kind = src.kind;
+            }
             dst.count += src.count;
             for a in std::iter::once(src.name).chain(src.aliases) {
                 if a != dst.name && !dst.aliases.contains(&a) {
@@ -1391,6 +2017,19 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             merge.insert(head_key.as_str(), key);
         }
     }
+    type_first_names(&mut ents);
+    let other_names = define_subjects(
+        doc_text,
+        sentences,
+        &found,
+        &found_keys,
+        &merge,
+        &mut ents,
+        ex.about.as_deref(),
+    );
+    if let Some(about) = ex.about.as_deref() {
+        adopt_other_names(about, &other_names, &found_keys, &mut merge, &mut ents);
+    }
     // 4. Mentions, and each linked mention's (sentence, key, start, end) in
     // sentence order.
     let mut linked: Vec<(usize, &str, usize, usize)> = Vec::with_capacity(found.len());
@@ -1478,7 +2117,13 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         });
     }
     ex.relations.extend(found.facts);
-    for (key, e) in ents {
+    for (key, mut e) in ents {
+        if is_person(e.kind)
+            && let Some(surname) = surname_of(e.name)
+            && !e.aliases.contains(&surname)
+        {
+            e.aliases.push(surname);
+        }
         ex.entities.push(EntityDecl {
             key: key.to_string(),
             name: e.name.to_string(),
@@ -1743,6 +2388,232 @@ pub(crate) mod tests {
             ex.relations
         );
         assert!(ex.relations.iter().all(|r| !r.evidence.is_empty()));
+    }
+
+    /// The kind the store would give `name` from one document: its key's
+    /// entity, else the entity that has it as an alias.
+    fn kind_of(ex: &Extraction, name: &str) -> Option<String> {
+        let key = entity_key(name);
+        ex.entities
+            .iter()
+            .find(|e| e.key == key)
+            .or_else(|| {
+                ex.entities
+                    .iter()
+                    .find(|e| e.aliases.iter().any(|a| entity_key(a) == key))
+            })
+            .map(|e| e.kind.clone())
+    }
+
+    /// The type rules on invented sentences: (title, text, name, kind).
+    #[test]
+    fn kinds_from_definitions_shapes_and_neighbours() {
+        let cases: &[(&str, &str, &str, &str)] = &[
+            // The opening name typed by the definition after it, past
+            // parentheses and one aside.
+            (
+                "Marrow Lane",
+                "Marrow Lane (Welsh: Lon Mer) is a 2011 drama film directed by Ivo Brand.",
+                "Marrow Lane",
+                "work",
+            ),
+            (
+                "Tovik",
+                "Tovik ( ; Norse: Tovvik), officially the Free Borough of Tovik (founded \
+                 1201), is a town in Norway.",
+                "Tovik",
+                "place",
+            ),
+            (
+                "Quill Dray",
+                "Quill Dray, sometimes called Quilldray, is a New Zealand based kit car \
+                 company founded in 1984.",
+                "Quill Dray",
+                "organization",
+            ),
+            (
+                "Amber Loom League",
+                "The Amber Loom League, often shortened to the ALL was the first weaving \
+                 league in Wales.",
+                "Amber Loom League",
+                "organization",
+            ),
+            (
+                "Hal Brenner",
+                "Hal Brenner (born 1950) drew maps of the coast.",
+                "Hal Brenner",
+                "person",
+            ),
+            // Other names in the subject's parentheses are its own.
+            (
+                "Ostrel",
+                "Ostrel (or Ostrad; died 744) was the king of Vandor. Ostrad fought on.",
+                "Ostrad",
+                "person",
+            ),
+            (
+                "Marrow Lane",
+                "Marrow Lane (original title: La Ruelle du Moulin) is a 2011 drama film.",
+                "La Ruelle du Moulin",
+                "work",
+            ),
+            // Neither "the", a nationality nor "New" stands before a person.
+            (
+                "",
+                "He played for the Marlow Comets in 1990.",
+                "Marlow Comets",
+                "organization",
+            ),
+            (
+                "",
+                "He wrote for the Redwick Lantern in 1990.",
+                "Redwick Lantern",
+                "other",
+            ),
+            (
+                "",
+                "He moved to the United States in 1990.",
+                "United States",
+                "place",
+            ),
+            ("", "New Harlow grew quickly.", "New Harlow", "place"),
+            (
+                "",
+                "He signed with the Kelso Bay Otters in 1990.",
+                "Kelso Bay Otters",
+                "organization",
+            ),
+            // Persons: particles, hyphen parts, "a woman named", first names.
+            (
+                "",
+                "The film starred Lena von Harte.",
+                "Lena von Harte",
+                "person",
+            ),
+            ("", "The series starred Kim Dae-ho.", "Kim Dae-ho", "person"),
+            (
+                "",
+                "She met a woman named Ilse at the fair.",
+                "Ilse",
+                "person",
+            ),
+            (
+                "",
+                "Anders Holm met Greta. Later Anders left.",
+                "Anders",
+                "person",
+            ),
+            (
+                "",
+                "\"Bram\" Tolliver (born 1930) is an English actor.",
+                "Bram",
+                "person",
+            ),
+            (
+                "",
+                "It topped the \"Billboard\" Hot 100.",
+                "Billboard",
+                "work",
+            ),
+            (
+                "",
+                "It reached 9 on the US \"Billboard\" Hot 100.",
+                "Billboard",
+                "work",
+            ),
+            ("", "H.L. Wendt praised him.", "Wendt", "person"),
+            // Acronyms.
+            ("", "She toured the US and the UK.", "US", "place"),
+            ("", "She toured the US and the UK.", "UK", "place"),
+            (
+                "",
+                "They play live-action role-playing (LARP) games.",
+                "LARP",
+                "other",
+            ),
+            (
+                "",
+                "He founded KDR Architects in Oslo.",
+                "KDR Architects",
+                "organization",
+            ),
+            (
+                "",
+                "He praised Special Training Center (STC) staff.",
+                "Special Training Center",
+                "organization",
+            ),
+            // A name's head word, and where a name ends.
+            (
+                "",
+                "She won the Academy Award for Best Song in 1990.",
+                "Academy Award for Best Song",
+                "other",
+            ),
+            (
+                "",
+                "It was replaced by the Funding Council for Wales and the Scottish Funding \
+                 Council.",
+                "Funding Council for Wales",
+                "organization",
+            ),
+            // Months.
+            (
+                "",
+                "It closed before 5 October, then reopened.",
+                "October",
+                "date",
+            ),
+            (
+                "",
+                "In February 2011, the mill closed.",
+                "February 2011",
+                "date",
+            ),
+        ];
+        for (title, text, name, kind) in cases {
+            let ex = run_titled(text, title);
+            assert_eq!(
+                kind_of(&ex, name).as_deref(),
+                Some(*kind),
+                "{name} in {text:?}: {:?}",
+                ex.entities
+            );
+        }
+    }
+
+    /// What stands between a name and its definition.
+    #[test]
+    fn definitions_are_read_past_asides() {
+        // (text after the name, kind, other names)
+        let cases: &[(&str, Option<&str>, &[&str])] = &[
+            (" is a village in Wales.", Some("place"), &[]),
+            (
+                " (a.k.a. Grey Fen; born 1901) was an English poet.",
+                Some("person"),
+                &["Grey Fen"],
+            ),
+            (" (died 719) ruled the coast.", Some("person"), &[]),
+            (
+                " (German: Die Stille Kammer; lit. The Still Room) is a 1939 film.",
+                Some("work"),
+                &["Die Stille Kammer"],
+            ),
+            (", who sang, and then left. It is a band.", None, &[]),
+            (" ran a mill.", None, &[]),
+            (" (unclosed is a film.", None, &[]),
+            (
+                " is one of the largest cities of Chile.",
+                Some("place"),
+                &[],
+            ),
+        ];
+        for (rest, kind, names) in cases {
+            let mut parens = Vec::new();
+            assert_eq!(defined_kind(rest, &mut parens), *kind, "{rest:?}");
+            let got: Vec<&str> = parens.iter().flat_map(|p| other_names(p)).collect();
+            assert_eq!(&got, names, "{rest:?}");
+        }
     }
 
     #[test]

@@ -2033,7 +2033,7 @@ fn possessed_role<'w>(
     }
 }
 
-pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun};
+pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun, kind_of_noun};
 
 #[cfg(test)]
 mod tests;

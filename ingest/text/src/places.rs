@@ -69,6 +69,7 @@ pub const PLACE_WORDS: &[&str] = &[
     "marsh",
     "estuary",
     "lagoon",
+    "hotel",
 ];
 
 /// The nouns a question asks for a country by ("In which *country* …").
