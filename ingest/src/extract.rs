@@ -942,6 +942,7 @@ const EVENT_WORDS: &[&str] = &[
     "award",
     "awards",
     "prize",
+    "medal",
     "election",
     "act",
     "treaty",
@@ -1612,7 +1613,9 @@ fn is_subject_title(title: &str) -> bool {
 /// The surname a person's name ends in, for the store to find the person
 /// by ("Mencken" of "H.L. Mencken"): the last of two or more words,
 /// capitalised, alphabetic, three letters or more, no regnal number nor
-/// title; none for a name with a title after a comma.
+/// title, no noun that types a thing ("Books" of "Northlight Books", a
+/// publisher a document guessed a person) nor an event word ("Medal");
+/// none for a name with a title after a comma.
 fn surname_of(name: &str) -> Option<&str> {
     if name.contains(", ") {
         return None;
@@ -1625,6 +1628,8 @@ fn surname_of(name: &str) -> Option<&str> {
         && last.chars().all(|c| c.is_alphabetic() || c == '-')
         && !is_regnal_number(last)
         && !lexicon().noble_titles.has_lower(last)
+        && !lexicon().event_words.has_lower(last)
+        && !crate::facts::is_typing_noun(last)
         && !crate::facts::is_demonym(last);
     ok.then_some(last)
 }
@@ -2579,6 +2584,30 @@ pub(crate) mod tests {
                 "{name} in {text:?}: {:?}",
                 ex.entities
             );
+        }
+    }
+
+    /// The surname alias a person-shaped name gets, and the names that get
+    /// none: a noun that types a thing or an event word is no surname, so a
+    /// publisher or a medal a document guessed a person does not take every
+    /// "Books" or "Medal" of the store.
+    #[test]
+    fn surnames_are_no_typing_nouns() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("Ingrid Varholm", Some("Varholm")),
+            ("H.L. Mencken", Some("Mencken")),
+            ("Jean-Luc Perrault", Some("Perrault")),
+            ("Brandt", None),
+            ("Carl XVI", None),
+            ("Hollow Tide Books", None),
+            ("Fenwick Press", None),
+            ("Saltmere Medal", None),
+            ("Ostby Prize", None),
+            ("Rinn Shipyard", None),
+            ("Alder, Lord Brook", None),
+        ];
+        for (name, surname) in cases {
+            assert_eq!(surname_of(name), *surname, "{name}");
         }
     }
 

@@ -22,10 +22,11 @@ use serde_json::{Value, json};
 /// type rules fails here; raise it when they improve.
 const FLOOR: f64 = 0.84;
 
-/// Held-out accuracy measured last, less 3 points (see [`FLOOR`]): 0.659
-/// on 255 mentions at main 55a682a, the day the sample was labelled, with
-/// the rules the development sample had shaped (0.742 there).
-const HELD_OUT_FLOOR: f64 = 0.63;
+/// Held-out accuracy measured last, less 3 points (see [`FLOOR`]): 0.714
+/// on 255 mentions at main after the merge of the type rules (0.659 before
+/// them, when the sample was labelled; the development sample went 0.742 →
+/// 0.883 over the same rules).
+const HELD_OUT_FLOOR: f64 = 0.68;
 
 /// The gold types, in the table's order.
 const TYPES: [&str; 7] = [
