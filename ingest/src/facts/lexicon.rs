@@ -2,6 +2,9 @@
 //! nouns, the nouns that type a thing ("a 1987 *film*"), and demonyms.
 //! Every table is lower case; a unit test checks it.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use rlmkg_graph::Predicate;
 
 /// What kind of entity an argument slot takes.
@@ -1033,7 +1036,25 @@ pub(crate) fn is_typing_noun(word: &str) -> bool {
 
 /// The cue a word is a form of.
 pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
-    CUES.iter().find(|c| c.forms.contains(&word))
+    static BY_FORM: OnceLock<HashMap<&'static str, &'static Cue>> = OnceLock::new();
+    BY_FORM
+        .get_or_init(|| first_by(CUES.iter().map(|c| (c, c.forms))))
+        .get(word)
+        .copied()
+}
+
+/// Each word of the items' word lists, keyed to the first item (in list
+/// order) that has it: a lookup that answers as a scan in that order would.
+fn first_by<T: 'static>(
+    items: impl Iterator<Item = (&'static T, &'static [&'static str])>,
+) -> HashMap<&'static str, &'static T> {
+    let mut map = HashMap::new();
+    for (item, words) in items {
+        for w in words {
+            map.entry(*w).or_insert(item);
+        }
+    }
+    map
 }
 
 /// The role a noun names.
@@ -1048,12 +1069,26 @@ pub(crate) fn is_partner(noun: &str) -> bool {
 
 /// The role a noun names; a plural of kin too ("brothers", "sons").
 pub(crate) fn role(noun: &str) -> Option<&'static Role> {
-    ROLES.iter().find(|r| r.nouns.contains(&noun)).or_else(|| {
-        let one = noun.strip_suffix('s')?;
-        ROLES
-            .iter()
-            .find(|r| r.pred.kinship() && r.nouns.contains(&one))
-    })
+    static BY_NOUN: OnceLock<HashMap<&'static str, &'static Role>> = OnceLock::new();
+    static KIN_BY_NOUN: OnceLock<HashMap<&'static str, &'static Role>> = OnceLock::new();
+    BY_NOUN
+        .get_or_init(|| first_by(ROLES.iter().map(|r| (r, r.nouns))))
+        .get(noun)
+        .copied()
+        .or_else(|| {
+            let one = noun.strip_suffix('s')?;
+            KIN_BY_NOUN
+                .get_or_init(|| {
+                    first_by(
+                        ROLES
+                            .iter()
+                            .filter(|r| r.pred.kinship())
+                            .map(|r| (r, r.nouns)),
+                    )
+                })
+                .get(one)
+                .copied()
+        })
 }
 
 #[cfg(test)]

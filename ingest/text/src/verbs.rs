@@ -1,7 +1,7 @@
 //! Irregular English verbs: the one table of their past tense and past
 //! participle forms, and the forms that are also words of another sense.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// English irregular verbs: (base, past tense forms, past participle forms),
@@ -143,17 +143,28 @@ pub fn irregular_base(form: &str) -> Option<&'static str> {
 /// Whether `word` (lower case) is the past tense of an irregular verb
 /// ("won", "found").
 pub fn is_irregular_past(word: &str) -> bool {
-    IRREGULAR_VERBS
-        .iter()
-        .any(|(_, past, _)| past.contains(&word))
+    static PAST: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    PAST.get_or_init(|| {
+        IRREGULAR_VERBS
+            .iter()
+            .flat_map(|(_, past, _)| past.iter().copied())
+            .collect()
+    })
+    .contains(word)
 }
 
 /// Whether `word` (lower case) is the past participle of an irregular verb
 /// ("born", "written", "found").
 pub fn is_irregular_participle(word: &str) -> bool {
-    IRREGULAR_VERBS
-        .iter()
-        .any(|(_, _, participle)| participle.contains(&word))
+    static PARTICIPLES: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    PARTICIPLES
+        .get_or_init(|| {
+            IRREGULAR_VERBS
+                .iter()
+                .flat_map(|(_, _, participle)| participle.iter().copied())
+                .collect()
+        })
+        .contains(word)
 }
 
 #[cfg(test)]
