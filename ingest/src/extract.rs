@@ -1045,16 +1045,21 @@ fn is_regnal_number(w: &str) -> bool {
     w.len() >= 2 && w.len() <= 5 && w.bytes().all(|b| matches!(b, b'I' | b'V' | b'X'))
 }
 
+/// The words of `s` before byte `start`, nearest first, without their
+/// punctuation (none when `start` is not a char boundary).
+fn words_before(s: &str, start: usize) -> impl Iterator<Item = &str> {
+    s.get(..start)
+        .unwrap_or("")
+        .split_whitespace()
+        .rev()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+}
+
 /// Whether the word before byte `start` of `s` is a place preposition ("in
 /// Paris"), or "the" or a side ("northern") after one ("in the United
 /// States": not "to the", "from the", which names of groups follow as often).
 fn after_place_preposition(s: &str, start: usize) -> bool {
-    let mut before = s
-        .get(..start)
-        .unwrap_or("")
-        .split_whitespace()
-        .rev()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    let mut before = words_before(s, start);
     // "in the United States", "in southeastern New Hampshire".
     let article_or_side = |w: &str| {
         let lw = w.to_ascii_lowercase();
@@ -1131,10 +1136,7 @@ fn is_country_abbreviation(name: &str) -> bool {
 
 fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     let lex = lexicon();
-    let prev = s
-        .get(..start)
-        .and_then(|b| b.split_whitespace().next_back())
-        .map_or("", |w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    let prev = words_before(s, start).next().unwrap_or("");
     if let [(_, w)] = run
         && is_country_abbreviation(w)
     {
@@ -1299,12 +1301,7 @@ fn person_shaped_kind(prev: &str, run: &[(usize, &str)]) -> &'static str {
 /// Whether a name follows "named" or "called" after a noun of persons ("a
 /// woman named Suzanne", "a character called Hob").
 fn named_as_person(s: &str, start: usize) -> bool {
-    let mut before = s
-        .get(..start)
-        .unwrap_or("")
-        .split_whitespace()
-        .rev()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    let mut before = words_before(s, start);
     matches!(before.next(), Some("named" | "called"))
         && before
             .next()
