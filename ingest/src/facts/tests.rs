@@ -737,8 +737,8 @@ fn kinds_from_context() {
         ),
         ("He lived in the U.S. He was born in 1950.", "us", "place"),
         (
-            "It has two groups: Marsh Dynamics, Coastal Archives.",
-            "coastal_archives",
+            "It has two groups: Marsh Dynamics, Coastal Vantage.",
+            "coastal_vantage",
             "person",
         ),
         (
