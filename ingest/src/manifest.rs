@@ -25,8 +25,10 @@ use crate::error::StoreError;
 /// 11 reads a passive outside the verb cues as a fact, issue 44;
 /// 12 keeps a vector per entity name beside them, `vectors/p<n>.ent`;
 /// 13 reads more facts: partners of parents, kin appositions, a document's
-/// opening name as its title's entity, hyphenated names whole, issue 43).
-pub const FORMAT_VERSION: u32 = 13;
+/// opening name as its title's entity, hyphenated names whole, issue 43;
+/// 14 reads places within places, compass sides, roles after "as", cast
+/// parentheses and siblings, issue 43).
+pub const FORMAT_VERSION: u32 = 14;
 
 /// Identity of the approximation, as recorded in a store's settings.
 pub const APPROX_IDENTITY: &str = "approx: bytes/4";

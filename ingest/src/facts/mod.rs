@@ -231,6 +231,9 @@ pub(crate) fn facts<'a>(
             out: &mut out,
             ev,
             possessed: None,
+            object_owners: Vec::new(),
+            chain: Vec::new(),
+            outside: false,
         };
         reader.read();
         topic.named.extend(ms.iter().copied());
@@ -248,9 +251,6 @@ fn opening_alias<'a>(
     sentences: &[SentenceRef],
     mentions: &[(usize, Mention<'a>)],
 ) -> Option<&'a str> {
-    if mentions.iter().any(|(_, m)| m.key == about) {
-        return None;
-    }
     let &(si, first) = mentions.first()?;
     let opens = sentences.get(si)?.start;
     if si != 0 || first.start > opens + 2 || first.key == about {
@@ -258,6 +258,17 @@ fn opening_alias<'a>(
     }
     let (t, o): (Vec<&str>, Vec<&str>) =
         (about.split('_').collect(), first.key.split('_').collect());
+    // "Professor Ivo Brand" under "Ivo Brand": the title's name after
+    // honorifics, though the text names the title's too.
+    let titled = o
+        .get(..o.len().saturating_sub(t.len()))
+        .is_some_and(|h| !h.is_empty() && h.iter().all(|w| HONORIFICS.contains(w)));
+    if titled && o.ends_with(&t) {
+        return Some(first.key);
+    }
+    if mentions.iter().any(|(_, m)| m.key == about) {
+        return None;
+    }
     // Each word of `a` in `b` (a one-letter word as an initial of one).
     let within = |a: &[&str], b: &[&str]| {
         a.iter().all(|w| {
@@ -274,6 +285,55 @@ fn opening_alias<'a>(
     let shorter = t.first() == o.first() && within(&o, &t) && !edition;
     (within(&t, &o) || shorter).then_some(first.key)
 }
+
+/// Words of a title or an office before a person's name ("Professor",
+/// "Infante"), as they are written in keys.
+const HONORIFICS: &[&str] = &[
+    "professor",
+    "prof",
+    "doctor",
+    "dr",
+    "sir",
+    "dame",
+    "lord",
+    "lady",
+    "saint",
+    "st",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "infante",
+    "infanta",
+    "duke",
+    "duchess",
+    "count",
+    "countess",
+    "emperor",
+    "empress",
+    "pope",
+    "president",
+    "general",
+    "captain",
+    "colonel",
+    "admiral",
+    "reverend",
+    "rev",
+    "mr",
+    "mrs",
+    "ms",
+    "judge",
+    "senator",
+    "governor",
+    "archduke",
+    "archduchess",
+    "grand",
+    "sultan",
+    "emir",
+    "caliph",
+    "imam",
+    "sheikh",
+];
 
 /// Single-word keys that are the surname of two or more persons, with them.
 fn surname_owners<'a>(kinds: &FxHashMap<&'a str, &'a str>) -> FxHashMap<&'a str, Vec<&'a str>> {
@@ -394,6 +454,14 @@ fn verbish(w: &str) -> bool {
         || is_irregular_past(lw)
 }
 
+/// An adverb in "-ly" ("roughly", "formerly"; not "family", "Italy").
+fn is_adverb(w: &str) -> bool {
+    w.len() > 5
+        && w.ends_with("ly")
+        && w.chars().all(|c| c.is_ascii_lowercase())
+        && !matches!(w, "family" | "assembly" | "supply" | "butterfly")
+}
+
 /// A verb that opens a clause with no subject ("Born in Vik, …"): a verb
 /// other than "be" and "have".
 fn is_participle(w: &str) -> bool {
@@ -411,6 +479,18 @@ fn light(w: &str) -> bool {
 
 const POSSESSIVES: &[&str] = &["his", "her", "its", "their"];
 
+/// Whether word `w` (lower case) may stand between a preposition and its
+/// object as a modifier ("of the painters X"): a content word with no digit,
+/// or a determiner right after the preposition (a later one opens another
+/// noun phrase: "In the summer the band X").
+fn modifies(w: &str, right_after_prep: bool) -> bool {
+    let determiner = matches!(w, "the" | "a" | "an") || POSSESSIVES.contains(&w);
+    if determiner {
+        return right_after_prep;
+    }
+    !is_stopword(w) && !w.chars().any(|c| c.is_ascii_digit())
+}
+
 /// How many tokens back a clause looks for the name it is attached to.
 const REACH: usize = 48;
 
@@ -423,6 +503,16 @@ struct Sentence<'s, 'a> {
     /// The head noun of the clause's possessed subject ("Its *music* was
     /// composed by X"): its facts are `other: music composed by`.
     possessed: Option<&'a str>,
+    /// The tokens of owners whose role after "as" is a verb's object's
+    /// ("elected X as president of *Y*"): no role of the subject's.
+    object_owners: Vec<usize>,
+    /// The places named in a run after a locative or a compass point's
+    /// "of" in the clause ("near *Vik*, Vestmark"): a place after them and a
+    /// comma holds them. At most [`CHAIN`], the last last.
+    chain: Vec<&'a str>,
+    /// Whether the run opened with a compass point ("north of X, Y"): the
+    /// subject lies outside it.
+    outside: bool,
 }
 
 impl<'a> Sentence<'_, 'a> {
@@ -477,6 +567,7 @@ impl<'a> Sentence<'_, 'a> {
                 Some(Tok::Punct(','))
                     if self.ends_name(i)
                         && i > start + 1
+                        && !self.opening_cut(start, i)
                         && !(start == 0 && self.word(start).is_some_and(|w| is_participle(&w)))
                         // (not a date and a name: "died in December 2011,
                         // Kim Jong Un stepped up").
@@ -537,6 +628,16 @@ impl<'a> Sentence<'_, 'a> {
         }
         out.push((start, self.toks.len(), opens));
         out
+    }
+
+    /// Whether the comma at token `i` ends a clause opening with a
+    /// preposition before a name and a verb ("At X, Holt earned …"; not "In
+    /// Morton County, North Dakota, the town …").
+    fn opening_cut(&self, start: usize, i: usize) -> bool {
+        let opens = self
+            .word(start)
+            .is_some_and(|w| OPENING_PREPS.contains(&w.as_ref()));
+        opens && matches!(self.toks.get(i + 1), Some(Tok::Ment(_))) && self.next_is_verb(i + 2)
     }
 
     /// Whether the comma at token `i` opens a partner ("…, by his wife")
@@ -749,29 +850,8 @@ impl<'a> Sentence<'_, 'a> {
             return sentence.filter(|_| kin);
         };
         let before = self.key(m)?;
-        let located = at
-            .checked_sub(1)
-            .and_then(|p| self.word(p))
-            .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
-        if kin && located && kind(before) == "place" {
-            return sentence.filter(|s| kind(s) != "place");
-        }
-        let opener = self.word(a.wrapping_sub(1));
-        if matches!(opener.as_deref(), Some("who" | "whom"))
-            && matches!(kind(before), "organization" | "place" | "work")
-        {
-            return sentence.filter(|s| kind(s) == "person");
-        }
-        let agent = at
-            .checked_sub(1)
-            .and_then(|p| self.word(p))
-            .is_some_and(|w| w == "by");
-        let participle = self.word(a).filter(|w| is_participle(w));
-        if agent && participle.is_some() {
-            return sentence.or(Some(before));
-        }
-        // "a courthouse in Jacksonville, Oregon, United States, built in
-        // 1883": a participle after a place list is about the subject.
+        // "born at Vik, Norland, son of X": the list of places the name
+        // ends, and whether a locative opens it.
         let mut j = at;
         while j > 0
             && at - j < REACH
@@ -783,6 +863,30 @@ impl<'a> Sentence<'_, 'a> {
             .checked_sub(1)
             .and_then(|p| self.word(p))
             .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
+        if kin && located && kind(before) != "person" {
+            return sentence.filter(|s| kind(s) != "place");
+        }
+        let participle = self.word(a).filter(|w| is_participle(w));
+        // "was a United States legal scholar, born at …": a name modifying
+        // the copula's noun is not what the apposition is about.
+        if (kin || participle.is_some()) && self.modifier_of_complement(at, a) {
+            return sentence;
+        }
+        let opener = self.word(a.wrapping_sub(1));
+        if matches!(opener.as_deref(), Some("who" | "whom"))
+            && matches!(kind(before), "organization" | "place" | "work")
+        {
+            return sentence.filter(|s| kind(s) == "person");
+        }
+        let agent = at
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| w == "by");
+        if agent && participle.is_some() {
+            return sentence.or(Some(before));
+        }
+        // "a courthouse in Jacksonville, Oregon, United States, built in
+        // 1883": a participle after a place list is about the subject.
         if located && participle.is_some() && sentence.is_some_and(|s| s != before) {
             return sentence;
         }
@@ -800,6 +904,75 @@ impl<'a> Sentence<'_, 'a> {
             return sentence.filter(|s| kind(s) != "person");
         }
         Some(before)
+    }
+
+    /// Whether the name at token `at` follows another name and a comma, and
+    /// no "and" or "or" ends the run of names it is in ("Vik, Vestmark,
+    /// Norland", not "Oslo, Bergen and Alta": a list).
+    fn place_after_place(&self, at: usize) -> bool {
+        let after_name = at >= 2
+            && self.toks.get(at - 1) == Some(&Tok::Punct(','))
+            && matches!(self.toks.get(at - 2), Some(Tok::Ment(m)) if !self.is_date(*m));
+        if !after_name {
+            return false;
+        }
+        let mut comma = false;
+        for t in self.toks.iter().skip(at + 1).take(REACH) {
+            match t {
+                Tok::Ment(_) => comma = false,
+                Tok::Punct(',') => comma = true,
+                // ("Vik, Holt Park, the Lind Museum": a list.)
+                Tok::Word(w) => {
+                    let w = lower(w);
+                    let article = comma && matches!(w.as_ref(), "the" | "a" | "an");
+                    return !(article || matches!(w.as_ref(), "and" | "or"));
+                }
+                Tok::Punct(_) => return true,
+            }
+        }
+        true
+    }
+
+    /// Whether the name at token `at` modifies a noun after it ("the *CBS*
+    /// soap opera").
+    fn modifies_noun(&self, at: usize) -> bool {
+        self.word(at + 1).is_some_and(|w| {
+            light(&w)
+                && !is_stopword(&w)
+                && !verbish(&w)
+                && !lexicon::PREPOSITIONS.contains(&w.as_ref())
+        })
+    }
+
+    /// Whether entity `key` may be a place (its kind is a place or unknown).
+    fn placeish(&self, key: &str) -> bool {
+        matches!(self.topic.kind(key), "place" | "other")
+    }
+
+    /// Whether the name at token `at` modifies the noun of a copula's
+    /// complement that runs to the comma before `a` ("was a *United States*
+    /// legal scholar, born …"): "be", "a" or "an", the name, then words only.
+    fn modifier_of_complement(&self, at: usize, a: usize) -> bool {
+        // Past a date ("was a 1965 Norland drama film").
+        let mut n = at;
+        while n > 0 && matches!(self.toks.get(n - 1), Some(Tok::Ment(d)) if self.is_date(*d)) {
+            n -= 1;
+        }
+        let article = n
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| matches!(w.as_ref(), "a" | "an"));
+        let be = n
+            .checked_sub(2)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| lexicon::BE.contains(&w.as_ref()));
+        let words = a > at + 2
+            && self
+                .toks
+                .get(at + 1..a - 1)
+                .is_some_and(|noun| noun.iter().all(|t| matches!(t, Tok::Word(_))))
+            && self.toks.get(a - 1) == Some(&Tok::Punct(','));
+        article && be && words
     }
 
     /// The name right before token `i` (not a date, not inside a closed
@@ -839,6 +1012,11 @@ impl<'a> Sentence<'_, 'a> {
     /// ("the eldest son of", "A younger son of", "Founder of"): an optional
     /// article, at most three modifiers, a role noun and "of".
     fn role_phrase(&self, a: usize) -> Option<&'static lexicon::Role> {
+        self.role_phrase_at(a).map(|(r, _)| r)
+    }
+
+    /// [`Self::role_phrase`] with the token of its "of".
+    fn role_phrase_at(&self, a: usize) -> Option<(&'static lexicon::Role, usize)> {
         let mut j = a;
         if self
             .word(j)
@@ -849,7 +1027,10 @@ impl<'a> Sentence<'_, 'a> {
         for k in j..j + 4 {
             let w = self.word(k)?;
             if let Some(r) = lexicon::role(&w) {
-                return self.word(k + 1).is_some_and(|o| o == "of").then_some(r);
+                return self
+                    .word(k + 1)
+                    .is_some_and(|o| o == "of")
+                    .then_some((r, k + 1));
             }
             if verbish(&w)
                 || lexicon::PREPOSITIONS.contains(&w.as_ref())
@@ -869,6 +1050,13 @@ impl<'a> Sentence<'_, 'a> {
             return None;
         }
         let mut after_prep = false;
+        // The clause's preposition is not its opener ("of" in "the father of
+        // the painters X", not "In early life X …"): its object runs on past
+        // modifiers.
+        let mut inner_prep = false;
+        // The last name was a preposition's object: "and" or a comma lists
+        // another ("of X, Y and Z").
+        let mut listed = false;
         let mut i = a;
         while i < b && i < a + 10 {
             match self.toks.get(i) {
@@ -876,6 +1064,7 @@ impl<'a> Sentence<'_, 'a> {
                     if !after_prep && !self.is_date(*m) {
                         return Some((Written::Name(*m), i + 1));
                     }
+                    listed = after_prep;
                     after_prep = false;
                 }
                 Some(Tok::Word(w)) => {
@@ -914,8 +1103,24 @@ impl<'a> Sentence<'_, 'a> {
                     if verbish(lw) {
                         return None;
                     }
-                    after_prep = lexicon::PREPOSITIONS.contains(&lw);
+                    if matches!(lw, "and" | "or") && listed {
+                        after_prep = true;
+                        listed = false;
+                        i += 1;
+                        continue;
+                    }
+                    listed = false;
+                    let prep = lexicon::PREPOSITIONS.contains(&lw);
+                    let right_after_prep = self
+                        .word(i.wrapping_sub(1))
+                        .is_some_and(|p| lexicon::PREPOSITIONS.contains(&p.as_ref()));
+                    let runs_on = inner_prep && after_prep && modifies(lw, right_after_prep);
+                    if prep {
+                        inner_prep = i > a;
+                    }
+                    after_prep = prep || runs_on;
                 }
+                Some(Tok::Punct(',')) if listed => after_prep = true,
                 _ => {}
             }
             i += 1;
@@ -1141,12 +1346,15 @@ impl<'a> Sentence<'_, 'a> {
     }
 
     fn read(&mut self) {
+        self.object_owners = self.object_roles();
         let clauses = self.clauses();
         let mut sentence_subject: Option<&'a str> = self.cut_opening();
         let mut subjects: Vec<Option<&'a str>> = Vec::with_capacity(clauses.len());
         // Clauses with no subject before the sentence's own (a leading
         // participle: "Born in Vik, he …") take it once it is known.
         let mut pending: Vec<usize> = Vec::new();
+        // A preposition and the name it governs opening the sentence.
+        let mut opening: Option<(&'static str, usize)> = None;
         for (ci, &(a, b, opens)) in clauses.iter().enumerate() {
             let (subject, from) = match opens {
                 Opens::Attached => (self.attached_to(a, sentence_subject), a),
@@ -1179,6 +1387,19 @@ impl<'a> Sentence<'_, 'a> {
                         // A heading names no subject: it says nothing of it.
                         if matches!(w, Written::Name(_)) && !self.has_verb(from, b) {
                             self.topic.subjects.pop();
+                            // "At the University of X, Holt earned …": the
+                            // name is the next clause's verb's.
+                            if ci == 0
+                                && let Written::Name(m) = w
+                                && let Some(p) = self.opening_prep(a, from - 1, b)
+                            {
+                                opening = Some((p, m));
+                                subjects.push(None);
+                                continue;
+                            }
+                        }
+                        if let (1, Some((p, m)), Some(s)) = (ci, opening, s) {
+                            self.opening_argument(s, from, b, p, m);
                         }
                         if sentence_subject.is_none() {
                             sentence_subject = s;
@@ -1200,6 +1421,7 @@ impl<'a> Sentence<'_, 'a> {
                 && self.toks.get(a - 1) == Some(&Tok::Punct('('))
             {
                 self.life_span(s, a, b);
+                self.cast(a, b);
             }
             if let Some(s) = subject {
                 let participle = (opens == Opens::Attached).then_some(a);
@@ -1222,6 +1444,143 @@ impl<'a> Sentence<'_, 'a> {
                 .and_then(|ci| subjects.get(ci).copied().flatten())
                 .or_else(|| self.attached_to(p + 1, sentence_subject))
         });
+    }
+
+    /// The preposition opening a clause `a..b` that holds no verb and ends
+    /// at a comma, when the name at token `n` is its object past light words
+    /// only ("At the University of X,", "With partner X,").
+    fn opening_prep(&self, a: usize, n: usize, b: usize) -> Option<&'static str> {
+        let p = OPENING_PREPS
+            .iter()
+            .copied()
+            .find(|p| self.word(a).as_deref() == Some(*p))?;
+        let light_only = (a + 1..n).all(|i| {
+            self.word(i).is_some_and(|w| {
+                light(&w) && !verbish(&w) && !lexicon::PREPOSITIONS.contains(&w.as_ref())
+            })
+        });
+        let comma = self.toks.get(b) == Some(&Tok::Punct(','));
+        (light_only && n + 1 == b && comma).then_some(p)
+    }
+
+    /// The fact of a sentence's opening preposition and name (`p`, mention
+    /// `m`) with the verb after the subject of the clause `from..b`
+    /// ("…, Holt earned": `other: earned at`).
+    fn opening_argument(&mut self, subject: &'a str, from: usize, b: usize, p: &str, m: usize) {
+        let Some(obj) = self.key(m) else {
+            return;
+        };
+        for i in from..b.min(from + 4) {
+            let Some(w) = self.word(i) else {
+                return;
+            };
+            if matches!(w.as_ref(), "has" | "had" | "have")
+                || lexicon::BETWEEN.contains(&w.as_ref())
+            {
+                continue;
+            }
+            if verbish(&w) && !lexicon::BE.contains(&w.as_ref()) {
+                self.add(subject, phrase(&w, Some(p)), obj);
+            }
+            return;
+        }
+    }
+
+    /// "Captain Vance (Tom Berglund)" in a document about a work: the one
+    /// person in the parenthesis (tokens `a..b`) after a character's name
+    /// plays in the work.
+    fn cast(&mut self, a: usize, b: usize) {
+        let Some(work) = self
+            .topic
+            .about
+            .filter(|w| matches!(self.topic.kind(w), "work" | "other"))
+        else {
+            return;
+        };
+        let (Some(&Tok::Ment(actor)), Some(&Tok::Ment(role))) = (
+            self.toks.get(a),
+            a.checked_sub(2).and_then(|r| self.toks.get(r)),
+        ) else {
+            return;
+        };
+        let closed = b == a + 1 && self.toks.get(b) == Some(&Tok::Punct(')'));
+        let person = |k: Option<&str>| k.is_some_and(|k| self.topic.kind(k) == "person");
+        // (Not a prize's category: "Outstanding Director (X)".)
+        let character = self.key(role).is_some_and(|k| {
+            matches!(self.topic.kind(k), "person" | "other")
+                && k.rsplit('_').next().is_some_and(|last| {
+                    lexicon::role(last).is_none() && lexicon::kind_of_noun(last).is_none()
+                })
+        });
+        if closed
+            && character
+            && person(self.key(actor))
+            && let Some(actor) = self.key(actor)
+        {
+            self.add(work, phrase("stars", None), actor);
+        }
+    }
+
+    /// "elected X as the new president of Y", "named X as director of Y": a
+    /// role after "as" is the name's right before it, a verb's object; the
+    /// owner is the name after the role's "of". Returns the owners' tokens.
+    fn object_roles(&mut self) -> Vec<usize> {
+        let mut owners = Vec::new();
+        for i in 2..self.toks.len() {
+            if self.word(i).as_deref() != Some("as") {
+                continue;
+            }
+            let Some(&Tok::Ment(x)) = self.toks.get(i - 1) else {
+                continue;
+            };
+            let verb = self
+                .word(i - 2)
+                .is_some_and(|w| verbish(&w) && !lexicon::BE.contains(&w.as_ref()));
+            if self.is_date(x) || !verb {
+                continue;
+            }
+            // "as the new President of Vestmark": a role's name.
+            if let Some((at, n)) = self.name_after(i + 1)
+                && let Some((r, owner)) = self.role_name(n)
+            {
+                self.role_fact(r, x, owner);
+                owners.push(at);
+                continue;
+            }
+            let Some((r, of)) = self.role_phrase_at(i + 1) else {
+                continue;
+            };
+            let Some((at, y)) = self.name_after(of + 1) else {
+                continue;
+            };
+            if let Some(owner) = self.key(y) {
+                self.role_fact(r, x, owner);
+                owners.push(at);
+            }
+        }
+        owners
+    }
+
+    /// A name that is a role of another entity of the document ("President
+    /// of Vestmark"): the role and the owner's key.
+    fn role_name(&self, m: usize) -> Option<(&'static lexicon::Role, &'a str)> {
+        let (head, owner) = self.key(m)?.split_once("_of_")?;
+        let role = lexicon::role(head.rsplit('_').next()?)?;
+        let (&owner, _) = self.topic.kinds.get_key_value(owner)?;
+        (head.split('_').count() <= 3).then_some((role, owner))
+    }
+
+    /// The name (no date) at token `i` or after at most three light words,
+    /// with its token.
+    fn name_after(&self, i: usize) -> Option<(usize, usize)> {
+        for j in i..i + 4 {
+            match self.toks.get(j)? {
+                Tok::Ment(m) if !self.is_date(*m) => return Some((j, *m)),
+                Tok::Word(w) if light(w) && !verbish(w) => {}
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The subject of a sentence that opens with a verb in lower case, the
@@ -1318,6 +1677,8 @@ impl<'a> Sentence<'_, 'a> {
         b: usize,
         main: bool,
     ) {
+        self.chain.clear();
+        self.outside = false;
         let mut cue: Option<(&'static lexicon::Cue, bool, &'a str)> = None;
         let mut cue_subject = subject;
         let mut window: Vec<std::borrow::Cow<'a, str>> = Vec::new();
@@ -1449,6 +1810,18 @@ impl<'a> Sentence<'_, 'a> {
                     let Some(obj) = self.key(m) else {
                         continue;
                     };
+                    // "Norway's former Labour leader X": a name between a
+                    // possessive and a role noun before a name modifies the
+                    // role.
+                    if window.first().is_some_and(|w| w == "s")
+                        && self
+                            .word(i + 1)
+                            .is_some_and(|w| lexicon::role(&w).is_some())
+                        && matches!(self.toks.get(i + 2), Some(Tok::Ment(_)))
+                    {
+                        window.push(std::borrow::Cow::Borrowed(obj));
+                        continue;
+                    }
                     if !self.is_date(m) {
                         last_ment = Some((i, obj));
                     }
@@ -1580,13 +1953,14 @@ impl<'a> Sentence<'_, 'a> {
         (a..b).any(|i| self.word(i).is_some_and(|w| verbish(&w)))
     }
 
-    /// Whether "be" stands before token `i` (other than words like "later").
+    /// Whether "be" stands before token `i` (other than words like "later"
+    /// and adverbs in "-ly": "is roughly bisected by").
     fn be_before(&self, a: usize, i: usize) -> bool {
         let mut j = i;
         while j > a {
             j -= 1;
             match self.word(j) {
-                Some(w) if lexicon::BETWEEN.contains(&w.as_ref()) => continue,
+                Some(w) if lexicon::BETWEEN.contains(&w.as_ref()) || is_adverb(&w) => continue,
                 Some(w) => return lexicon::BE.contains(&w.as_ref()),
                 None => return false,
             }
@@ -1665,6 +2039,50 @@ impl<'a> Sentence<'_, 'a> {
             }
             w => w,
         };
+        // "near Vik, Vestmark, Norland": the place after the comma holds the
+        // ones before.
+        let chained = slot == Slot::Thing
+            && !self.chain.is_empty()
+            && self.place_after_place(at)
+            && self.placeish(obj);
+        if chained {
+            for i in 0..self.chain.len() {
+                if let Some(&held) = self.chain.get(i) {
+                    self.fact(held, Predicate::LocatedIn, obj);
+                }
+            }
+            self.chain.push(obj);
+            if self.chain.len() > CHAIN {
+                self.chain.remove(0);
+            }
+            if self.outside {
+                return;
+            }
+        } else {
+            self.chain.clear();
+        }
+        // "located just north of X", "30 km (19 mi) south of X": the
+        // subject lies that way from X, outside it.
+        if slot == Slot::Thing
+            && let Some(side) = side_of(window)
+        {
+            let s = if cue.is_some() { cue_subject } else { subject };
+            self.add(s, phrase(side, Some("of")), obj);
+            if self.placeish(obj) {
+                self.chain.push(obj);
+                self.outside = true;
+            }
+            *last_prep = None;
+            return;
+        }
+        if slot == Slot::Thing
+            && !chained
+            && self.placeish(obj)
+            && governing(window).is_some_and(|p| lexicon::LOCATIVES.contains(&p))
+        {
+            self.chain.push(obj);
+            self.outside = false;
+        }
         let coordinated = last_prep.is_some()
             && (window.is_empty()
                 || matches!(window, [w] if w == "and" || w == "or")
@@ -1718,7 +2136,19 @@ impl<'a> Sentence<'_, 'a> {
             *last_prep = prep;
             return;
         }
+        if role.is_some() && self.object_owners.contains(&at) {
+            *last_prep = prep;
+            return;
+        }
         if let Some(r) = role {
+            // "the father of X and Y": the children listed are siblings.
+            if role_of(window).is_none()
+                && r.pred == Predicate::ParentOf
+                && r.holder_subject
+                && let Some(prev) = last_object
+            {
+                self.fact(prev, Predicate::SiblingOf, obj);
+            }
             let (holder, owner) = (subject, obj);
             if r.holder_subject {
                 self.fact(holder, r.pred, owner);
@@ -1732,6 +2162,30 @@ impl<'a> Sentence<'_, 'a> {
             && let Some(owner) = self.pronoun(pron)
         {
             self.role_fact(r, m, owner);
+        }
+        // "served as President of Vestmark", "was the Prime Minister of
+        // Vestmark": the subject holds the role the name says.
+        let as_or_be = match window.iter().rposition(|w| w == "as") {
+            Some(k) => window
+                .get(k + 1..)
+                .is_some_and(|rest| rest.iter().all(|w| light(w))),
+            None => {
+                copula.is_some()
+                    && window
+                        .iter()
+                        .all(|w| light(w) || lexicon::BE.contains(&w.as_ref()))
+            }
+        };
+        if slot == Slot::Thing
+            && as_or_be
+            && !self.object_owners.contains(&at)
+            && let Some((r, owner)) = self.role_name(m)
+        {
+            if r.holder_subject {
+                self.fact(subject, r.pred, owner);
+            } else {
+                self.fact(owner, r.pred, subject);
+            }
         }
         // "her marriage to X", "Through his marriage to X, he …".
         if slot == Slot::Thing && noun_before_prep(window, &["to", "with"]) == Some("marriage") {
@@ -1810,6 +2264,17 @@ impl<'a> Sentence<'_, 'a> {
         }
         // No cue: "is a city in X", "is a town of X", "is a book by X", "is
         // a footballer from X", or another verb before the name.
+        // "is the system used on X", "is a film distributed by X": the
+        // participle's preposition, not the copula's ("situated in" stays
+        // the copula's place).
+        if copula.is_some()
+            && slot == Slot::Thing
+            && let Some(p) = prep.filter(|p| !matches!(*p, "in" | "at"))
+            && let Some(v) = participle_before(window, p)
+        {
+            self.add(subject, phrase(v, Some(p)), obj);
+            return;
+        }
         if let Some(noun_kind) = copula
             && slot == Slot::Thing
         {
@@ -1849,9 +2314,27 @@ impl<'a> Sentence<'_, 'a> {
                     self.add(subject, phrase("is", Some(p)), obj);
                     return;
                 }
-                // "is the sequel to X", "is a parody of X": the head noun
+                // "a species of lizard native to X": an adjective and its
+                // preposition.
+                Some(p @ "to")
+                    if window.len() > 1
+                        && window
+                            .get(window.len() - 2)
+                            .is_some_and(|w| ADJECTIVE_TO.contains(&w.as_ref())) =>
+                {
+                    if let Some(adj) = window.get(window.len() - 2) {
+                        self.add(subject, phrase(adj, Some(p)), obj);
+                    }
+                    return;
+                }
+                // "is the sequel to X", "is a parody of X", "is a
+                // politician in X" (a person's head noun): the head noun
                 // says how.
-                Some(p @ ("of" | "to")) if first => {
+                Some(p @ ("of" | "to" | "in"))
+                    if first
+                        && (p != "in"
+                            || (noun_kind == Some("person") && !self.modifies_noun(at))) =>
+                {
                     let at = window.iter().rposition(|w| w == p);
                     let noun = at
                         .and_then(|o| o.checked_sub(1))
@@ -1917,6 +2400,49 @@ impl<'a> Sentence<'_, 'a> {
             let phrase = phrase(&v, prep);
             self.add(subject, phrase, obj);
         }
+    }
+}
+
+/// The past participle right before the last `prep` of the window ("used"
+/// in "the system used on").
+fn participle_before<'w>(window: &'w [std::borrow::Cow<'_, str>], prep: &str) -> Option<&'w str> {
+    let at = window.iter().rposition(|w| w == prep)?;
+    let w = window.get(at.checked_sub(1)?)?;
+    let past = (w.len() > 3 && w.ends_with("ed") && !lexicon::listed(lexicon::DEMONYMS, w))
+        || is_irregular_past(w);
+    (past && !lexicon::BE.contains(&w.as_ref())).then_some(w.as_ref())
+}
+
+/// Prepositions whose object, opening a sentence before a comma, is an
+/// argument of the verb after ("At X, he earned …").
+const OPENING_PREPS: &[&str] = &["at", "in", "on", "with", "near", "from"];
+
+/// How many places of a run ("Vik, Vestmark, Norland") a later one holds.
+const CHAIN: usize = 4;
+
+/// Adjectives that take "to" before a place or a thing ("native to X").
+const ADJECTIVE_TO: &[&str] = &[
+    "native",
+    "endemic",
+    "indigenous",
+    "adjacent",
+    "close",
+    "next",
+];
+
+/// The compass point of a window ending "north of" (not "the north of":
+/// that is inside the name), the side the subject lies on.
+fn side_of<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> {
+    match window {
+        [.., before, side, of] if of == "of" && !matches!(before.as_ref(), "the" | "to") => {
+            lexicon::COMPASS
+                .contains(&side.as_ref())
+                .then_some(side.as_ref())
+        }
+        [side, of] if of == "of" => lexicon::COMPASS
+            .contains(&side.as_ref())
+            .then_some(side.as_ref()),
+        _ => None,
     }
 }
 

@@ -581,6 +581,174 @@ const CASES: &[Case] = &[
         ],
         not: &[],
     },
+    // A name after a preposition and its modifiers is the preposition's,
+    // not the clause's subject ("the father of the painters X and Y"); the
+    // children a parent role lists are siblings; the parents a child role
+    // lists are not.
+    Case {
+        title: "Edvin Strand",
+        text: "Edvin Strand was a Danish journalist, critic and the father of the painters \
+               Mila Strand and Jonas Strand. Kari Holm was the mother of Ola Holm, Siv Holm and \
+               Per Holm. Tor Lund was the son of Arne Lund and Eva Lund.",
+        has: &[
+            "edvin_strand | parent of | mila_strand",
+            "edvin_strand | parent of | jonas_strand",
+            "jonas_strand | sibling of | mila_strand",
+            "ola_holm | sibling of | siv_holm",
+            "per_holm | sibling of | siv_holm",
+        ],
+        not: &["arne_lund | sibling of | eva_lund"],
+    },
+    // "elected X as the president of Y": the role is the object's.
+    Case {
+        title: "Mara Lind",
+        text: "Mara Lind is a banker. In 2012 the assembly elected Mara Lind as the new \
+               president of Vestmark. Per Dahl served as president of Nordbank.",
+        has: &["mara_lind | led | vestmark", "per_dahl | led | nordbank"],
+        not: &[],
+    },
+    // An adverb in "-ly" between "be" and a participle: a passive, no
+    // copula.
+    Case {
+        title: "Kelso",
+        text: "Kelso is a town in Norland. The town is roughly bisected by the Varna River.",
+        has: &["kelso | other: bisected by | varna_river"],
+        not: &[],
+    },
+    // A participle or a kin apposition after a copula's noun phrase whose
+    // modifier is a name, or after a place list, is the subject's.
+    Case {
+        title: "Ivar Moe",
+        text: "Ivar Moe was a United States legal scholar, born at Vik, Norland, son of Tor \
+               Moe.",
+        has: &["ivar_moe | born in | vik", "tor_moe | parent of | ivar_moe"],
+        not: &[
+            "united_states | born in | vik",
+            "tor_moe | parent of | norland",
+        ],
+    },
+    // A compass point before "of" with no "the": the subject lies that way
+    // from the name ("north of X", also after a distance in a parenthesis).
+    Case {
+        title: "Vellby Airport",
+        text: "Vellby Airport is a public airport located just north of Vellby, Norland. \
+               Hamna Airport is an airport 30 kilometres (19 mi) south of Hamna. The Dalby \
+               Lighthouse is in the north of Dalby.",
+        has: &[
+            "vellby_airport | other: north of | vellby",
+            "hamna_airport | other: south of | hamna",
+        ],
+        not: &["dalby_lighthouse | other: north of | dalby"],
+    },
+    // A person's head noun and its "in" ("a politician in X"); an adjective
+    // and its preposition ("native to X").
+    Case {
+        title: "Ola Brekke",
+        text: "Ola Brekke is a Canadian politician in New Brunswick. The Vell Lizard is a \
+               species of lizard native to Norland. Vera Holm is a fictional character in the NBC soap \
+               opera Harbour Lights.",
+        has: &[
+            "ola_brekke | other: politician in | new_brunswick",
+            "vell_lizard | other: native to | norland",
+        ],
+        not: &[
+            "ola_brekke | located in | new_brunswick",
+            "vera_holm | other: character in | nbc",
+        ],
+    },
+    // A work's character and, in a parenthesis, the person who plays it.
+    Case {
+        title: "The Long Harbour",
+        text: "The Long Harbour is a 1994 film. Captain Vance (Tom Berglund) leads a squad \
+               to find Private Ellis (Mark Holden). Vance meets Anna Moe (born 1950). It won \
+               the prize for Outstanding Director (Per Lund).",
+        has: &[
+            "long_harbour | other: stars | tom_berglund",
+            "long_harbour | other: stars | mark_holden",
+        ],
+        not: &[
+            "long_harbour | other: stars | 1950",
+            "long_harbour | other: stars | per_lund",
+        ],
+    },
+    // A place after a place and a comma is where the place before is
+    // ("near Vik, Norland"); a list of places with "and" is no chain.
+    Case {
+        title: "Sola Dam",
+        text: "Sola Dam is a dam on the Sola River, near Vik, Vestmark, Norland. The bank has \
+               branches in Oslo, Bergen, Tromsø and Alta. Its papers are kept in Vik, Holt Park, the Lind \
+               Museum.",
+        has: &[
+            "vik | located in | vestmark",
+            "vik | located in | norland",
+            "vestmark | located in | norland",
+        ],
+        not: &[
+            "oslo | located in | bergen",
+            "bergen | located in | tromsø",
+            "vik | located in | holt_park",
+        ],
+    },
+    // A date and a name modifying a copula's noun ("a 1965 Norland drama
+    // film, directed by X"): the participle is the subject's.
+    Case {
+        title: "Amarvik",
+        text: "Amarvik is a 1965 Norland drama film, directed by Per Lund.",
+        has: &["per_lund | led | amarvik"],
+        not: &["per_lund | led | norland"],
+    },
+    // A participle and its preposition after a copula's noun are a verb's
+    // ("is the system used on X"), not the copula's place.
+    Case {
+        title: "Tessa",
+        text: "Tessa was the ticket system used on the Norland Railways until 2007. Vik Stew \
+               is a limited edition dish in Bergen.",
+        has: &["tessa | other: used on | norland_railways"],
+        not: &["vik_stew | other: limited in | bergen"],
+    },
+    // A place or a partner in a phrase opening the sentence is an argument
+    // of the verb of the clause after the comma.
+    Case {
+        title: "Ivar Holt",
+        text: "Ivar Holt was an economist. At the University of Vestmark, Holt earned \
+               doctorates in law. With partner Anna Lie, he won the silver medal. In 1990, he \
+               moved to Bergen. For his role in Harbour Lights, he won an award.",
+        has: &[
+            "ivar_holt | other: earned at | university_of_vestmark",
+            "ivar_holt | other: won with | anna_lie",
+        ],
+        not: &[
+            "ivar_holt | other: won for | harbour_lights",
+            "ivar_holt | other: won in | harbour_lights",
+        ],
+    },
+    // A name that is a role of a place ("President of Vestmark") after
+    // "as": the holder's role of the place.
+    Case {
+        title: "Vestmark",
+        text: "On 10 May 2012, parliament elected Mara Lind as the new President of Vestmark. \
+               President Lind later appointed Per Dahl as the new Prime Minister.",
+        has: &["mara_lind | led | vestmark"],
+        not: &[],
+    },
+    // The name opening a document that is its title's with an honorific
+    // before it is the title's entity, though the text names it otherwise
+    // too.
+    Case {
+        title: "Ivo Brand",
+        text: "Professor Ivo Brand is a character from the novel Night Harbour. Brand is a \
+               doctor.",
+        has: &["ivo_brand | other: is from | night_harbour"],
+        not: &[],
+    },
+    // A name modifying the role after a possessive ("Norway's former Labour
+    // leader X") is no argument: the role is X's.
+    Case {
+        title: "Siv Berg",
+        text: "Siv Berg is the first daughter of Norway's former Labour leader Ola Berg.",
+        has: &["ola_berg | parent of | siv_berg"],
+        not: &[],
+    },
 ];
 
 #[test]
