@@ -1601,6 +1601,34 @@ fn full_name_of<'k>(title: &str, ents: &BTreeMap<&'k str, Ent>) -> Option<&'k st
     }
 }
 
+/// The key of the name opening the document's first sentence when it is
+/// another form of the title of key `title_key`
+/// ([`crate::facts::other_form_of_title`]: "Waldrada (died 869) was …"
+/// under "Waldrada of Lotharingia") and no other name of the text is;
+/// callers ask only when the text never names the title's own. Not a date.
+fn opening_form_of<'k>(
+    title_key: &str,
+    sentences: &[SentenceRef],
+    found: &[(usize, Cand)],
+    found_keys: &'k [String],
+    merge: &BTreeMap<&'k str, &'k str>,
+) -> Option<&'k str> {
+    let ((si, c), key) = found.iter().zip(found_keys).next()?;
+    let opens = sentences.first()?.start;
+    if *si != 0 || c.start > opens + 2 || c.kind == "date" || key.is_empty() {
+        return None;
+    }
+    let key = resolve(merge, key.as_str());
+    let form = |k: &str| k != title_key && crate::facts::other_form_of_title(title_key, k);
+    // The only such name: not one of two ("Helen Jane Hunt and Helen Rose
+    // Hunt were twins" under "Helen Hunt").
+    let other = found_keys
+        .iter()
+        .map(|k| resolve(merge, k.as_str()))
+        .any(|k| k != key && !k.is_empty() && form(k));
+    (form(key) && !other).then_some(key)
+}
+
 /// The surname of a title that names a person by its shape ("James
 /// Glisson": "Glisson"): two or three capitalised words, none of them a word
 /// of organisations, places or events, not opening with "The".
@@ -1833,6 +1861,38 @@ fn adopt_other_names<'k, 'a>(
     }
 }
 
+/// Counts one co-occurrence of `x` and `y` (in either order) in the sentence
+/// of evidence `ev`, keeping up to three sentences of evidence.
+fn co_occur<'k>(
+    rels: &mut BTreeMap<(&'k str, &'k str), (f64, Vec<LocalEvidence>)>,
+    x: &'k str,
+    y: &'k str,
+    ev: &LocalEvidence,
+) {
+    let pair = if x < y { (x, y) } else { (y, x) };
+    let entry = rels.entry(pair).or_insert((0.0, Vec::new()));
+    entry.0 += 1.0;
+    if entry.1.len() < 3 && !entry.1.contains(ev) {
+        entry.1.push(ev.clone());
+    }
+}
+
+/// Whether sentence `s` opens with a pronoun that stands for the
+/// document's subject: "He", "She", "His", "Her" for a person's
+/// (`person`), "It", "Its" for anything else's.
+fn opens_with_pronoun_for(s: &str, person: bool) -> bool {
+    let first = s
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '"')
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    if person {
+        matches!(first, "He" | "She" | "His" | "Her")
+    } else {
+        matches!(first, "It" | "Its")
+    }
+}
+
 /// Extract entities, mentions and relations from a document's sentences.
 ///
 /// Names, aliases and keys are borrowed while the rules run and copied into
@@ -1975,6 +2035,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         // Hunt": the text's full name is the title's person.
         if !ents.contains_key(key)
             && let Some(full) = full_name_of(title, &ents)
+                .or_else(|| opening_form_of(key, sentences, &found, &found_keys, &merge))
             && let Some(src) = ents.remove(full)
         {
             let mut aliases = src.aliases;
@@ -2080,6 +2141,13 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     // Keyed by borrowed keys (the same order as owned strings).
     let mut rels: BTreeMap<(&str, &str), (f64, Vec<LocalEvidence>)> = BTreeMap::new();
     let mut distinct: Vec<&str> = Vec::new();
+    // The document's subject and whether it is a person's, for the
+    // pronouns that stand for it.
+    let about = ex
+        .about
+        .as_deref()
+        .and_then(|a| ents.get_key_value(a))
+        .map(|(k, e)| (*k, is_person(e.kind) || e.kind == "other"));
     for ms in linked.chunk_by(|x, y| x.0 == y.0) {
         let sr = sentences[ms[0].0];
         let ev = LocalEvidence {
@@ -2095,15 +2163,22 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         }
         for i in 0..distinct.len() {
             for j in i + 1..distinct.len().min(i + 4) {
-                let (a, b) = if distinct[i] < distinct[j] {
-                    (distinct[i], distinct[j])
-                } else {
-                    (distinct[j], distinct[i])
-                };
-                let entry = rels.entry((a, b)).or_insert((0.0, Vec::new()));
-                entry.0 += 1.0;
-                if entry.1.len() < 3 && !entry.1.contains(&ev) {
-                    entry.1.push(ev.clone());
+                co_occur(&mut rels, distinct[i], distinct[j], &ev);
+            }
+        }
+        // The document's subject goes with every name of a sentence about
+        // it, near or far: one that names it or opens with a pronoun for it.
+        if let Some((a, person)) = about {
+            let at = distinct.iter().position(|k| *k == a);
+            if at.is_some()
+                || doc_text
+                    .get(sr.start..sr.end)
+                    .is_some_and(|t| opens_with_pronoun_for(t, person))
+            {
+                for (j, k) in distinct.iter().enumerate() {
+                    if *k != a && at.is_none_or(|i| i.abs_diff(j) >= 4) {
+                        co_occur(&mut rels, a, k, &ev);
+                    }
                 }
             }
         }
@@ -2297,6 +2372,30 @@ pub(crate) mod tests {
                 "lovelace",
                 true,
             ),
+            // The opening name is another form of a title never named:
+            // the title's entity, mentions and all.
+            (
+                "Osric of Wendmoor",
+                "Osric (died 911) was a nobleman. Osric married Edda Vane.",
+                Some("osric_of_wendmoor"),
+                "Osric",
+                true,
+            ),
+            (
+                "Princess Ilse of Varnholt",
+                "Ilse of Varnholt (1820 – 1861) was a princess of the house of Brandt.",
+                Some("princess_ilse_of_varnholt"),
+                "Ilse of Varnholt",
+                true,
+            ),
+            // Not another form of the title: the text's subject stays apart.
+            (
+                "Review: The Tern Ledger",
+                "The Tern Ledger is a book of charts by Mara Ellison.",
+                Some("review_the_tern_ledger"),
+                "Review: The Tern Ledger",
+                false,
+            ),
             ("", "Nothing to see here.", None, "", false),
             (
                 "A very long page banner that is really a sentence about many things",
@@ -2318,6 +2417,54 @@ pub(crate) mod tests {
             let mentioned = ex.mentions.iter().any(|m| m.entity == *key);
             assert_eq!(mentioned, *verbatim, "{title}: {:?}", ex.mentions);
         }
+    }
+
+    #[test]
+    fn the_subject_goes_with_every_name_of_a_sentence_about_it() {
+        // Co-occurrence, the weak relation any sentence makes.
+        let linked = |ex: &Extraction, a: &str, b: &str| {
+            ex.relations.iter().any(|r| {
+                r.label == rlmkg_graph::CO_OCCURS
+                    && ((r.subject == a && r.object == b) || (r.subject == b && r.object == a))
+            })
+        };
+        // Far from it in a long sentence that names it.
+        let ex = run_titled(
+            "Edda Vane (born 1931 in Arlen, Mersey) was a Norwegian psychologist, a \
+             chairwoman of Northlight Press and the wife of the painter Osric Lamb.",
+            "Edda Vane",
+        );
+        assert!(linked(&ex, "edda_vane", "osric_lamb"), "{:?}", ex.relations);
+        // In a sentence opening with a pronoun for it.
+        let ex = run_titled(
+            "Edda Vane was a Norwegian psychologist. She worked with Tomas Reyes in Bergen.",
+            "Edda Vane",
+        );
+        assert!(
+            linked(&ex, "edda_vane", "tomas_reyes"),
+            "{:?}",
+            ex.relations
+        );
+        assert!(linked(&ex, "edda_vane", "bergen"), "{:?}", ex.relations);
+        // Not a thing's subject for "He", nor a person's for "It".
+        let ex = run_titled(
+            "The Tern Ledger is a book of maps. He met Tomas Reyes in Bergen.",
+            "The Tern Ledger",
+        );
+        assert!(
+            !linked(&ex, "tern_ledger", "tomas_reyes"),
+            "{:?}",
+            ex.relations
+        );
+        let ex = run_titled(
+            "Edda Vane was a Norwegian psychologist. It was sold to Tomas Reyes.",
+            "Edda Vane",
+        );
+        assert!(
+            !linked(&ex, "edda_vane", "tomas_reyes"),
+            "{:?}",
+            ex.relations
+        );
     }
 
     #[test]

@@ -269,6 +269,29 @@ fn opening_alias<'a>(
     if mentions.iter().any(|(_, m)| m.key == about) {
         return None;
     }
+    other_form_of_title(about, first.key).then_some(first.key)
+}
+
+/// Whether the name of `key` is another form of the title of key `about`:
+/// each of the title's words is in the name, honorifics opening the title
+/// aside ("Anna Lisbeth Palme" under "Lisbeth Palme"; "Maria Antonia of
+/// Naples" under "Princess Maria Antonia of Naples"), or the
+/// name is shorter, opens as the title does and has only its words
+/// ("Waldrada" under "Waldrada of Lotharingia"), unless the title has a
+/// number the name lacks ("The Halvorsen Medal" under "Halvorsen Medal
+/// 2018": the general thing of which the title is one). Not "Salt Atlas"
+/// under "Review: The Salt Atlas".
+pub(crate) fn other_form_of_title(about: &str, key: &str) -> bool {
+    let o: Vec<&str> = key.split('_').collect();
+    let all: Vec<&str> = about.split('_').collect();
+    // "Princess Maria Antonia …": honorifics opening the title, when the
+    // name does not open with them.
+    let skip = all
+        .iter()
+        .take_while(|w| HONORIFICS.contains(w) && o.first() != Some(w))
+        .count()
+        .min(all.len().saturating_sub(1));
+    let t = all.get(skip..).unwrap_or(&all);
     // Each word of `a` in `b` (a one-letter word as an initial of one).
     let within = |a: &[&str], b: &[&str]| {
         a.iter().all(|w| {
@@ -276,14 +299,11 @@ fn opening_alias<'a>(
                 .any(|x| x == w || (w.chars().count() == 1 && x.starts_with(w)))
         })
     };
-    // A shorter name under a title with a number names the general thing
-    // of which the title is one ("The Halvorsen Medal for 2018 was …"
-    // under "Halvorsen Medal 2018").
     let edition = t
         .iter()
         .any(|w| !o.contains(w) && w.chars().any(|c| c.is_ascii_digit()));
-    let shorter = t.first() == o.first() && within(&o, &t) && !edition;
-    (within(&t, &o) || shorter).then_some(first.key)
+    let shorter = t.first() == o.first() && within(&o, t) && !edition;
+    within(t, &o) || shorter
 }
 
 /// Words of a title or an office before a person's name ("Professor",
