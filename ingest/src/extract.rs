@@ -1877,19 +1877,27 @@ fn co_occur<'k>(
     }
 }
 
-/// Whether sentence `s` opens with a pronoun that stands for the
-/// document's subject: "He", "She", "His", "Her" for a person's
-/// (`person`), "It", "Its" for anything else's.
-fn opens_with_pronoun_for(s: &str, person: bool) -> bool {
-    let first = s
+/// Whether sentence `s` opens with words that stand for the document's
+/// subject of kind `kind`: "He", "She", "His", "Her" for a person's, "It",
+/// "Its" for anything else's (either for a subject of no known kind), "The"
+/// and a singular noun of its kind ("The film was …" about a work).
+fn opens_with_word_for(s: &str, kind: &str) -> bool {
+    let mut words = s
         .trim_start_matches(|c: char| c.is_whitespace() || c == '"')
-        .split(|c: char| !c.is_alphabetic())
-        .next()
-        .unwrap_or("");
-    if person {
-        matches!(first, "He" | "She" | "His" | "Her")
-    } else {
-        matches!(first, "It" | "Its")
+        .split(|c: char| !c.is_alphabetic());
+    let first = words.next().unwrap_or("");
+    let person = matches!(first, "He" | "She" | "His" | "Her");
+    let thing = matches!(first, "It" | "Its");
+    match kind {
+        "person" => person,
+        "other" => person || thing,
+        _ => {
+            thing
+                || (first == "The"
+                    && words.next().is_some_and(|noun| {
+                        !looks_plural(noun) && crate::facts::kind_of_noun(noun) == Some(kind)
+                    }))
+        }
     }
 }
 
@@ -2141,13 +2149,12 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
     // Keyed by borrowed keys (the same order as owned strings).
     let mut rels: BTreeMap<(&str, &str), (f64, Vec<LocalEvidence>)> = BTreeMap::new();
     let mut distinct: Vec<&str> = Vec::new();
-    // The document's subject and whether it is a person's, for the
-    // pronouns that stand for it.
+    // The document's subject and its kind, for the words that stand for it.
     let about = ex
         .about
         .as_deref()
         .and_then(|a| ents.get_key_value(a))
-        .map(|(k, e)| (*k, is_person(e.kind) || e.kind == "other"));
+        .map(|(k, e)| (*k, if is_person(e.kind) { "person" } else { e.kind }));
     for ms in linked.chunk_by(|x, y| x.0 == y.0) {
         let sr = sentences[ms[0].0];
         let ev = LocalEvidence {
@@ -2168,12 +2175,12 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
         }
         // The document's subject goes with every name of a sentence about
         // it, near or far: one that names it or opens with a pronoun for it.
-        if let Some((a, person)) = about {
+        if let Some((a, kind)) = about {
             let at = distinct.iter().position(|k| *k == a);
             if at.is_some()
                 || doc_text
                     .get(sr.start..sr.end)
-                    .is_some_and(|t| opens_with_pronoun_for(t, person))
+                    .is_some_and(|t| opens_with_word_for(t, kind))
             {
                 for (j, k) in distinct.iter().enumerate() {
                     if *k != a && at.is_none_or(|i| i.abs_diff(j) >= 4) {
@@ -2462,6 +2469,27 @@ pub(crate) mod tests {
         );
         assert!(
             !linked(&ex, "edda_vane", "tomas_reyes"),
+            "{:?}",
+            ex.relations
+        );
+        // "The film" for a film, not for a person.
+        let ex = run_titled(
+            "Harbour Lights is a 1961 Danish film. The film was a remake of Mara Ellison's \
+             1954 film \"Salt Nights\" and Axel Brandt's first as director.",
+            "Harbour Lights",
+        );
+        assert!(
+            linked(&ex, "harbour_lights", "salt_nights"),
+            "{:?}",
+            ex.relations
+        );
+        let ex = run_titled(
+            "Edda Vane was a Norwegian actress. The film was a remake of Mara Ellison's \
+             1954 film \"Salt Nights\" and Axel Brandt's first as director.",
+            "Edda Vane",
+        );
+        assert!(
+            !linked(&ex, "edda_vane", "salt_nights"),
             "{:?}",
             ex.relations
         );

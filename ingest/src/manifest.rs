@@ -29,8 +29,8 @@ use crate::error::StoreError;
 /// 14 reads places within places, compass sides, roles after "as", cast
 /// parentheses and siblings, issue 43; 15 makes another form of the title
 /// opening the text the title's entity, and the document's subject co-occur
-/// with every name of a sentence that names it or opens with a pronoun for
-/// it, issue 43).
+/// with every name of a sentence that names it or opens with a pronoun or
+/// "The" and a noun of its kind for it, issue 43).
 pub const FORMAT_VERSION: u32 = 15;
 
 /// Identity of the approximation, as recorded in a store's settings.
