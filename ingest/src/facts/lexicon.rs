@@ -2,10 +2,10 @@
 //! nouns, the nouns that type a thing ("a 1987 *film*"), and demonyms.
 //! Every table is lower case; a unit test checks it.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rlmkg_graph::Predicate;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What kind of entity an argument slot takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -974,58 +974,158 @@ pub(crate) const DEMONYMS: &[&str] = &[
     "shia",
 ];
 
+/// A word table as a hash set, built once from its list (lower case).
+pub(crate) struct Words {
+    list: &'static [&'static str],
+    set: OnceLock<FxHashSet<&'static str>>,
+}
+
+impl Words {
+    const fn new(list: &'static [&'static str]) -> Self {
+        Self {
+            list,
+            set: OnceLock::new(),
+        }
+    }
+
+    /// Whether `w`, as written, is in the table.
+    pub(crate) fn has(&self, w: &str) -> bool {
+        self.set
+            .get_or_init(|| self.list.iter().copied().collect())
+            .contains(w)
+    }
+}
+
+/// [`VERBS`] as a set.
+pub(crate) static VERB_SET: Words = Words::new(VERBS);
+/// [`BETWEEN`] as a set.
+pub(crate) static BETWEEN_SET: Words = Words::new(BETWEEN);
+/// [`PARTS`] as a set.
+pub(crate) static PART_SET: Words = Words::new(PARTS);
+/// [`PREPOSITIONS`] as a set.
+pub(crate) static PREPOSITION_SET: Words = Words::new(PREPOSITIONS);
+/// [`PLACE_NOUNS`] as a set.
+pub(crate) static PLACE_NOUN_SET: Words = Words::new(PLACE_NOUNS);
+/// [`DEMONYMS`] as a set.
+pub(crate) static DEMONYM_SET: Words = Words::new(DEMONYMS);
+/// rlmkg-text's stop words as a set.
+static STOP_SET: Words = Words::new(rlmkg_text::STOPWORDS);
+
+/// Whether `word` (as written) is a stop word: `rlmkg_text::is_stopword`.
+pub(crate) fn is_stop(word: &str) -> bool {
+    STOP_SET.has(word)
+}
+
+/// Whether `word` (lower case) is a form of "be" or "have", a cue's form, a
+/// listed verb or an irregular past ("won"): one lookup for the words a
+/// clause's verb may be.
+pub(crate) fn is_verb_form(word: &str) -> bool {
+    static FORMS: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+    FORMS
+        .get_or_init(|| {
+            let irregular = rlmkg_text::IRREGULAR_VERBS
+                .iter()
+                .flat_map(|(_, past, _)| past.iter().copied());
+            BE.iter()
+                .copied()
+                .chain(CUES.iter().flat_map(|c| c.forms.iter().copied()))
+                .chain(VERBS.iter().copied())
+                .chain(["has", "had", "have"])
+                .chain(irregular)
+                .collect()
+        })
+        .contains(word)
+}
+
+/// Longest ASCII word [`with_lower`] lower-cases on the stack.
+const STACK_LEN: usize = 64;
+
+/// `f` of `word` lower-cased as `str::to_lowercase` does, with no
+/// allocation for a short ASCII word.
+pub(crate) fn with_lower<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; STACK_LEN];
+    if word.is_ascii()
+        && let Some(lw) = buf.get_mut(..word.len())
+    {
+        lw.copy_from_slice(word.as_bytes());
+        lw.make_ascii_lowercase();
+        if let Ok(lw) = std::str::from_utf8(lw) {
+            return f(lw);
+        }
+    }
+    f(&word.to_lowercase())
+}
+
 /// Whether `word` (any case) is in `list` (lower case).
-pub(crate) fn listed(list: &[&str], word: &str) -> bool {
-    let lw = word.to_lowercase();
-    list.contains(&lw.as_str())
+pub(crate) fn listed(list: &Words, word: &str) -> bool {
+    with_lower(word, |lw| list.has(lw))
 }
 
 /// Whether a word is an adjective of nationality: listed, or a hyphenated
 /// compound of such words ("Trinidadian-American": a listed part, the others
 /// ending as demonyms do).
 pub(crate) fn is_demonym(word: &str) -> bool {
-    listed(DEMONYMS, word) || is_demonym_run(&[word])
+    listed(&DEMONYM_SET, word) || is_demonym_run(&[word])
 }
 
 /// Whether words are one adjective of nationality ("Saudi Arabian",
 /// "Trinidadian-American"): a listed part, the others listed or ending as
 /// demonyms do.
 pub(crate) fn is_demonym_run(words: &[&str]) -> bool {
-    let lw: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-    let parts: Vec<&str> = lw.iter().flat_map(|w| w.split('-')).collect();
-    parts.iter().any(|p| DEMONYMS.contains(p))
-        && parts.iter().all(|p| {
-            DEMONYMS.contains(p)
-                || ["ian", "an", "ese", "ish", "ic", "i"]
-                    .iter()
-                    .any(|s| p.ends_with(s))
-        })
+    let (mut any, mut all) = (false, true);
+    for w in words {
+        with_lower(w, |lw| {
+            for p in lw.split('-') {
+                let listed = DEMONYM_SET.has(p);
+                any |= listed;
+                all &= listed
+                    || ["ian", "an", "ese", "ish", "ic", "i"]
+                        .iter()
+                        .any(|s| p.ends_with(s));
+            }
+        });
+    }
+    any && all
 }
 
 /// The entity kind a typing noun gives, singular or plural ("cities").
 pub(crate) fn kind_of_noun(noun: &str) -> Option<&'static str> {
-    kind_of_singular(noun).or_else(|| {
-        let lw = noun.to_lowercase();
-        if let Some(stem) = lw.strip_suffix("ies") {
-            kind_of_singular(&format!("{stem}y"))
-        } else {
-            lw.strip_suffix('s').and_then(kind_of_singular)
-        }
+    with_lower(noun, |lw| {
+        kind_of_lower(lw).or_else(|| {
+            if let Some(stem) = lw.strip_suffix("ies") {
+                kind_of_singular(&format!("{stem}y"))
+            } else {
+                lw.strip_suffix('s').and_then(kind_of_singular)
+            }
+        })
     })
 }
 
+/// The kind of the first of the work, person, place and organisation noun
+/// lists that holds `noun` (any case).
 fn kind_of_singular(noun: &str) -> Option<&'static str> {
-    if listed(WORK_NOUNS, noun) {
-        Some("work")
-    } else if listed(PERSON_NOUNS, noun) {
-        Some("person")
-    } else if listed(PLACE_NOUNS, noun) {
-        Some("place")
-    } else if listed(ORG_NOUNS, noun) {
-        Some("organization")
-    } else {
-        None
-    }
+    with_lower(noun, kind_of_lower)
+}
+
+/// [`kind_of_singular`] of a word already lower-cased.
+fn kind_of_lower(noun: &str) -> Option<&'static str> {
+    static KINDS: OnceLock<FxHashMap<&'static str, &'static str>> = OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let mut map = FxHashMap::default();
+        let lists = [
+            (WORK_NOUNS, "work"),
+            (PERSON_NOUNS, "person"),
+            (PLACE_NOUNS, "place"),
+            (ORG_NOUNS, "organization"),
+        ];
+        for (list, kind) in lists {
+            for w in list {
+                map.entry(*w).or_insert(kind);
+            }
+        }
+        map
+    });
+    kinds.get(noun).copied()
 }
 
 /// Whether a word (any case) is a noun that types a thing ("EP", "film"):
@@ -1036,7 +1136,7 @@ pub(crate) fn is_typing_noun(word: &str) -> bool {
 
 /// The cue a word is a form of.
 pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
-    static BY_FORM: OnceLock<HashMap<&'static str, &'static Cue>> = OnceLock::new();
+    static BY_FORM: OnceLock<FxHashMap<&'static str, &'static Cue>> = OnceLock::new();
     BY_FORM
         .get_or_init(|| first_by(CUES.iter().map(|c| (c, c.forms))))
         .get(word)
@@ -1047,8 +1147,8 @@ pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
 /// order) that has it: a lookup that answers as a scan in that order would.
 fn first_by<T: 'static>(
     items: impl Iterator<Item = (&'static T, &'static [&'static str])>,
-) -> HashMap<&'static str, &'static T> {
-    let mut map = HashMap::new();
+) -> FxHashMap<&'static str, &'static T> {
+    let mut map = FxHashMap::default();
     for (item, words) in items {
         for w in words {
             map.entry(*w).or_insert(item);
@@ -1069,8 +1169,8 @@ pub(crate) fn is_partner(noun: &str) -> bool {
 
 /// The role a noun names; a plural of kin too ("brothers", "sons").
 pub(crate) fn role(noun: &str) -> Option<&'static Role> {
-    static BY_NOUN: OnceLock<HashMap<&'static str, &'static Role>> = OnceLock::new();
-    static KIN_BY_NOUN: OnceLock<HashMap<&'static str, &'static Role>> = OnceLock::new();
+    static BY_NOUN: OnceLock<FxHashMap<&'static str, &'static Role>> = OnceLock::new();
+    static KIN_BY_NOUN: OnceLock<FxHashMap<&'static str, &'static Role>> = OnceLock::new();
     BY_NOUN
         .get_or_init(|| first_by(ROLES.iter().map(|r| (r, r.nouns))))
         .get(noun)
@@ -1105,6 +1205,47 @@ mod tests {
                 assert!(both.is_empty(), "{both:?}");
             }
         }
+    }
+
+    /// The hash lookups answer as the list scans they replaced.
+    #[test]
+    fn sets_answer_as_their_lists() {
+        let words = [
+            "Film",
+            "CITIES",
+            "movies",
+            "American",
+            "\u{212A}ing",
+            "Is",
+            "won",
+            "founded",
+            "has",
+            "in",
+            "Trinidadian-American",
+            "\u{1C5}",
+            "",
+        ];
+        for w in words {
+            let lw = w.to_lowercase();
+            assert_eq!(with_lower(w, str::to_owned), lw, "{w}");
+            assert_eq!(
+                listed(&DEMONYM_SET, w),
+                DEMONYMS.contains(&lw.as_str()),
+                "{w}"
+            );
+            assert_eq!(PREPOSITION_SET.has(w), PREPOSITIONS.contains(&w), "{w}");
+            let verb = BE.contains(&w)
+                || cue(w).is_some()
+                || VERBS.contains(&w)
+                || matches!(w, "has" | "had" | "have")
+                || rlmkg_text::is_irregular_past(w);
+            assert_eq!(is_verb_form(w), verb, "{w}");
+            assert_eq!(is_stop(w), rlmkg_text::is_stopword(w), "{w}");
+        }
+        assert_eq!(kind_of_noun("Cities"), Some("place"));
+        assert_eq!(kind_of_noun("movies"), None);
+        assert_eq!(kind_of_noun("FILMS"), Some("work"));
+        assert!(is_demonym("Trinidadian-American"));
     }
 
     #[test]

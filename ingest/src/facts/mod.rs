@@ -34,7 +34,6 @@
 pub(crate) mod lexicon;
 
 use rlmkg_graph::{OTHER_PREFIX, Predicate};
-use rlmkg_text::{is_irregular_past, is_stopword};
 use rustc_hash::FxHashMap;
 
 use crate::extract::{LocalEvidence, LocalRelation, SentenceRef};
@@ -454,7 +453,15 @@ fn tokenize<'a>(
     }
 }
 
+/// `w` lower-cased when it has an upper-case letter, else `w` itself.
 fn lower(w: &str) -> std::borrow::Cow<'_, str> {
+    if w.is_ascii() {
+        return if w.bytes().any(|b| b.is_ascii_uppercase()) {
+            std::borrow::Cow::Owned(w.to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(w)
+        };
+    }
     if w.chars().any(char::is_uppercase) {
         std::borrow::Cow::Owned(w.to_lowercase())
     } else {
@@ -466,12 +473,9 @@ fn lower(w: &str) -> std::borrow::Cow<'_, str> {
 fn verbish(w: &str) -> bool {
     let lw = lower(w);
     let lw = lw.as_ref();
-    lexicon::BE.contains(&lw)
-        || lexicon::cue(lw).is_some()
-        || lexicon::VERBS.contains(&lw)
-        || matches!(lw, "has" | "had" | "have")
-        || (lw.len() > 4 && lw.ends_with("ed") && !lexicon::listed(lexicon::DEMONYMS, lw))
-        || is_irregular_past(lw)
+    // "be", "have", a cue's form, a listed verb, an irregular past.
+    lexicon::is_verb_form(lw)
+        || (lw.len() > 4 && lw.ends_with("ed") && !lexicon::listed(&lexicon::DEMONYM_SET, lw))
 }
 
 /// An adverb in "-ly" ("roughly", "formerly"; not "family", "Italy").
@@ -494,7 +498,7 @@ fn light(w: &str) -> bool {
     matches!(
         lw.as_ref(),
         "the" | "a" | "an" | "his" | "her" | "its" | "their" | "both" | "two" | "three"
-    ) || !is_stopword(&lw)
+    ) || !lexicon::is_stop(&lw)
 }
 
 const POSSESSIVES: &[&str] = &["his", "her", "its", "their"];
@@ -508,7 +512,7 @@ fn modifies(w: &str, right_after_prep: bool) -> bool {
     if determiner {
         return right_after_prep;
     }
-    !is_stopword(w) && !w.chars().any(|c| c.is_ascii_digit())
+    !lexicon::is_stop(w) && !w.chars().any(|c| c.is_ascii_digit())
 }
 
 /// How many tokens back a clause looks for the name it is attached to.
@@ -690,7 +694,7 @@ impl<'a> Sentence<'_, 'a> {
                     let lw = lower(w);
                     if !light(&lw)
                         || verbish(&lw)
-                        || lexicon::PREPOSITIONS.contains(&lw.as_ref())
+                        || lexicon::PREPOSITION_SET.has(&lw)
                         || matches!(lw.as_ref(), "and" | "or")
                     {
                         return false;
@@ -733,7 +737,7 @@ impl<'a> Sentence<'_, 'a> {
         ment(j)
             || (self
                 .word(j)
-                .is_some_and(|w| lexicon::listed(lexicon::PLACE_NOUNS, &w))
+                .is_some_and(|w| lexicon::listed(&lexicon::PLACE_NOUN_SET, &w))
                 && ment(j.wrapping_sub(1)))
     }
 
@@ -785,7 +789,7 @@ impl<'a> Sentence<'_, 'a> {
     fn next_is_verb(&self, i: usize) -> bool {
         let mut j = i;
         while let Some(w) = self.word(j) {
-            if lexicon::BETWEEN.contains(&w.as_ref()) {
+            if lexicon::BETWEEN_SET.has(&w) {
                 j += 1;
                 continue;
             }
@@ -957,10 +961,7 @@ impl<'a> Sentence<'_, 'a> {
     /// soap opera").
     fn modifies_noun(&self, at: usize) -> bool {
         self.word(at + 1).is_some_and(|w| {
-            light(&w)
-                && !is_stopword(&w)
-                && !verbish(&w)
-                && !lexicon::PREPOSITIONS.contains(&w.as_ref())
+            light(&w) && !lexicon::is_stop(&w) && !verbish(&w) && !lexicon::PREPOSITION_SET.has(&w)
         })
     }
 
@@ -1021,7 +1022,7 @@ impl<'a> Sentence<'_, 'a> {
             if lexicon::kind_of_noun(&w).is_some() {
                 return Some(j);
             }
-            if !light(&w) || verbish(&w) || lexicon::PREPOSITIONS.contains(&w.as_ref()) {
+            if !light(&w) || verbish(&w) || lexicon::PREPOSITION_SET.has(&w) {
                 return None;
             }
         }
@@ -1052,9 +1053,7 @@ impl<'a> Sentence<'_, 'a> {
                     .is_some_and(|o| o == "of")
                     .then_some((r, k + 1));
             }
-            if verbish(&w)
-                || lexicon::PREPOSITIONS.contains(&w.as_ref())
-                || matches!(w.as_ref(), "and" | "or")
+            if verbish(&w) || lexicon::PREPOSITION_SET.has(&w) || matches!(w.as_ref(), "and" | "or")
             {
                 return None;
             }
@@ -1130,10 +1129,10 @@ impl<'a> Sentence<'_, 'a> {
                         continue;
                     }
                     listed = false;
-                    let prep = lexicon::PREPOSITIONS.contains(&lw);
+                    let prep = lexicon::PREPOSITION_SET.has(lw);
                     let right_after_prep = self
                         .word(i.wrapping_sub(1))
-                        .is_some_and(|p| lexicon::PREPOSITIONS.contains(&p.as_ref()));
+                        .is_some_and(|p| lexicon::PREPOSITION_SET.has(&p));
                     let runs_on = inner_prep && after_prep && modifies(lw, right_after_prep);
                     if prep {
                         inner_prep = i > a;
@@ -1181,7 +1180,7 @@ impl<'a> Sentence<'_, 'a> {
             Possessed::Name(..)
                 if words
                     .iter()
-                    .any(|w| lexicon::PREPOSITIONS.contains(&lower(w).as_ref())) =>
+                    .any(|w| lexicon::PREPOSITION_SET.has(&lower(w))) =>
             {
                 None
             }
@@ -1238,7 +1237,7 @@ impl<'a> Sentence<'_, 'a> {
     fn possessed_head(owner: &'a str, words: &[&'a str], j: usize) -> Option<(Written<'a>, usize)> {
         let plain = |w: &&str| {
             let lw = lower(w);
-            lexicon::role(&lw).is_none() && !is_stopword(&lw)
+            lexicon::role(&lw).is_none() && !lexicon::is_stop(&lw)
         };
         match words.last() {
             Some(head) if words.iter().all(plain) => Some((Written::Possessed(owner, head), j)),
@@ -1475,9 +1474,8 @@ impl<'a> Sentence<'_, 'a> {
             .copied()
             .find(|p| self.word(a).as_deref() == Some(*p))?;
         let light_only = (a + 1..n).all(|i| {
-            self.word(i).is_some_and(|w| {
-                light(&w) && !verbish(&w) && !lexicon::PREPOSITIONS.contains(&w.as_ref())
-            })
+            self.word(i)
+                .is_some_and(|w| light(&w) && !verbish(&w) && !lexicon::PREPOSITION_SET.has(&w))
         });
         let comma = self.toks.get(b) == Some(&Tok::Punct(','));
         (light_only && n + 1 == b && comma).then_some(p)
@@ -1494,9 +1492,7 @@ impl<'a> Sentence<'_, 'a> {
             let Some(w) = self.word(i) else {
                 return;
             };
-            if matches!(w.as_ref(), "has" | "had" | "have")
-                || lexicon::BETWEEN.contains(&w.as_ref())
-            {
+            if matches!(w.as_ref(), "has" | "had" | "have") || lexicon::BETWEEN_SET.has(&w) {
                 continue;
             }
             if verbish(&w) && !lexicon::BE.contains(&w.as_ref()) {
@@ -1796,7 +1792,7 @@ impl<'a> Sentence<'_, 'a> {
                     }
                     // A verb outside the cues governs the names after it as a
                     // cue does ("starring X, Y and Z").
-                    if cue.is_none() && lexicon::VERBS.contains(&lw.as_ref()) {
+                    if cue.is_none() && lexicon::VERB_SET.has(&lw) {
                         generic = Some(w);
                         window.clear();
                         last_prep = None;
@@ -1814,7 +1810,7 @@ impl<'a> Sentence<'_, 'a> {
                         }
                     }
                     if copula && !head_read && cue.is_none() {
-                        if lexicon::PREPOSITIONS.contains(&lw.as_ref()) || !light(&lw) {
+                        if lexicon::PREPOSITION_SET.has(&lw) || !light(&lw) {
                             if !lexicon::BE.contains(&lw.as_ref()) {
                                 head_read = true;
                                 self.typed_by_copula(subject, copula_kind, main);
@@ -1980,7 +1976,7 @@ impl<'a> Sentence<'_, 'a> {
         while j > a {
             j -= 1;
             match self.word(j) {
-                Some(w) if lexicon::BETWEEN.contains(&w.as_ref()) || is_adverb(&w) => continue,
+                Some(w) if lexicon::BETWEEN_SET.has(&w) || is_adverb(&w) => continue,
                 Some(w) => return lexicon::BE.contains(&w.as_ref()),
                 None => return false,
             }
@@ -2045,7 +2041,7 @@ impl<'a> Sentence<'_, 'a> {
             && slot == Slot::Thing
             && window.iter().all(|w| {
                 matches!(w.as_ref(), "of" | "the" | "and" | "or")
-                    || lexicon::listed(lexicon::PLACE_NOUNS, w)
+                    || lexicon::listed(&lexicon::PLACE_NOUN_SET, w)
             });
         // "X to the north, Y to the east, and Z": the side is X's.
         let window = match window {
@@ -2267,9 +2263,7 @@ impl<'a> Sentence<'_, 'a> {
                         .iter()
                         .position(|w| w == p)
                         .and_then(|at| window.get(..at))
-                        .is_some_and(|pre| {
-                            pre.iter().all(|w| lexicon::BETWEEN.contains(&w.as_ref()))
-                        })
+                        .is_some_and(|pre| pre.iter().all(|w| lexicon::BETWEEN_SET.has(w)))
                 }) || coordinated != prep.is_none() =>
                 {
                     let phrase = phrase(&lower(word), prep);
@@ -2375,14 +2369,14 @@ impl<'a> Sentence<'_, 'a> {
                                 .map(|w| w.as_ref())
                                 .collect();
                             !after_be.iter().enumerate().any(|(k, w)| {
-                                lexicon::PREPOSITIONS.contains(w)
+                                lexicon::PREPOSITION_SET.has(w)
                                     && !(*w == "of" && after_be.get(k + 1) == Some(&"one"))
                             })
                         });
                     if let Some(n) = noun
                         && head
                         && after_light
-                        && !is_stopword(n)
+                        && !lexicon::is_stop(n)
                         && n.chars().all(char::is_alphabetic)
                     {
                         self.add(subject, phrase(n, Some(p)), obj);
@@ -2403,7 +2397,7 @@ impl<'a> Sentence<'_, 'a> {
             // "a failed attempt … to capture X".
             .or_else(|| {
                 last_verb
-                    .filter(|_| window.iter().all(|w| is_stopword(w)))
+                    .filter(|_| window.iter().all(|w| lexicon::is_stop(w)))
                     .map(lower)
             });
         // "consists of X", not "occupied the north of X".
@@ -2428,8 +2422,8 @@ impl<'a> Sentence<'_, 'a> {
 fn participle_before<'w>(window: &'w [std::borrow::Cow<'_, str>], prep: &str) -> Option<&'w str> {
     let at = window.iter().rposition(|w| w == prep)?;
     let w = window.get(at.checked_sub(1)?)?;
-    let past = (w.len() > 3 && w.ends_with("ed") && !lexicon::listed(lexicon::DEMONYMS, w))
-        || is_irregular_past(w);
+    let past = (w.len() > 3 && w.ends_with("ed") && !lexicon::listed(&lexicon::DEMONYM_SET, w))
+        || rlmkg_text::is_irregular_past(w);
     (past && !lexicon::BE.contains(&w.as_ref())).then_some(w.as_ref())
 }
 
@@ -2502,7 +2496,7 @@ fn part_of_place(window: &[std::borrow::Cow<'_, str>], n: usize) -> bool {
         return false;
     };
     lexicon::kind_of_noun(w) == Some("place")
-        || lexicon::PARTS.contains(&w.as_ref())
+        || lexicon::PART_SET.has(w)
         || (matches!(w.as_ref(), "north" | "south" | "east" | "west")
             && n.checked_sub(1)
                 .and_then(|p| window.get(p))
