@@ -188,6 +188,7 @@ pub(crate) fn facts<'a>(
         interrupted: None,
     };
     let mut toks: Vec<Tok> = Vec::new();
+    let mut lows: Vec<Option<std::borrow::Cow<'a, str>>> = Vec::new();
     let mut ms: Vec<&'a str> = Vec::new();
     let alias = about.and_then(|a| opening_alias(a, sentences, mentions));
     for group in mentions.chunk_by(|x, y| x.0 == y.0) {
@@ -223,8 +224,15 @@ pub(crate) fn facts<'a>(
             ms.push(key);
         }
         tokenize(doc_text, sr, group, &mut toks);
+        // Each word lower-cased once: the rules read the same words often.
+        lows.clear();
+        lows.extend(toks.iter().map(|t| match t {
+            Tok::Word(w) => Some(lower(w)),
+            _ => None,
+        }));
         let mut reader = Sentence {
             toks: &toks,
+            lows: &lows,
             ms: &ms,
             topic: &mut topic,
             out: &mut out,
@@ -455,8 +463,16 @@ fn tokenize<'a>(
 
 /// `w` lower-cased when it has an upper-case letter, else `w` itself.
 fn lower(w: &str) -> std::borrow::Cow<'_, str> {
-    if w.is_ascii() {
-        return if w.bytes().any(|b| b.is_ascii_uppercase()) {
+    // One pass for the common case: ASCII with no capital (most calls get
+    // a word lower-cased already).
+    let mut ascii_upper = false;
+    let mut ascii = true;
+    for b in w.bytes() {
+        ascii_upper |= b.is_ascii_uppercase();
+        ascii &= b.is_ascii();
+    }
+    if ascii {
+        return if ascii_upper {
             std::borrow::Cow::Owned(w.to_ascii_lowercase())
         } else {
             std::borrow::Cow::Borrowed(w)
@@ -520,6 +536,8 @@ const REACH: usize = 48;
 
 struct Sentence<'s, 'a> {
     toks: &'s [Tok<'a>],
+    /// Each token's word lower-cased (none for a name or a mark).
+    lows: &'s [Option<std::borrow::Cow<'a, str>>],
     ms: &'s [&'a str],
     topic: &'s mut Topic<'a>,
     out: &'s mut Found,
@@ -540,11 +558,9 @@ struct Sentence<'s, 'a> {
 }
 
 impl<'a> Sentence<'_, 'a> {
+    /// Token `i`'s word lower-cased; none for a name or a mark.
     fn word(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
-        match self.toks.get(i) {
-            Some(Tok::Word(w)) => Some(lower(w)),
-            _ => None,
-        }
+        self.lows.get(i).cloned().flatten()
     }
 
     fn key(&self, m: usize) -> Option<&'a str> {
