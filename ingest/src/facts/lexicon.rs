@@ -1008,14 +1008,6 @@ pub(crate) static PREPOSITION_SET: Words = Words::new(PREPOSITIONS);
 pub(crate) static PLACE_NOUN_SET: Words = Words::new(PLACE_NOUNS);
 /// [`DEMONYMS`] as a set.
 pub(crate) static DEMONYM_SET: Words = Words::new(DEMONYMS);
-/// rlmkg-text's stop words as a set.
-static STOP_SET: Words = Words::new(rlmkg_text::STOPWORDS);
-
-/// Whether `word` (as written) is a stop word: `rlmkg_text::is_stopword`.
-pub(crate) fn is_stop(word: &str) -> bool {
-    STOP_SET.has(word)
-}
-
 /// Whether `word` (lower case) is a form of "be" or "have", a cue's form, a
 /// listed verb or an irregular past ("won"): one lookup for the words a
 /// clause's verb may be.
@@ -1111,19 +1103,15 @@ fn kind_of_singular(noun: &str) -> Option<&'static str> {
 fn kind_of_lower(noun: &str) -> Option<&'static str> {
     static KINDS: OnceLock<FxHashMap<&'static str, &'static str>> = OnceLock::new();
     let kinds = KINDS.get_or_init(|| {
-        let mut map = FxHashMap::default();
-        let lists = [
-            (WORK_NOUNS, "work"),
-            (PERSON_NOUNS, "person"),
-            (PLACE_NOUNS, "place"),
-            (ORG_NOUNS, "organization"),
-        ];
-        for (list, kind) in lists {
-            for w in list {
-                map.entry(*w).or_insert(kind);
-            }
-        }
-        map
+        first_by(
+            [
+                ("work", WORK_NOUNS),
+                ("person", PERSON_NOUNS),
+                ("place", PLACE_NOUNS),
+                ("organization", ORG_NOUNS),
+            ]
+            .into_iter(),
+        )
     });
     kinds.get(noun).copied()
 }
@@ -1145,9 +1133,9 @@ pub(crate) fn cue(word: &str) -> Option<&'static Cue> {
 
 /// Each word of the items' word lists, keyed to the first item (in list
 /// order) that has it: a lookup that answers as a scan in that order would.
-fn first_by<T: 'static>(
-    items: impl Iterator<Item = (&'static T, &'static [&'static str])>,
-) -> FxHashMap<&'static str, &'static T> {
+fn first_by<V: Copy>(
+    items: impl Iterator<Item = (V, &'static [&'static str])>,
+) -> FxHashMap<&'static str, V> {
     let mut map = FxHashMap::default();
     for (item, words) in items {
         for w in words {
@@ -1240,7 +1228,6 @@ mod tests {
                 || matches!(w, "has" | "had" | "have")
                 || rlmkg_text::is_irregular_past(w);
             assert_eq!(is_verb_form(w), verb, "{w}");
-            assert_eq!(is_stop(w), rlmkg_text::is_stopword(w), "{w}");
         }
         assert_eq!(kind_of_noun("Cities"), Some("place"));
         assert_eq!(kind_of_noun("movies"), None);

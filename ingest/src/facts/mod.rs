@@ -514,7 +514,7 @@ fn light(w: &str) -> bool {
     matches!(
         lw.as_ref(),
         "the" | "a" | "an" | "his" | "her" | "its" | "their" | "both" | "two" | "three"
-    ) || !lexicon::is_stop(&lw)
+    ) || !rlmkg_text::is_stopword(&lw)
 }
 
 const POSSESSIVES: &[&str] = &["his", "her", "its", "their"];
@@ -528,7 +528,7 @@ fn modifies(w: &str, right_after_prep: bool) -> bool {
     if determiner {
         return right_after_prep;
     }
-    !lexicon::is_stop(w) && !w.chars().any(|c| c.is_ascii_digit())
+    !rlmkg_text::is_stopword(w) && !w.chars().any(|c| c.is_ascii_digit())
 }
 
 /// How many tokens back a clause looks for the name it is attached to.
@@ -977,7 +977,10 @@ impl<'a> Sentence<'_, 'a> {
     /// soap opera").
     fn modifies_noun(&self, at: usize) -> bool {
         self.word(at + 1).is_some_and(|w| {
-            light(&w) && !lexicon::is_stop(&w) && !verbish(&w) && !lexicon::PREPOSITION_SET.has(&w)
+            light(&w)
+                && !rlmkg_text::is_stopword(&w)
+                && !verbish(&w)
+                && !lexicon::PREPOSITION_SET.has(&w)
         })
     }
 
@@ -1253,7 +1256,7 @@ impl<'a> Sentence<'_, 'a> {
     fn possessed_head(owner: &'a str, words: &[&'a str], j: usize) -> Option<(Written<'a>, usize)> {
         let plain = |w: &&str| {
             let lw = lower(w);
-            lexicon::role(&lw).is_none() && !lexicon::is_stop(&lw)
+            lexicon::role(&lw).is_none() && !rlmkg_text::is_stopword(&lw)
         };
         match words.last() {
             Some(head) if words.iter().all(plain) => Some((Written::Possessed(owner, head), j)),
@@ -2392,7 +2395,7 @@ impl<'a> Sentence<'_, 'a> {
                     if let Some(n) = noun
                         && head
                         && after_light
-                        && !lexicon::is_stop(n)
+                        && !rlmkg_text::is_stopword(n)
                         && n.chars().all(char::is_alphabetic)
                     {
                         self.add(subject, phrase(n, Some(p)), obj);
@@ -2413,7 +2416,7 @@ impl<'a> Sentence<'_, 'a> {
             // "a failed attempt … to capture X".
             .or_else(|| {
                 last_verb
-                    .filter(|_| window.iter().all(|w| lexicon::is_stop(w)))
+                    .filter(|_| window.iter().all(|w| rlmkg_text::is_stopword(w)))
                     .map(lower)
             });
         // "consists of X", not "occupied the north of X".
@@ -2589,7 +2592,7 @@ fn possessed_role<'w>(
     }
 }
 
-pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun, kind_of_noun};
+pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun, kind_of_noun, with_lower};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! The one stop-word set.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::sync::OnceLock;
 
 /// English stop words, lowercased: function words, auxiliaries, pronouns, the
@@ -214,7 +214,7 @@ pub const STOPWORDS: &[&str] = &[
 
 /// Whether a lowercased word is in [`STOPWORDS`].
 pub fn is_stopword(word: &str) -> bool {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| STOPWORDS.iter().copied().collect())
         .contains(word)
 }
