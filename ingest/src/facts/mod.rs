@@ -418,25 +418,23 @@ fn tokenize<'a>(
             i = m.end.saturating_sub(sr.start).max(i + 1);
             continue;
         }
-        let Some(c) = s.get(i..).and_then(|r| r.chars().next()) else {
+        let Some(c) = char_at(s, i) else {
             break;
         };
         if c.is_alphanumeric() {
             let mut j = i + c.len_utf8();
-            while let Some(d) = s.get(j..).and_then(|r| r.chars().next()) {
+            // A name may begin inside what reads as one word ("-based").
+            let name_at = group
+                .get(next_m)
+                .map_or(usize::MAX, |(_, m)| m.start.saturating_sub(sr.start));
+            while let Some(d) = char_at(s, j) {
                 let joins = matches!(d, '\'' | '-' | '\u{2019}')
-                    && s.get(j + d.len_utf8()..)
-                        .and_then(|r| r.chars().next())
-                        .is_some_and(char::is_alphanumeric);
+                    && char_at(s, j + d.len_utf8()).is_some_and(char::is_alphanumeric);
                 if !(d.is_alphanumeric() || joins) {
                     break;
                 }
                 j += d.len_utf8();
-                // A name may begin inside what reads as one word ("-based").
-                if group
-                    .get(next_m)
-                    .is_some_and(|(_, m)| m.start <= sr.start + j)
-                {
+                if name_at <= j {
                     break;
                 }
             }
@@ -447,10 +445,7 @@ fn tokenize<'a>(
         } else {
             // A dash between words ("1650, Middelburg – 1704, Amsterdam").
             let dash = matches!(c, '–' | '—')
-                || (c == '-'
-                    && s.get(i + 1..)
-                        .and_then(|r| r.chars().next())
-                        .is_some_and(char::is_whitespace));
+                || (c == '-' && char_at(s, i + 1).is_some_and(char::is_whitespace));
             if matches!(c, ',' | ';' | ':' | '(' | ')') {
                 out.push(Tok::Punct(c));
             } else if dash {
@@ -458,6 +453,16 @@ fn tokenize<'a>(
             }
             i += c.len_utf8();
         }
+    }
+}
+
+/// The character starting at byte `i` of `s` (none past the end or inside
+/// a character); an ASCII byte is read without decoding.
+fn char_at(s: &str, i: usize) -> Option<char> {
+    match s.as_bytes().get(i) {
+        Some(&b) if b.is_ascii() => Some(char::from(b)),
+        Some(_) => s.get(i..).and_then(|r| r.chars().next()),
+        None => None,
     }
 }
 
@@ -485,13 +490,12 @@ fn lower(w: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A word that can be a verb of a clause.
-fn verbish(w: &str) -> bool {
-    let lw = lower(w);
-    let lw = lw.as_ref();
+/// A word (lower case, as [`Sentence::word`] gives it) that can be a verb
+/// of a clause.
+fn verbish(lw: &str) -> bool {
     // "be", "have", a cue's form, a listed verb, an irregular past.
     lexicon::is_verb_form(lw)
-        || (lw.len() > 4 && lw.ends_with("ed") && !lexicon::listed(&lexicon::DEMONYM_SET, lw))
+        || (lw.len() > 4 && lw.ends_with("ed") && !lexicon::DEMONYM_SET.has(lw))
 }
 
 /// An adverb in "-ly" ("roughly", "formerly"; not "family", "Italy").
@@ -557,10 +561,11 @@ struct Sentence<'s, 'a> {
     outside: bool,
 }
 
-impl<'a> Sentence<'_, 'a> {
+impl<'s, 'a> Sentence<'s, 'a> {
     /// Token `i`'s word lower-cased; none for a name or a mark.
-    fn word(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
-        self.lows.get(i).cloned().flatten()
+    fn word(&self, i: usize) -> Option<&'s str> {
+        let lows: &'s [Option<std::borrow::Cow<'a, str>>] = self.lows;
+        lows.get(i)?.as_deref()
     }
 
     fn key(&self, m: usize) -> Option<&'a str> {
@@ -639,7 +644,7 @@ impl<'a> Sentence<'_, 'a> {
                     })
                 }
                 Some(Tok::Word(w)) => {
-                    let lw = lower(w);
+                    let lw = self.word(i).unwrap_or(w);
                     match lw.as_ref() {
                         "who" | "which" if i > start => {
                             cut = Some((i + 1, Opens::Attached));
@@ -707,7 +712,7 @@ impl<'a> Sentence<'_, 'a> {
             match self.toks.get(j) {
                 Some(Tok::Ment(m)) => return !self.is_date(*m),
                 Some(Tok::Word(w)) => {
-                    let lw = lower(w);
+                    let lw = self.word(j).unwrap_or(w);
                     if !light(&lw)
                         || verbish(&lw)
                         || lexicon::PREPOSITION_SET.has(&lw)
@@ -1106,7 +1111,7 @@ impl<'a> Sentence<'_, 'a> {
                     after_prep = false;
                 }
                 Some(Tok::Word(w)) => {
-                    let lw = lower(w);
+                    let lw = self.word(i).unwrap_or(w);
                     let lw = lw.as_ref();
                     if matches!(lw, "he" | "she") {
                         return Some((Written::Person, i + 1));
@@ -1229,7 +1234,7 @@ impl<'a> Sentence<'_, 'a> {
                 Some(Tok::Punct(',')) => {}
                 // (Not a verb: "His father was besieging X".)
                 Some(Tok::Word(w)) => {
-                    let lw = lower(w);
+                    let lw = self.word(k).unwrap_or(w);
                     let joins = matches!(lw.as_ref(), "and" | "or");
                     let verb = verbish(&lw) || lw.ends_with("ing");
                     if !(joins || (light(&lw) && !verb)) {
@@ -1270,7 +1275,7 @@ impl<'a> Sentence<'_, 'a> {
         let mut words = Vec::new();
         for j in i..b.min(i + 4) {
             match self.toks.get(j) {
-                Some(Tok::Word(w)) if verbish(&lower(w)) => {
+                Some(Tok::Word(w)) if verbish(self.word(j).unwrap_or(w)) => {
                     return Some((words, Possessed::Verb(j)));
                 }
                 Some(Tok::Word(w)) => words.push(*w),
@@ -1611,7 +1616,7 @@ impl<'a> Sentence<'_, 'a> {
         for j in i..i + 4 {
             match self.toks.get(j)? {
                 Tok::Ment(m) if !self.is_date(*m) => return Some((j, *m)),
-                Tok::Word(w) if light(w) && !verbish(w) => {}
+                Tok::Word(_) if self.word(j).is_some_and(|w| light(w) && !verbish(w)) => {}
                 _ => return None,
             }
         }
@@ -1624,7 +1629,8 @@ impl<'a> Sentence<'_, 'a> {
     fn cut_opening(&self) -> Option<&'a str> {
         match self.toks.first() {
             Some(Tok::Word(w))
-                if w.chars().next().is_some_and(char::is_lowercase) && verbish(w) =>
+                if w.chars().next().is_some_and(char::is_lowercase)
+                    && self.word(0).is_some_and(verbish) =>
             {
                 self.topic
                     .about
@@ -1716,7 +1722,7 @@ impl<'a> Sentence<'_, 'a> {
         self.outside = false;
         let mut cue: Option<(&'static lexicon::Cue, bool, &'a str)> = None;
         let mut cue_subject = subject;
-        let mut window: Vec<std::borrow::Cow<'a, str>> = Vec::new();
+        let mut window: Vec<&'s str> = Vec::new();
         let mut dobj: Option<&'a str> = None;
         // After a parenthesis, the argument it followed goes on ("the son of
         // X (1679 – 1726) and his wife Y").
@@ -1745,11 +1751,11 @@ impl<'a> Sentence<'_, 'a> {
         for i in a..b {
             match self.toks.get(i) {
                 Some(Tok::Word(w)) => {
-                    let lw = lower(w);
+                    let lw = self.word(i).unwrap_or(w);
                     // "Djibouti's first president", "Norway's prime minister
                     // X": a role of the name before "'s".
                     if let Some(r) = lexicon::role(&lw)
-                        && window.first().is_some_and(|w| w == "s")
+                        && window.first().is_some_and(|w| *w == "s")
                         && window.iter().skip(1).all(|w| light(w))
                         && let Some((at, owner)) = last_ment
                     {
@@ -1848,13 +1854,13 @@ impl<'a> Sentence<'_, 'a> {
                     // "Norway's former Labour leader X": a name between a
                     // possessive and a role noun before a name modifies the
                     // role.
-                    if window.first().is_some_and(|w| w == "s")
+                    if window.first().is_some_and(|w| *w == "s")
                         && self
                             .word(i + 1)
                             .is_some_and(|w| lexicon::role(&w).is_some())
                         && matches!(self.toks.get(i + 2), Some(Tok::Ment(_)))
                     {
-                        window.push(std::borrow::Cow::Borrowed(obj));
+                        window.push(obj);
                         continue;
                     }
                     if !self.is_date(m) {
@@ -1889,7 +1895,7 @@ impl<'a> Sentence<'_, 'a> {
                     // Nagasaki": the noun before a name types it.
                     // … and the names coordinated with it ("and Nagasaki").
                     let listed_on = window.is_empty()
-                        || matches!(window.as_slice(), [w] if w == "and" || w == "or");
+                        || matches!(window.as_slice(), [w] if *w == "and" || *w == "or");
                     apposed = match apposed_kind(&window) {
                         Some(kind) => Some(kind),
                         None if listed_on => apposed,
@@ -1906,7 +1912,7 @@ impl<'a> Sentence<'_, 'a> {
                         && generic.is_none()
                         && last_verb.is_none()
                         && last_prep.is_none()
-                        && window.first().is_some_and(|w| w == "in")
+                        && window.first().is_some_and(|w| *w == "in")
                         && window.iter().skip(1).all(|w| light(w) && !verbish(w))
                         && matches!(self.topic.kind(obj), "place" | "other")
                         && !matches!(self.topic.kind(subject), "person" | "date")
@@ -1968,7 +1974,7 @@ impl<'a> Sentence<'_, 'a> {
         let Some((at, m)) = self.name_before_at(a) else {
             return (None, None, None);
         };
-        let mut words: Vec<std::borrow::Cow<'a, str>> = (at.saturating_sub(6)..at)
+        let mut words: Vec<&'s str> = (at.saturating_sub(6)..at)
             .rev()
             .map_while(|j| self.word(j))
             .collect();
@@ -2009,7 +2015,7 @@ impl<'a> Sentence<'_, 'a> {
     fn partner_of_parent(
         &mut self,
         r: &lexicon::Role,
-        window: &[std::borrow::Cow<'a, str>],
+        window: &[&'s str],
         other: &'a str,
         obj: &'a str,
         child: &'a str,
@@ -2033,7 +2039,7 @@ impl<'a> Sentence<'_, 'a> {
         subject: &'a str,
         cue_subject: &'a str,
         cue: Option<(&'static lexicon::Cue, bool, &'a str)>,
-        window: &[std::borrow::Cow<'a, str>],
+        window: &[&'s str],
         obj: &'a str,
         (m, at): (usize, usize),
         (dobj, last_object): (&mut Option<&'a str>, Option<&'a str>),
@@ -2065,8 +2071,8 @@ impl<'a> Sentence<'_, 'a> {
         // "X to the north, Y to the east, and Z": the side is X's.
         let window = match window {
             [to, the, side, rest @ ..]
-                if to == "to"
-                    && the == "the"
+                if *to == "to"
+                    && *the == "the"
                     && lexicon::COMPASS.contains(&side.as_ref())
                     && last_prep.is_some() =>
             {
@@ -2120,7 +2126,7 @@ impl<'a> Sentence<'_, 'a> {
         }
         let coordinated = last_prep.is_some()
             && (window.is_empty()
-                || matches!(window, [w] if w == "and" || w == "or")
+                || matches!(window, [w] if *w == "and" || *w == "or")
                 || place_chain);
         let prep: Option<&'static str> = if coordinated {
             last_prep.filter(|p| !p.is_empty())
@@ -2145,9 +2151,9 @@ impl<'a> Sentence<'_, 'a> {
         // possessive.
         let possessor = self.toks.get(at + 1) == Some(&Tok::Word("s"));
         let of_possessed = match window {
-            [s] => s == "s",
+            [s] => *s == "s",
             [s, rest @ ..] => {
-                s == "s"
+                *s == "s"
                     && rest.iter().all(|w| light(w))
                     && rest.iter().any(|w| lexicon::role(w).is_some())
             }
@@ -2200,7 +2206,7 @@ impl<'a> Sentence<'_, 'a> {
         }
         // "served as President of Vestmark", "was the Prime Minister of
         // Vestmark": the subject holds the role the name says.
-        let as_or_be = match window.iter().rposition(|w| w == "as") {
+        let as_or_be = match window.iter().rposition(|w| *w == "as") {
             Some(k) => window
                 .get(k + 1..)
                 .is_some_and(|rest| rest.iter().all(|w| light(w))),
@@ -2238,7 +2244,13 @@ impl<'a> Sentence<'_, 'a> {
             // "Its music was composed by X": `music composed by`.
             let verb = cue
                 .map(|(_, _, w)| lower(w))
-                .or_else(|| window.iter().rev().find(|w| is_participle(w)).cloned())
+                .or_else(|| {
+                    window
+                        .iter()
+                        .rev()
+                        .find(|w| is_participle(w))
+                        .map(|w| lower(w))
+                })
                 .or_else(|| last_verb.map(lower));
             if let (Some(v), Some(p)) = (verb, prep) {
                 let label = phrase(&format!("{} {v}", lower(noun)), Some(p));
@@ -2280,7 +2292,7 @@ impl<'a> Sentence<'_, 'a> {
                 None if prep.is_some_and(|p| {
                     window
                         .iter()
-                        .position(|w| w == p)
+                        .position(|w| *w == p)
                         .and_then(|at| window.get(..at))
                         .is_some_and(|pre| pre.iter().all(|w| lexicon::BETWEEN_SET.has(w)))
                 }) || coordinated != prep.is_none() =>
@@ -2341,7 +2353,7 @@ impl<'a> Sentence<'_, 'a> {
                         && window
                             .iter()
                             .rev()
-                            .take_while(|w| w.as_ref() != p)
+                            .take_while(|w| **w != p)
                             .all(|w| light(w) && !verbish(w)) =>
                 {
                     self.add(subject, phrase("is", Some(p)), obj);
@@ -2368,7 +2380,7 @@ impl<'a> Sentence<'_, 'a> {
                         && (p != "in"
                             || (noun_kind == Some("person") && !self.modifies_noun(at))) =>
                 {
-                    let at = window.iter().rposition(|w| w == p);
+                    let at = window.iter().rposition(|w| *w == p);
                     let noun = at
                         .and_then(|o| o.checked_sub(1))
                         .and_then(|n| window.get(n));
@@ -2409,8 +2421,8 @@ impl<'a> Sentence<'_, 'a> {
         let verb = window
             .iter()
             .rev()
-            .find(|w| verbish(w) && !lexicon::BE.contains(&w.as_ref()))
-            .cloned()
+            .find(|w| verbish(w) && !lexicon::BE.contains(*w))
+            .map(|w| lower(w))
             .or_else(|| generic.map(lower))
             // Past other arguments only: "released in 1957 by X", not
             // "a failed attempt … to capture X".
@@ -2421,7 +2433,7 @@ impl<'a> Sentence<'_, 'a> {
             });
         // "consists of X", not "occupied the north of X".
         let of_loose = prep == Some("of")
-            && !window.iter().rposition(|w| w == "of").is_some_and(|o| {
+            && !window.iter().rposition(|w| *w == "of").is_some_and(|o| {
                 // Right after the verb: in the window, or the verb that
                 // opened it.
                 match o.checked_sub(1) {
@@ -2438,8 +2450,8 @@ impl<'a> Sentence<'_, 'a> {
 
 /// The past participle right before the last `prep` of the window ("used"
 /// in "the system used on").
-fn participle_before<'w>(window: &'w [std::borrow::Cow<'_, str>], prep: &str) -> Option<&'w str> {
-    let at = window.iter().rposition(|w| w == prep)?;
+fn participle_before<'w>(window: &'w [&'_ str], prep: &str) -> Option<&'w str> {
+    let at = window.iter().rposition(|w| *w == prep)?;
     let w = window.get(at.checked_sub(1)?)?;
     let past = (w.len() > 3 && w.ends_with("ed") && !lexicon::listed(&lexicon::DEMONYM_SET, w))
         || rlmkg_text::is_irregular_past(w);
@@ -2465,14 +2477,14 @@ const ADJECTIVE_TO: &[&str] = &[
 
 /// The compass point of a window ending "north of" (not "the north of":
 /// that is inside the name), the side the subject lies on.
-fn side_of<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> {
+fn side_of<'w>(window: &'w [&'_ str]) -> Option<&'w str> {
     match window {
-        [.., before, side, of] if of == "of" && !matches!(before.as_ref(), "the" | "to") => {
+        [.., before, side, of] if *of == "of" && !matches!(before.as_ref(), "the" | "to") => {
             lexicon::COMPASS
                 .contains(&side.as_ref())
                 .then_some(side.as_ref())
         }
-        [side, of] if of == "of" => lexicon::COMPASS
+        [side, of] if *of == "of" => lexicon::COMPASS
             .contains(&side.as_ref())
             .then_some(side.as_ref()),
         _ => None,
@@ -2481,7 +2493,7 @@ fn side_of<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> {
 
 /// The preposition that governs the name after `window`: the last one
 /// before it, passing over "of" after a place noun ("in the city of X": in).
-fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
+fn governing(window: &[&str]) -> Option<&'static str> {
     let prep = |w: &str| lexicon::PREPOSITIONS.iter().copied().find(|p| *p == w);
     let mut i = window.len();
     while i > 0 {
@@ -2499,9 +2511,9 @@ fn governing(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
 
 /// The kind a typing noun right before a name gives it ("the band X",
 /// "the city of X", "the cities of X and Y").
-fn apposed_kind(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
+fn apposed_kind(window: &[&str]) -> Option<&'static str> {
     match window {
-        [.., n, of] if of == "of" => lexicon::kind_of_noun(n).filter(|k| *k == "place"),
+        [.., n, of] if *of == "of" => lexicon::kind_of_noun(n).filter(|k| *k == "place"),
         [.., n] => lexicon::kind_of_noun(n),
         [] => None,
     }
@@ -2510,7 +2522,7 @@ fn apposed_kind(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static str> {
 /// Whether word `n` of the window names a place or a part of one before
 /// "of": "the town of", "the northern part of", "the south of" (a compass
 /// point after "the": "north of X" is outside X).
-fn part_of_place(window: &[std::borrow::Cow<'_, str>], n: usize) -> bool {
+fn part_of_place(window: &[&str], n: usize) -> bool {
     let Some(w) = window.get(n) else {
         return false;
     };
@@ -2519,13 +2531,13 @@ fn part_of_place(window: &[std::borrow::Cow<'_, str>], n: usize) -> bool {
         || (matches!(w.as_ref(), "north" | "south" | "east" | "west")
             && n.checked_sub(1)
                 .and_then(|p| window.get(p))
-                .is_some_and(|t| t == "the"))
+                .is_some_and(|t| *t == "the"))
 }
 
 /// Whether the window ends in a place noun and "of" ("the town of").
-fn ends_of_place(window: &[std::borrow::Cow<'_, str>]) -> bool {
+fn ends_of_place(window: &[&str]) -> bool {
     match window {
-        [.., of] if of == "of" => part_of_place(window, window.len() - 2),
+        [.., of] if *of == "of" => part_of_place(window, window.len() - 2),
         _ => false,
     }
 }
@@ -2544,8 +2556,8 @@ fn phrase(verb: &str, prep: Option<&str>) -> std::borrow::Cow<'static, str> {
 /// A role noun right before "of" at the end of the window ("founder of").
 /// A role noun before the last "of" of the window, with only light words
 /// after it ("the second son of the famous hetman X").
-fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Role> {
-    let of = window.iter().rposition(|w| w == "of")?;
+fn role_of(window: &[&str]) -> Option<&'static lexicon::Role> {
+    let of = window.iter().rposition(|w| *w == "of")?;
     if !window.get(of + 1..)?.iter().all(|w| light(w)) {
         return None;
     }
@@ -2554,7 +2566,7 @@ fn role_of(window: &[std::borrow::Cow<'_, str>]) -> Option<&'static lexicon::Rol
 
 /// The partner noun of "and his wife", "by his second wife", "and her
 /// husband" ending the window (a possessive, at most one word, the noun).
-fn partner_noun<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> {
+fn partner_noun<'w>(window: &'w [&'_ str]) -> Option<&'w str> {
     let (join, p, noun) = match window {
         [.., j, p, _, n] if POSSESSIVES.contains(&p.as_ref()) => (j, p, n),
         [.., j, p, n] => (j, p, n),
@@ -2568,10 +2580,7 @@ fn partner_noun<'w>(window: &'w [std::borrow::Cow<'_, str>]) -> Option<&'w str> 
 
 /// The noun right before the last of `preps` in the window when only light
 /// words follow it ("marriage" in "her marriage to the writer").
-fn noun_before_prep<'w>(
-    window: &'w [std::borrow::Cow<'_, str>],
-    preps: &[&str],
-) -> Option<&'w str> {
+fn noun_before_prep<'w>(window: &'w [&'_ str], preps: &[&str]) -> Option<&'w str> {
     let at = window.iter().rposition(|w| preps.contains(&w.as_ref()))?;
     if !window.get(at + 1..)?.iter().all(|w| light(w)) {
         return None;
@@ -2580,9 +2589,7 @@ fn noun_before_prep<'w>(
 }
 
 /// A possessive and a role noun right before a name ("his cousin").
-fn possessed_role<'w>(
-    window: &'w [std::borrow::Cow<'_, str>],
-) -> Option<(&'w str, &'static lexicon::Role)> {
+fn possessed_role<'w>(window: &'w [&'_ str]) -> Option<(&'w str, &'static lexicon::Role)> {
     // "his cousin", "his second wife".
     match window {
         [.., p, r] | [.., p, _, r] if POSSESSIVES.contains(&p.as_ref()) => {
