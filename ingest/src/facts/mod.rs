@@ -613,14 +613,14 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     if self.ends_name(i)
                         && i > start + 1
                         && !self.opening_cut(start, i)
-                        && !(start == 0 && self.word(start).is_some_and(|w| is_participle(&w)))
+                        && !(start == 0 && self.word(start).is_some_and(is_participle))
                         // (not a date and a name: "died in December 2011,
                         // Kim Jong Un stepped up").
                         && (matches!(self.toks.get(i + 1), Some(Tok::Ment(_)))
                             && !matches!(self.toks.get(i.wrapping_sub(1)), Some(Tok::Ment(m)) if self.is_date(*m))
                             || self
                                 .word(i + 1)
-                                .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()))) => {}
+                                .is_some_and(|w| lexicon::LOCATIVES.contains(&w))) => {}
                 // "He was married to the Polish artist, Anna Rajecka": the
                 // object of the preposition named after a comma.
                 Some(Tok::Punct(','))
@@ -635,8 +635,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                         // ", who was born in Y, succeeded Z": the sentence's
                         // subject again.
                         (n, Opens::Attached)
-                            if opens == Opens::Attached
-                                && self.word(n).is_some_and(|w| verbish(&w)) =>
+                            if opens == Opens::Attached && self.word(n).is_some_and(verbish) =>
                         {
                             (n, Opens::Shared)
                         }
@@ -645,7 +644,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                 }
                 Some(Tok::Word(w)) => {
                     let lw = self.word(i).unwrap_or(w);
-                    match lw.as_ref() {
+                    match lw {
                         "who" | "which" if i > start => {
                             cut = Some((i + 1, Opens::Attached));
                         }
@@ -679,24 +678,16 @@ impl<'s, 'a> Sentence<'s, 'a> {
     /// preposition before a name and a verb ("At X, Holt earned …"; not "In
     /// Morton County, North Dakota, the town …").
     fn opening_cut(&self, start: usize, i: usize) -> bool {
-        let opens = self
-            .word(start)
-            .is_some_and(|w| OPENING_PREPS.contains(&w.as_ref()));
+        let opens = self.word(start).is_some_and(|w| OPENING_PREPS.contains(&w));
         opens && matches!(self.toks.get(i + 1), Some(Tok::Ment(_))) && self.next_is_verb(i + 2)
     }
 
     /// Whether the comma at token `i` opens a partner ("…, by his wife")
     /// or stands between a partner noun and its name ("his wife, Y").
     fn partner_at_comma(&self, i: usize) -> bool {
-        let possessive = |j: usize| {
-            self.word(j)
-                .is_some_and(|w| POSSESSIVES.contains(&w.as_ref()))
-        };
-        let partner = |j: usize| self.word(j).is_some_and(|w| lexicon::is_partner(&w));
-        let joins = |j: usize| {
-            self.word(j)
-                .is_some_and(|w| matches!(w.as_ref(), "and" | "by"))
-        };
+        let possessive = |j: usize| self.word(j).is_some_and(|w| POSSESSIVES.contains(&w));
+        let partner = |j: usize| self.word(j).is_some_and(lexicon::is_partner);
+        let joins = |j: usize| self.word(j).is_some_and(|w| matches!(w, "and" | "by"));
         let opens = joins(i + 1) && possessive(i + 2) && (partner(i + 3) || partner(i + 4));
         let names = i > 3
             && partner(i - 1)
@@ -713,10 +704,10 @@ impl<'s, 'a> Sentence<'s, 'a> {
                 Some(Tok::Ment(m)) => return !self.is_date(*m),
                 Some(Tok::Word(w)) => {
                     let lw = self.word(j).unwrap_or(w);
-                    if !light(&lw)
-                        || verbish(&lw)
-                        || lexicon::PREPOSITION_SET.has(&lw)
-                        || matches!(lw.as_ref(), "and" | "or")
+                    if !light(lw)
+                        || verbish(lw)
+                        || lexicon::PREPOSITION_SET.has(lw)
+                        || matches!(lw, "and" | "or")
                     {
                         return false;
                     }
@@ -747,9 +738,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
         // "bordered by X to the north, Y to the east": the name before its
         // side.
         if j > 2
-            && self
-                .word(j)
-                .is_some_and(|w| lexicon::COMPASS.contains(&w.as_ref()))
+            && self.word(j).is_some_and(|w| lexicon::COMPASS.contains(&w))
             && self.word(j - 1).is_some_and(|w| w == "the")
             && self.word(j - 2).is_some_and(|w| w == "to")
         {
@@ -758,7 +747,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
         ment(j)
             || (self
                 .word(j)
-                .is_some_and(|w| lexicon::listed(&lexicon::PLACE_NOUN_SET, &w))
+                .is_some_and(|w| lexicon::listed(&lexicon::PLACE_NOUN_SET, w))
                 && ment(j.wrapping_sub(1)))
     }
 
@@ -768,7 +757,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
     /// capital, X …" is not).
     fn object_described(&self, start: usize, i: usize) -> bool {
         let opener = self.word(start);
-        if opener.as_deref().is_some_and(|w| {
+        if opener.is_some_and(|w| {
             matches!(
                 w,
                 "after"
@@ -796,10 +785,10 @@ impl<'s, 'a> Sentence<'s, 'a> {
         while j > start && i - j < 8 {
             j -= 1;
             match self.word(j) {
-                Some(w) if matches!(w.as_ref(), "to" | "of" | "by" | "with") => {
+                Some("to" | "of" | "by" | "with") => {
                     return described && self.has_verb(start, j);
                 }
-                Some(w) if verbish(&w) => return false,
+                Some(w) if verbish(w) => return false,
                 Some(_) => described = true,
                 None => return false,
             }
@@ -810,11 +799,11 @@ impl<'s, 'a> Sentence<'s, 'a> {
     fn next_is_verb(&self, i: usize) -> bool {
         let mut j = i;
         while let Some(w) = self.word(j) {
-            if lexicon::BETWEEN_SET.has(&w) {
+            if lexicon::BETWEEN_SET.has(w) {
                 j += 1;
                 continue;
             }
-            return verbish(&w);
+            return verbish(w);
         }
         false
     }
@@ -825,7 +814,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
     fn after_and(&self, i: usize) -> Option<Opens> {
         if self
             .word(i)
-            .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n.as_ref()))
+            .is_some_and(|n| rlmkg_text::SUBJECT_PRONOUNS.contains(&n))
         {
             Some(Opens::Fresh)
         } else if self.next_is_verb(i) {
@@ -840,13 +829,13 @@ impl<'s, 'a> Sentence<'s, 'a> {
         let Some(w) = self.word(i) else {
             return (i, Opens::Fresh);
         };
-        match w.as_ref() {
+        match w {
             "who" | "which" | "whom" => (i + 1, Opens::Attached),
             "and" | "but" => (i + 1, self.after_and(i + 1).unwrap_or(Opens::Fresh)),
             "the" | "a" | "an"
                 if self
                     .word(i + 1)
-                    .is_some_and(|n| lexicon::role(&n).is_some() || self.role_after(i + 1)) =>
+                    .is_some_and(|n| lexicon::role(n).is_some() || self.role_after(i + 1)) =>
             {
                 (i, Opens::Attached)
             }
@@ -863,7 +852,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
     /// Whether a role noun follows within two words of `i` ("the first
     /// director of").
     fn role_after(&self, i: usize) -> bool {
-        (i..i + 3).any(|j| self.word(j).is_some_and(|w| lexicon::role(&w).is_some()))
+        (i..i + 3).any(|j| self.word(j).is_some_and(|w| lexicon::role(w).is_some()))
     }
 
     /// Whether the token before `i`, past punctuation, is a date.
@@ -907,7 +896,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
         let located = j
             .checked_sub(1)
             .and_then(|p| self.word(p))
-            .is_some_and(|w| lexicon::LOCATIVES.contains(&w.as_ref()));
+            .is_some_and(|w| lexicon::LOCATIVES.contains(&w));
         if kin && located && kind(before) != "person" {
             return sentence.filter(|s| kind(s) != "place");
         }
@@ -918,7 +907,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
             return sentence;
         }
         let opener = self.word(a.wrapping_sub(1));
-        if matches!(opener.as_deref(), Some("who" | "whom"))
+        if matches!(opener, Some("who" | "whom"))
             && matches!(kind(before), "organization" | "place" | "work")
         {
             return sentence.filter(|s| kind(s) == "person");
@@ -939,12 +928,8 @@ impl<'s, 'a> Sentence<'s, 'a> {
         // "in Lexington, Virginia, directed by X": persons and places are
         // not directed, written, published or produced.
         if matches!(kind(before), "person" | "place")
-            && participle.is_some_and(|w| {
-                matches!(
-                    w.as_ref(),
-                    "directed" | "written" | "published" | "produced"
-                )
-            })
+            && participle
+                .is_some_and(|w| matches!(w, "directed" | "written" | "published" | "produced"))
         {
             return sentence.filter(|s| kind(s) != "person");
         }
@@ -982,10 +967,10 @@ impl<'s, 'a> Sentence<'s, 'a> {
     /// soap opera").
     fn modifies_noun(&self, at: usize) -> bool {
         self.word(at + 1).is_some_and(|w| {
-            light(&w)
-                && !rlmkg_text::is_stopword(&w)
-                && !verbish(&w)
-                && !lexicon::PREPOSITION_SET.has(&w)
+            light(w)
+                && !rlmkg_text::is_stopword(w)
+                && !verbish(w)
+                && !lexicon::PREPOSITION_SET.has(w)
         })
     }
 
@@ -1006,11 +991,11 @@ impl<'s, 'a> Sentence<'s, 'a> {
         let article = n
             .checked_sub(1)
             .and_then(|p| self.word(p))
-            .is_some_and(|w| matches!(w.as_ref(), "a" | "an"));
+            .is_some_and(|w| matches!(w, "a" | "an"));
         let be = n
             .checked_sub(2)
             .and_then(|p| self.word(p))
-            .is_some_and(|w| lexicon::BE.contains(&w.as_ref()));
+            .is_some_and(|w| lexicon::BE.contains(&w));
         let words = a > at + 2
             && self
                 .toks
@@ -1043,10 +1028,10 @@ impl<'s, 'a> Sentence<'s, 'a> {
     fn definite_head(&self, i: usize) -> Option<usize> {
         for j in i..i + 3 {
             let w = self.word(j)?;
-            if lexicon::kind_of_noun(&w).is_some() {
+            if lexicon::kind_of_noun(w).is_some() {
                 return Some(j);
             }
-            if !light(&w) || verbish(&w) || lexicon::PREPOSITION_SET.has(&w) {
+            if !light(w) || verbish(w) || lexicon::PREPOSITION_SET.has(w) {
                 return None;
             }
         }
@@ -1065,20 +1050,19 @@ impl<'s, 'a> Sentence<'s, 'a> {
         let mut j = a;
         if self
             .word(j)
-            .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
+            .is_some_and(|w| matches!(w, "the" | "a" | "an"))
         {
             j += 1;
         }
         for k in j..j + 4 {
             let w = self.word(k)?;
-            if let Some(r) = lexicon::role(&w) {
+            if let Some(r) = lexicon::role(w) {
                 return self
                     .word(k + 1)
                     .is_some_and(|o| o == "of")
                     .then_some((r, k + 1));
             }
-            if verbish(&w) || lexicon::PREPOSITION_SET.has(&w) || matches!(w.as_ref(), "and" | "or")
-            {
+            if verbish(w) || lexicon::PREPOSITION_SET.has(w) || matches!(w, "and" | "or") {
                 return None;
             }
         }
@@ -1112,7 +1096,6 @@ impl<'s, 'a> Sentence<'s, 'a> {
                 }
                 Some(Tok::Word(w)) => {
                     let lw = self.word(i).unwrap_or(w);
-                    let lw = lw.as_ref();
                     if matches!(lw, "he" | "she") {
                         return Some((Written::Person, i + 1));
                     }
@@ -1156,7 +1139,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     let prep = lexicon::PREPOSITION_SET.has(lw);
                     let right_after_prep = self
                         .word(i.wrapping_sub(1))
-                        .is_some_and(|p| lexicon::PREPOSITION_SET.has(&p));
+                        .is_some_and(|p| lexicon::PREPOSITION_SET.has(p));
                     let runs_on = inner_prep && after_prep && modifies(lw, right_after_prep);
                     if prep {
                         inner_prep = i > a;
@@ -1222,10 +1205,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
     /// listed with commas and "and", before any other word.
     fn complements(&self, j: usize, b: usize) -> Vec<usize> {
         let mut names = Vec::new();
-        if !self
-            .word(j)
-            .is_some_and(|w| lexicon::BE.contains(&w.as_ref()))
-        {
+        if !self.word(j).is_some_and(|w| lexicon::BE.contains(&w)) {
             return names;
         }
         for k in j + 1..b.min(j + 1 + REACH) {
@@ -1235,9 +1215,9 @@ impl<'s, 'a> Sentence<'s, 'a> {
                 // (Not a verb: "His father was besieging X".)
                 Some(Tok::Word(w)) => {
                     let lw = self.word(k).unwrap_or(w);
-                    let joins = matches!(lw.as_ref(), "and" | "or");
-                    let verb = verbish(&lw) || lw.ends_with("ing");
-                    if !(joins || (light(&lw) && !verb)) {
+                    let joins = matches!(lw, "and" | "or");
+                    let verb = verbish(lw) || lw.ends_with("ing");
+                    if !(joins || (light(lw) && !verb)) {
                         break;
                     }
                 }
@@ -1496,10 +1476,10 @@ impl<'s, 'a> Sentence<'s, 'a> {
         let p = OPENING_PREPS
             .iter()
             .copied()
-            .find(|p| self.word(a).as_deref() == Some(*p))?;
+            .find(|p| self.word(a) == Some(*p))?;
         let light_only = (a + 1..n).all(|i| {
             self.word(i)
-                .is_some_and(|w| light(&w) && !verbish(&w) && !lexicon::PREPOSITION_SET.has(&w))
+                .is_some_and(|w| light(w) && !verbish(w) && !lexicon::PREPOSITION_SET.has(w))
         });
         let comma = self.toks.get(b) == Some(&Tok::Punct(','));
         (light_only && n + 1 == b && comma).then_some(p)
@@ -1516,11 +1496,11 @@ impl<'s, 'a> Sentence<'s, 'a> {
             let Some(w) = self.word(i) else {
                 return;
             };
-            if matches!(w.as_ref(), "has" | "had" | "have") || lexicon::BETWEEN_SET.has(&w) {
+            if matches!(w, "has" | "had" | "have") || lexicon::BETWEEN_SET.has(w) {
                 continue;
             }
-            if verbish(&w) && !lexicon::BE.contains(&w.as_ref()) {
-                self.add(subject, phrase(&w, Some(p)), obj);
+            if verbish(w) && !lexicon::BE.contains(&w) {
+                self.add(subject, phrase(w, Some(p)), obj);
             }
             return;
         }
@@ -1567,7 +1547,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
     fn object_roles(&mut self) -> Vec<usize> {
         let mut owners = Vec::new();
         for i in 2..self.toks.len() {
-            if self.word(i).as_deref() != Some("as") {
+            if self.word(i) != Some("as") {
                 continue;
             }
             let Some(&Tok::Ment(x)) = self.toks.get(i - 1) else {
@@ -1575,7 +1555,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
             };
             let verb = self
                 .word(i - 2)
-                .is_some_and(|w| verbish(&w) && !lexicon::BE.contains(&w.as_ref()));
+                .is_some_and(|w| verbish(w) && !lexicon::BE.contains(&w));
             if self.is_date(x) || !verb {
                 continue;
             }
@@ -1754,7 +1734,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     let lw = self.word(i).unwrap_or(w);
                     // "Djibouti's first president", "Norway's prime minister
                     // X": a role of the name before "'s".
-                    if let Some(r) = lexicon::role(&lw)
+                    if let Some(r) = lexicon::role(lw)
                         && window.first().is_some_and(|w| *w == "s")
                         && window.iter().skip(1).all(|w| light(w))
                         && let Some((at, owner)) = last_ment
@@ -1782,7 +1762,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                             _ => {}
                         }
                     }
-                    if let Some(c) = lexicon::cue(&lw) {
+                    if let Some(c) = lexicon::cue(lw) {
                         let before_be = self.be_before(a, i);
                         let by_next = self.word(i + 1).is_some_and(|n| n == "by");
                         let passive =
@@ -1812,12 +1792,12 @@ impl<'s, 'a> Sentence<'s, 'a> {
                         last_prep = None;
                         continue;
                     }
-                    if lexicon::BE.contains(&lw.as_ref()) && cue.is_none() {
+                    if lexicon::BE.contains(&lw) && cue.is_none() {
                         copula = true;
                     }
                     // A verb outside the cues governs the names after it as a
                     // cue does ("starring X, Y and Z").
-                    if cue.is_none() && lexicon::VERB_SET.has(&lw) {
+                    if cue.is_none() && lexicon::VERB_SET.has(lw) {
                         generic = Some(w);
                         window.clear();
                         last_prep = None;
@@ -1826,7 +1806,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     }
                     // Any other verb governs the names after it that no
                     // nearer verb does ("released in 1957 by X").
-                    if cue.is_none() && is_participle(&lw) {
+                    if cue.is_none() && is_participle(lw) {
                         last_verb = Some(w);
                         // "was organised by X": a participle right after
                         // "be" makes the clause passive, no copula.
@@ -1835,12 +1815,12 @@ impl<'s, 'a> Sentence<'s, 'a> {
                         }
                     }
                     if copula && !head_read && cue.is_none() {
-                        if lexicon::PREPOSITION_SET.has(&lw) || !light(&lw) {
-                            if !lexicon::BE.contains(&lw.as_ref()) {
+                        if lexicon::PREPOSITION_SET.has(lw) || !light(lw) {
+                            if !lexicon::BE.contains(&lw) {
                                 head_read = true;
                                 self.typed_by_copula(subject, copula_kind, main);
                             }
-                        } else if let Some(kind) = lexicon::kind_of_noun(&lw) {
+                        } else if let Some(kind) = lexicon::kind_of_noun(lw) {
                             copula_kind = Some(kind);
                         }
                     }
@@ -1855,9 +1835,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     // possessive and a role noun before a name modifies the
                     // role.
                     if window.first().is_some_and(|w| *w == "s")
-                        && self
-                            .word(i + 1)
-                            .is_some_and(|w| lexicon::role(&w).is_some())
+                        && self.word(i + 1).is_some_and(|w| lexicon::role(w).is_some())
                         && matches!(self.toks.get(i + 2), Some(Tok::Ment(_)))
                     {
                         window.push(obj);
@@ -1877,7 +1855,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                         && self.name_follows(i + 1)
                         && window
                             .last()
-                            .is_some_and(|w| matches!(w.as_ref(), "the" | "a" | "an"))
+                            .is_some_and(|w| matches!(*w, "the" | "a" | "an"))
                     {
                         continue;
                     }
@@ -1922,10 +1900,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     if copula && !head_read && !self.is_date(m) {
                         head_read = true;
                         self.typed_by_copula(subject, copula_kind, main);
-                        if window
-                            .iter()
-                            .all(|w| light(w) || lexicon::BE.contains(&w.as_ref()))
-                        {
+                        if window.iter().all(|w| light(w) || lexicon::BE.contains(w)) {
                             nominal = Some(obj);
                         }
                     } else if window.is_empty() && nominal.is_some() && nominal == last_object {
@@ -1991,7 +1966,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
 
     /// Whether tokens `a..b` hold a verb.
     fn has_verb(&self, a: usize, b: usize) -> bool {
-        (a..b).any(|i| self.word(i).is_some_and(|w| verbish(&w)))
+        (a..b).any(|i| self.word(i).is_some_and(verbish))
     }
 
     /// Whether "be" stands before token `i` (other than words like "later"
@@ -2001,8 +1976,8 @@ impl<'s, 'a> Sentence<'s, 'a> {
         while j > a {
             j -= 1;
             match self.word(j) {
-                Some(w) if lexicon::BETWEEN_SET.has(&w) || is_adverb(&w) => continue,
-                Some(w) => return lexicon::BE.contains(&w.as_ref()),
+                Some(w) if lexicon::BETWEEN_SET.has(w) || is_adverb(w) => continue,
+                Some(w) => return lexicon::BE.contains(&w),
                 None => return false,
             }
         }
@@ -2065,7 +2040,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
         let place_chain = last_prep.is_some_and(|p| lexicon::LOCATIVES.contains(&p))
             && slot == Slot::Thing
             && window.iter().all(|w| {
-                matches!(w.as_ref(), "of" | "the" | "and" | "or")
+                matches!(*w, "of" | "the" | "and" | "or")
                     || lexicon::listed(&lexicon::PLACE_NOUN_SET, w)
             });
         // "X to the north, Y to the east, and Z": the side is X's.
@@ -2073,7 +2048,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
             [to, the, side, rest @ ..]
                 if *to == "to"
                     && *the == "the"
-                    && lexicon::COMPASS.contains(&side.as_ref())
+                    && lexicon::COMPASS.contains(side)
                     && last_prep.is_some() =>
             {
                 rest
@@ -2210,12 +2185,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
             Some(k) => window
                 .get(k + 1..)
                 .is_some_and(|rest| rest.iter().all(|w| light(w))),
-            None => {
-                copula.is_some()
-                    && window
-                        .iter()
-                        .all(|w| light(w) || lexicon::BE.contains(&w.as_ref()))
-            }
+            None => copula.is_some() && window.iter().all(|w| light(w) || lexicon::BE.contains(w)),
         };
         if slot == Slot::Thing
             && as_or_be
@@ -2365,7 +2335,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                     if window.len() > 1
                         && window
                             .get(window.len() - 2)
-                            .is_some_and(|w| ADJECTIVE_TO.contains(&w.as_ref())) =>
+                            .is_some_and(|w| ADJECTIVE_TO.contains(w)) =>
                 {
                     if let Some(adj) = window.get(window.len() - 2) {
                         self.add(subject, phrase(adj, Some(p)), obj);
@@ -2396,7 +2366,7 @@ impl<'s, 'a> Sentence<'s, 'a> {
                             let after_be: Vec<&str> = before
                                 .iter()
                                 .rev()
-                                .take_while(|w| !lexicon::BE.contains(&w.as_ref()))
+                                .take_while(|w| !lexicon::BE.contains(w))
                                 .map(|w| w.as_ref())
                                 .collect();
                             !after_be.iter().enumerate().any(|(k, w)| {
@@ -2455,7 +2425,7 @@ fn participle_before<'w>(window: &'w [&'_ str], prep: &str) -> Option<&'w str> {
     let w = window.get(at.checked_sub(1)?)?;
     let past = (w.len() > 3 && w.ends_with("ed") && !lexicon::listed(&lexicon::DEMONYM_SET, w))
         || rlmkg_text::is_irregular_past(w);
-    (past && !lexicon::BE.contains(&w.as_ref())).then_some(w.as_ref())
+    (past && !lexicon::BE.contains(w)).then_some(w.as_ref())
 }
 
 /// Prepositions whose object, opening a sentence before a comma, is an
@@ -2479,14 +2449,10 @@ const ADJECTIVE_TO: &[&str] = &[
 /// that is inside the name), the side the subject lies on.
 fn side_of<'w>(window: &'w [&'_ str]) -> Option<&'w str> {
     match window {
-        [.., before, side, of] if *of == "of" && !matches!(before.as_ref(), "the" | "to") => {
-            lexicon::COMPASS
-                .contains(&side.as_ref())
-                .then_some(side.as_ref())
+        [.., before, side, of] if *of == "of" && !matches!(*before, "the" | "to") => {
+            lexicon::COMPASS.contains(side).then_some(side.as_ref())
         }
-        [side, of] if *of == "of" => lexicon::COMPASS
-            .contains(&side.as_ref())
-            .then_some(side.as_ref()),
+        [side, of] if *of == "of" => lexicon::COMPASS.contains(side).then_some(side.as_ref()),
         _ => None,
     }
 }
@@ -2528,7 +2494,7 @@ fn part_of_place(window: &[&str], n: usize) -> bool {
     };
     lexicon::kind_of_noun(w) == Some("place")
         || lexicon::PART_SET.has(w)
-        || (matches!(w.as_ref(), "north" | "south" | "east" | "west")
+        || (matches!(*w, "north" | "south" | "east" | "west")
             && n.checked_sub(1)
                 .and_then(|p| window.get(p))
                 .is_some_and(|t| *t == "the"))
@@ -2568,32 +2534,30 @@ fn role_of(window: &[&str]) -> Option<&'static lexicon::Role> {
 /// husband" ending the window (a possessive, at most one word, the noun).
 fn partner_noun<'w>(window: &'w [&'_ str]) -> Option<&'w str> {
     let (join, p, noun) = match window {
-        [.., j, p, _, n] if POSSESSIVES.contains(&p.as_ref()) => (j, p, n),
+        [.., j, p, _, n] if POSSESSIVES.contains(p) => (j, p, n),
         [.., j, p, n] => (j, p, n),
         _ => return None,
     };
-    (matches!(join.as_ref(), "and" | "by")
-        && POSSESSIVES.contains(&p.as_ref())
-        && lexicon::is_partner(noun))
-    .then_some(noun.as_ref())
+    (matches!(*join, "and" | "by") && POSSESSIVES.contains(p) && lexicon::is_partner(noun))
+        .then_some(noun.as_ref())
 }
 
 /// The noun right before the last of `preps` in the window when only light
 /// words follow it ("marriage" in "her marriage to the writer").
 fn noun_before_prep<'w>(window: &'w [&'_ str], preps: &[&str]) -> Option<&'w str> {
-    let at = window.iter().rposition(|w| preps.contains(&w.as_ref()))?;
+    let at = window.iter().rposition(|w| preps.contains(w))?;
     if !window.get(at + 1..)?.iter().all(|w| light(w)) {
         return None;
     }
-    Some(window.get(at.checked_sub(1)?)?.as_ref())
+    Some(*window.get(at.checked_sub(1)?)?)
 }
 
 /// A possessive and a role noun right before a name ("his cousin").
 fn possessed_role<'w>(window: &'w [&'_ str]) -> Option<(&'w str, &'static lexicon::Role)> {
     // "his cousin", "his second wife".
     match window {
-        [.., p, r] | [.., p, _, r] if POSSESSIVES.contains(&p.as_ref()) => {
-            lexicon::role(r).map(|role| (p.as_ref(), role))
+        [.., p, r] | [.., p, _, r] if POSSESSIVES.contains(p) => {
+            lexicon::role(r).map(|role| (*p, role))
         }
         _ => None,
     }
