@@ -496,6 +496,8 @@ struct Lexicon {
     noble_titles: WordSet<'static>,
     /// [`EVENT_WORDS`]: words that make a name an event, an era or a law.
     event_words: WordSet<'static>,
+    /// [`PLACE_HEADS`]: first words of places' names.
+    place_heads: WordSet<'static>,
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -509,6 +511,7 @@ fn lexicon() -> &'static Lexicon {
         place_prepositions: WordSet::new(PLACE_PREPOSITIONS),
         noble_titles: WordSet::new(NOBLE_TITLES),
         event_words: WordSet::new(EVENT_WORDS),
+        place_heads: WordSet::new(PLACE_HEADS),
     })
 }
 
@@ -819,6 +822,7 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 && run.len() == 1
                 && is_opening_word(run[0].1)
                 && !takes_verb(s, end, run[0].1))
+            || (at_start && run.len() == 1 && opens_with_common_word(s, end, run[0].1))
             || (at_start && is_lower_compound(s, start, end))
             || hyphenated_demonym(s, start, end)
         {
@@ -953,6 +957,14 @@ const EVENT_WORDS: &[&str] = &[
     "era",
     "century",
     "dynasty",
+];
+
+/// Words that open the names of places, as a place word ends others ("San
+/// Remo", "Los Altos", "Fort Brannon", "Mount Tarn"; Spanish and Portuguese
+/// places, forts, mountains and capes).
+const PLACE_HEADS: &[&str] = &[
+    "san", "santa", "santo", "são", "los", "las", "el", "rio", "puerto", "porto", "fort", "mount",
+    "cape",
 ];
 
 /// Titles a name may carry after a comma ("Hermann II, Landgrave of Hesse").
@@ -1204,19 +1216,35 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     {
         return "date";
     }
-    if run.iter().any(|(_, w)| lex.org_words.has_lower(w)) {
-        return "organization";
-    }
-    // "Zoë Baptiste-Hall": a word glued on by a hyphen is no head noun.
-    if run
+    // The last word that says what a name is decides, as the head of an
+    // English compound does ("Church Street" is a street, "Park College" a
+    // college). "Zoë Baptiste-Hall": a word glued on by a hyphen is no head
+    // noun.
+    // "San Remo", "Fort Brannon": a first word that heads places' names.
+    let head = run
         .iter()
-        .any(|(ws, w)| lex.place_words.has_lower(w) && !glued_on(s, *ws))
-    {
-        return if team_named_after_place(run) {
-            "organization"
-        } else {
-            "place"
-        };
+        .rev()
+        .find_map(|(ws, w)| {
+            let w = w.strip_suffix("'s").unwrap_or(w);
+            if lex.org_words.has_lower(w) {
+                Some("organization")
+            } else if lex.place_words.has_lower(w) && !glued_on(s, *ws) {
+                Some("place")
+            } else {
+                None
+            }
+        })
+        .or_else(|| {
+            (run.len() > 1
+                && run
+                    .first()
+                    .is_some_and(|(_, w)| lex.place_heads.has_lower(w)))
+            .then_some("place")
+        });
+    match head {
+        Some("place") if !team_named_after_place(run) => return "place",
+        Some(_) => return "organization",
+        None => {}
     }
     if let Some(kind) = noun_after_kind(s, start, run) {
         return kind;
@@ -1229,6 +1257,7 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
         return "person";
     }
     if lex.person_titles.has_lower(prev)
+        || is_person_noun(prev)
         || run
             .first()
             .is_some_and(|(_, w)| lex.person_titles.has_lower(w))
@@ -1241,26 +1270,60 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     if run.iter().any(|(_, w)| lex.event_words.has_lower(w)) {
         return "other";
     }
-    if after_place_preposition(s, start) {
+    // "married to Tomas Halvik", "from Ada Rolt's first marriage": "to" and
+    // "from" go before persons as often as places, so a name shaped like a
+    // person's stays one after them.
+    let weak_preposition = matches!(prev.to_ascii_lowercase().as_str(), "to" | "from");
+    if after_place_preposition(s, start) && !(weak_preposition && person_shaped(s, run)) {
         return "place";
     }
-    // "Kim Ki-young": a lower-case part after a hyphen is no word of its own.
-    // "Maria von Tasnady": a particle inside is no word of its own.
+    if person_shaped(s, run) {
+        return person_shaped_kind(prev, run);
+    }
+    "other"
+}
+
+/// Whether a name is shaped like a person's: two to four capitalised words
+/// and nothing else but particles and hyphen parts ("Kim Ki-young": a
+/// lower-case part after a hyphen is no word of its own; "Maria von
+/// Tasnady": nor is a particle); not opening with "The" ("The Salt Atlas"
+/// is a title) nor with an acronym in it ("BBC Radio").
+fn person_shaped(s: &str, run: &[(usize, &str)]) -> bool {
     let parts = run
         .iter()
         .filter(|(ws, w)| is_cap(w) || !(glued_on(s, *ws) || is_particle(w)))
         .count();
     let caps = run.iter().filter(|(_, w)| is_cap(w)).count();
-    // "The Salt Atlas" is a title, not a person; nor is a name with an
-    // acronym in it ("BBC Radio").
     let the = run.first().is_some_and(|(_, w)| *w == "The");
     let acronym = run
         .iter()
         .any(|(_, w)| is_acronym(w) && !is_regnal_number(w));
-    if (2..=4).contains(&caps) && caps == parts && !the && !acronym {
-        return person_shaped_kind(prev, run);
-    }
-    "other"
+    (2..=4).contains(&caps) && caps == parts && !the && !acronym
+}
+
+/// Whether a word is a noun of one person, of a kin too ("the *actor*
+/// Oreb", "their *son*, Tarkin"): a name right after it is a person's.
+fn is_person_noun(w: &str) -> bool {
+    // One person: "managers Moulinsart" is a firm.
+    !looks_plural(w) && crate::facts::kind_of_noun(w) == Some("person")
+        || crate::facts::with_lower(w, |lw| {
+            crate::facts::lexicon::role(lw).is_some_and(|r| r.pred.kinship())
+        })
+}
+
+/// Whether the capitalised word `w` ending at byte `end` of `s`, opening
+/// the sentence, is a common word of the lexicons rather than a name: a
+/// number word ("Eleven people …") or a noun that types things ("Actors in
+/// the film …"), a lower-case word after it and no verb ("Bishop was born
+/// …", [`takes_verb`]; "Hill, who …" is a name too).
+fn opens_with_common_word(s: &str, end: usize, w: &str) -> bool {
+    let common = crate::facts::with_lower(w, |lw| rlmkg_text::number_word(lw).is_some())
+        || crate::facts::is_typing_noun(w);
+    common
+        && s.get(end..)
+            .and_then(|r| r.strip_prefix(' '))
+            .is_some_and(|r| r.starts_with(|c: char| c.is_lowercase()))
+        && !takes_verb(s, end, w)
 }
 
 /// The kind the common noun right after a name gives it, when "the" stands
@@ -1370,7 +1433,10 @@ fn team_named_after_place(run: &[(usize, &str)]) -> bool {
         && is_cap(last)
         && looks_plural(last)
         && !lex.place_words.has_lower(last)
-        && head.iter().any(|(_, w)| lex.place_words.has_lower(w))
+        && (head.iter().any(|(_, w)| lex.place_words.has_lower(w))
+            || head
+                .first()
+                .is_some_and(|(_, w)| lex.place_heads.has_lower(w)))
 }
 
 /// Whether a capitalised word looks like a plural noun ("Warriors",
@@ -2019,6 +2085,53 @@ fn opens_with_word_for(s: &str, kind: &str) -> bool {
     }
 }
 
+/// Types a one-word name of no kind that opens a sentence as a person's
+/// when "he" or "she" stands for it: a personal pronoun later in its
+/// sentence ("Vessaro lost the case and moved to his farm") or opening the
+/// next ("Halvik wrote to the council. He asked …"); not when the sentence
+/// names another person the pronoun may stand for. `found` are the
+/// candidates by sentence, in order.
+fn type_by_pronouns(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usize, Cand)]) {
+    let personal = |w: &str| {
+        matches!(
+            w,
+            "he" | "she" | "his" | "her" | "him" | "himself" | "herself"
+        )
+    };
+    for group in found.chunk_by_mut(|a, b| a.0 == b.0) {
+        let si = group.first().map_or(0, |(si, _)| *si);
+        let Some(sr) = sentences.get(si) else {
+            continue;
+        };
+        if group.iter().skip(1).any(|(_, c)| is_person(c.kind)) {
+            continue;
+        }
+        let Some((_, c)) = group.first_mut() else {
+            continue;
+        };
+        let opens = doc_text
+            .get(sr.start..c.start)
+            .is_some_and(|b| b.trim().is_empty());
+        if !opens || c.kind != "other" || c.name.contains(' ') {
+            continue;
+        }
+        let here = doc_text
+            .get(c.end..sr.end)
+            .is_some_and(|r| r.split(|ch: char| !ch.is_alphabetic()).any(personal));
+        let next = sentences
+            .get(si + 1)
+            .and_then(|n| doc_text.get(n.start..n.end))
+            .and_then(|t| {
+                t.split(|ch: char| !ch.is_alphabetic())
+                    .find(|w| !w.is_empty())
+            })
+            .is_some_and(|w| matches!(w, "He" | "She" | "His" | "Her"));
+        if here || next {
+            c.kind = SHAPE_PERSON;
+        }
+    }
+}
+
 /// Extract entities, mentions and relations from a document's sentences.
 ///
 /// Names, aliases and keys are borrowed while the rules run and copied into
@@ -2080,6 +2193,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             (si, c)
         }));
     }
+    type_by_pronouns(doc_text, sentences, &mut found);
     // 2. Group by key.
     // Each candidate's key, computed once.
     let found_keys: Vec<String> = found.iter().map(|(_, c)| entity_key(c.name)).collect();
@@ -3109,6 +3223,102 @@ pub(crate) mod tests {
                 "Hollis Brae",
                 Some("other"),
             ),
+            // "to" and "from" go before persons as often as places: a
+            // name shaped like a person's stays one; a name opening with a
+            // word that heads places ("San", "Fort") is a place.
+            (
+                "",
+                "She was married to Tomas Halvik.",
+                "Tomas Halvik",
+                Some("person"),
+            ),
+            (
+                "",
+                "Santa Varela grew quickly.",
+                "Santa Varela",
+                Some("place"),
+            ),
+            (
+                "",
+                "Fort Brannon lies on the river.",
+                "Fort Brannon",
+                Some("place"),
+            ),
+            (
+                "",
+                "She lived in Ostby Varde.",
+                "Ostby Varde",
+                Some("place"),
+            ),
+            // A person's noun right before a name, a kin noun too.
+            (
+                "",
+                "Their son, Tarkin, was born in 1990.",
+                "Tarkin",
+                Some("person"),
+            ),
+            (
+                "",
+                "Its managers Velsart chose the font.",
+                "Velsart",
+                Some("other"),
+            ),
+            (
+                "",
+                "He moved to Tarn Island's harbour.",
+                "Tarn Island's",
+                Some("place"),
+            ),
+            (
+                "",
+                "They lost to the Fort Tarn Daisies.",
+                "Fort Tarn Daisies",
+                Some("organization"),
+            ),
+            (
+                "",
+                "The film stars actor Oreb in a small part.",
+                "Oreb",
+                Some("person"),
+            ),
+            // A one-word name opening a sentence, and "he" or "she" after it.
+            (
+                "",
+                "Halvik wrote to the council. He asked for a bridge.",
+                "Halvik",
+                Some("person"),
+            ),
+            (
+                "",
+                "Vessaro lost the case and moved to his farm.",
+                "Vessaro",
+                Some("person"),
+            ),
+            (
+                "",
+                "Tarsk grew quickly. It has a port.",
+                "Tarsk",
+                Some("other"),
+            ),
+            // The last word of a name that says what it is decides: "Church
+            // Street" is a street, "Park College" a college.
+            (
+                "",
+                "The shop is on Church Street.",
+                "Church Street",
+                Some("place"),
+            ),
+            (
+                "",
+                "She taught at Park College.",
+                "Park College",
+                Some("organization"),
+            ),
+            // A common word of the lexicons opening a sentence is no name,
+            // unless a verb follows it.
+            ("", "Actors in the film include Ada Rolt.", "Actors", None),
+            ("", "Eleven people died in the fire.", "Eleven", None),
+            ("", "Bishop was born in Leeds.", "Bishop", Some("person")),
         ];
         let wrong: Vec<String> = cases
             .iter()
