@@ -238,6 +238,77 @@ const STOP_STARTERS: &[&str] = &[
     "del",
 ];
 
+/// Common adjectives, quantifiers and adverbs that open sentences ("*Late*
+/// the next year", "*Additional* troops", "*Rather* than"): such a word
+/// alone before a lower-case word is no name unless a verb follows it
+/// ("*Major* was elected", a surname). Words that start no name anywhere
+/// are [`STOP_STARTERS`].
+const OPENERS: &[&str] = &[
+    "additional",
+    "again",
+    "already",
+    "almost",
+    "always",
+    "certain",
+    "common",
+    "current",
+    "early",
+    "elsewhere",
+    "entire",
+    "even",
+    "ever",
+    "few",
+    "final",
+    "former",
+    "full",
+    "further",
+    "hence",
+    "indeed",
+    "initial",
+    "international",
+    "large",
+    "late",
+    "likewise",
+    "little",
+    "local",
+    "main",
+    "major",
+    "modern",
+    "national",
+    "nearby",
+    "next",
+    "nonetheless",
+    "notable",
+    "numerous",
+    "often",
+    "old",
+    "only",
+    "original",
+    "overall",
+    "popular",
+    "prior",
+    "private",
+    "public",
+    "rather",
+    "recent",
+    "similar",
+    "small",
+    "soon",
+    "still",
+    "therefore",
+    "though",
+    "traditional",
+    "unless",
+    "upon",
+    "various",
+    "whereas",
+    "whether",
+    "whilst",
+    "within",
+    "without",
+    "young",
+];
+
 /// Words that make a name an organisation ("Marsh *Shipyard*").
 const ORG_WORDS: &[&str] = &[
     "inc",
@@ -321,6 +392,8 @@ const ORG_WORDS: &[&str] = &[
     "library",
     "archive",
     "archives",
+    "gallery",
+    "galleries",
     "pictures",
     "films",
     "productions",
@@ -498,6 +571,8 @@ struct Lexicon {
     event_words: WordSet<'static>,
     /// [`PLACE_HEADS`]: first words of places' names.
     place_heads: WordSet<'static>,
+    /// [`OPENERS`]: common words that open sentences.
+    openers: WordSet<'static>,
 }
 
 fn lexicon() -> &'static Lexicon {
@@ -512,6 +587,7 @@ fn lexicon() -> &'static Lexicon {
         noble_titles: WordSet::new(NOBLE_TITLES),
         event_words: WordSet::new(EVENT_WORDS),
         place_heads: WordSet::new(PLACE_HEADS),
+        openers: WordSet::new(OPENERS),
     })
 }
 
@@ -745,7 +821,8 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                     || (org
                         && !words
                             .get(j + 2)
-                            .is_some_and(|(_, t)| t.eq_ignore_ascii_case("the"))))
+                            .is_some_and(|(_, t)| t.eq_ignore_ascii_case("the"))
+                        && !opens_org_name(&mut words, j + 2)))
             {
                 j += 1;
             } else {
@@ -823,6 +900,8 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
                 && is_opening_word(run[0].1)
                 && !takes_verb(s, end, run[0].1))
             || (at_start && run.len() == 1 && opens_with_common_word(s, end, run[0].1))
+            || (run.len() == 1 && is_title_alone(s, end, run[0].1))
+            || (run.len() == 1 && adjective_after_article(s, start, end, run[0].1))
             || (at_start && is_lower_compound(s, start, end))
             || hyphenated_demonym(s, start, end)
         {
@@ -895,6 +974,17 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
     }
     out.sort_by_key(|c| c.start);
     share_list_kinds(s, out);
+}
+
+/// Whether the capitalised words from word `k` on hold a word of
+/// organisations ("… Gallery of Art and *Vell Ostby Gallery*"): a second
+/// name after "and", not the end of one ("Trade and *Industry*"). Looks at
+/// most six words ahead.
+fn opens_org_name(words: &mut Words, k: usize) -> bool {
+    let lex = lexicon();
+    (k..k + 6)
+        .map_while(|n| words.get(n).filter(|(_, w)| is_cap(w)))
+        .any(|(_, w)| lex.org_words.has_lower(w))
 }
 
 /// Whether byte `at` of `s` opens the sentence or follows a capitalised
@@ -1058,6 +1148,34 @@ fn takes_verb(s: &str, end: usize, word: &str) -> bool {
     aux || (participle
         && next.chars().count() > 3
         && (next.ends_with("ed") || rlmkg_text::is_irregular_past(next)))
+}
+
+/// Whether the one-word name `w` ending at byte `end` of `s` is a title or
+/// a rank alone, naming nobody ("became *President* in 1990", "made a
+/// *Baronet*"); not one a verb follows ("King was born …": a surname).
+fn is_title_alone(s: &str, end: usize, w: &str) -> bool {
+    let lex = lexicon();
+    (lex.person_titles.has_lower(w) || lex.noble_titles.has_lower(w)) && !takes_verb(s, end, w)
+}
+
+/// Whether the one word at `start..end` of `s` is an adjective shaped like a
+/// nationality's ("-ian", "-ean", "-ese", "-ish") between an article and a
+/// noun ("a *Jacobean* chest", "the *Darwinian* view"); not before a
+/// function word ("the Varian in 1900": a ship's name).
+fn adjective_after_article(s: &str, start: usize, end: usize, w: &str) -> bool {
+    let shaped = w.chars().count() >= 6
+        && ["ian", "ean", "ese", "ish"]
+            .iter()
+            .any(|x| crate::facts::with_lower(w, |lw| lw.ends_with(x)));
+    let article = words_before(s, start)
+        .next()
+        .is_some_and(|p| matches!(p.to_ascii_lowercase().as_str(), "a" | "an" | "the"));
+    let noun = s
+        .get(end..)
+        .and_then(|r| r.strip_prefix(' '))
+        .and_then(|r| r.split(|c: char| !c.is_alphabetic()).next())
+        .is_some_and(|n| n.starts_with(|c: char| c.is_lowercase()) && !rlmkg_text::is_stopword(n));
+    shaped && article && noun
 }
 
 /// Whether the name at `start..end` of `s` is one word (no space in it)
@@ -1287,7 +1405,8 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
 /// and nothing else but particles and hyphen parts ("Kim Ki-young": a
 /// lower-case part after a hyphen is no word of its own; "Maria von
 /// Tasnady": nor is a particle); not opening with "The" ("The Salt Atlas"
-/// is a title) nor with an acronym in it ("BBC Radio").
+/// is a title) nor with an acronym or a word written in camel case in it
+/// ("BBC Radio", "Vell PageScore").
 fn person_shaped(s: &str, run: &[(usize, &str)]) -> bool {
     let parts = run
         .iter()
@@ -1298,7 +1417,31 @@ fn person_shaped(s: &str, run: &[(usize, &str)]) -> bool {
     let acronym = run
         .iter()
         .any(|(_, w)| is_acronym(w) && !is_regnal_number(w));
-    (2..=4).contains(&caps) && caps == parts && !the && !acronym
+    (2..=4).contains(&caps)
+        && caps == parts
+        && !the
+        && !acronym
+        && !run.iter().any(|(_, w)| is_camel_case(w))
+}
+
+/// Whether a word has a capital inside after a lower-case letter, as
+/// products and firms are written ("PageScore", "HomeCorp"), not a surname
+/// after its prefix ("McAdam", "MacLeod", "DeVito", "LaToya", "FitzRoy").
+fn is_camel_case(w: &str) -> bool {
+    let mut prev_lower = false;
+    for (i, c) in w.char_indices() {
+        if c.is_uppercase() && prev_lower {
+            let prefix = w.get(..i).unwrap_or("");
+            if !matches!(
+                prefix,
+                "Mc" | "Mac" | "De" | "Di" | "Da" | "Du" | "La" | "Le" | "Van" | "Von" | "Fitz"
+            ) {
+                return true;
+            }
+        }
+        prev_lower = c.is_lowercase();
+    }
+    false
 }
 
 /// Whether a word is a noun of one person, of a kin too ("the *actor*
@@ -1313,12 +1456,14 @@ fn is_person_noun(w: &str) -> bool {
 
 /// Whether the capitalised word `w` ending at byte `end` of `s`, opening
 /// the sentence, is a common word of the lexicons rather than a name: a
-/// number word ("Eleven people …") or a noun that types things ("Actors in
-/// the film …"), a lower-case word after it and no verb ("Bishop was born
-/// …", [`takes_verb`]; "Hill, who …" is a name too).
+/// number word ("Eleven people …"), a noun that types things ("Actors in
+/// the film …") or one of [`OPENERS`] ("Late the next year"), a lower-case
+/// word after it and no verb ("Bishop was born …", [`takes_verb`]; "Hill,
+/// who …" is a name too).
 fn opens_with_common_word(s: &str, end: usize, w: &str) -> bool {
     let common = crate::facts::with_lower(w, |lw| rlmkg_text::number_word(lw).is_some())
-        || crate::facts::is_typing_noun(w);
+        || crate::facts::is_typing_noun(w)
+        || lexicon().openers.has_lower(w);
     common
         && s.get(end..)
             .and_then(|r| r.strip_prefix(' '))
@@ -3319,6 +3464,71 @@ pub(crate) mod tests {
             ("", "Actors in the film include Ada Rolt.", "Actors", None),
             ("", "Eleven people died in the fire.", "Eleven", None),
             ("", "Bishop was born in Leeds.", "Bishop", Some("person")),
+            // Common adjectives and adverbs opening a sentence.
+            ("", "Late the next year, the mill closed.", "Late", None),
+            ("", "Additional troops arrived in May.", "Additional", None),
+            (
+                "",
+                "Rather than sell, they closed the mill.",
+                "Rather",
+                None,
+            ),
+            ("", "Major was elected in 1990.", "Major", Some("other")),
+            // A title or role word alone names nobody.
+            ("", "He became President in 1990.", "President", None),
+            ("", "He was made a Baronet in 1801.", "Baronet", None),
+            (
+                "",
+                "She met President Ada Rolt.",
+                "President Ada Rolt",
+                Some("person"),
+            ),
+            // An adjective shaped like a nationality's after an article.
+            (
+                "",
+                "They found a Jacobean chest in the hall.",
+                "Jacobean",
+                None,
+            ),
+            (
+                "",
+                "Tom Vess sailed on the Varian in 1900.",
+                "Varian",
+                Some("other"),
+            ),
+            // A word with a capital inside (not "McAdam") names no person.
+            (
+                "",
+                "It ranks pages by Vell PageScore.",
+                "Vell PageScore",
+                Some("other"),
+            ),
+            (
+                "",
+                "The prize went to Ian McAdam.",
+                "Ian McAdam",
+                Some("person"),
+            ),
+            // "and" ends an organisation's name before a second one.
+            (
+                "",
+                "It merged the Tarn Gallery of Art and Vell Ostby Gallery.",
+                "Tarn Gallery of Art",
+                Some("organization"),
+            ),
+            (
+                "",
+                "He ran the Department of Trade and Industry.",
+                "Department of Trade and Industry",
+                Some("organization"),
+            ),
+            // A gallery is an organisation, as a museum is.
+            (
+                "",
+                "She showed at the Orvik Gallery.",
+                "Orvik Gallery",
+                Some("organization"),
+            ),
         ];
         let wrong: Vec<String> = cases
             .iter()
