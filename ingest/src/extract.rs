@@ -2230,13 +2230,31 @@ fn opens_with_word_for(s: &str, kind: &str) -> bool {
     }
 }
 
-/// Types a one-word name of no kind that opens a sentence as a person's
-/// when "he" or "she" stands for it: a personal pronoun later in its
-/// sentence ("Vessaro lost the case and moved to his farm") or opening the
-/// next ("Halvik wrote to the council. He asked …"); not when the sentence
-/// names another person the pronoun may stand for. `found` are the
-/// candidates by sentence, in order.
-fn type_by_pronouns(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usize, Cand)]) {
+/// Verbs whose subject is a person ("Ostrel *retired* from racing",
+/// "Tarvel *married* a painter"), past forms.
+const PERSON_VERBS: &[&str] = &[
+    "married",
+    "divorced",
+    "retired",
+    "resigned",
+    "graduated",
+    "enrolled",
+    "died",
+    "testified",
+    "starred",
+    "studied",
+];
+
+/// Types a one-word name of no kind that is a sentence's subject as a
+/// person's: it opens the sentence, or follows an opening phrase and a
+/// comma or a date ("In 2014, Vessar …", "In 2019 Vessar …"), and "he" or
+/// "she" stands for it — a personal pronoun later in its sentence
+/// ("Vessaro lost the case and moved to his farm") or opening the next
+/// ("Halvik wrote to the council. He asked …") — or a verb whose subject is
+/// a person follows it ([`PERSON_VERBS`]; "Ostrel retired", "Tarvel was
+/// born"). Not when the sentence names another person a pronoun may stand
+/// for. `found` are the candidates by sentence, in order.
+fn type_subjects(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usize, Cand)]) {
     let personal = |w: &str| {
         matches!(
             w,
@@ -2248,21 +2266,44 @@ fn type_by_pronouns(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usi
         let Some(sr) = sentences.get(si) else {
             continue;
         };
-        if group.iter().skip(1).any(|(_, c)| is_person(c.kind)) {
-            continue;
-        }
-        let Some((_, c)) = group.first_mut() else {
+        let Some(at) = group.iter().position(|(_, c)| c.kind != "date") else {
             continue;
         };
-        let opens = doc_text
-            .get(sr.start..c.start)
-            .is_some_and(|b| b.trim().is_empty());
-        if !opens || c.kind != "other" || c.name.contains(' ') {
+        if group
+            .iter()
+            .enumerate()
+            .any(|(i, (_, c))| i != at && is_person(c.kind))
+        {
             continue;
         }
-        let here = doc_text
-            .get(c.end..sr.end)
-            .is_some_and(|r| r.split(|ch: char| !ch.is_alphabetic()).any(personal));
+        // Where the text before the subject starts: the date before it, or
+        // the sentence's start.
+        let from = at
+            .checked_sub(1)
+            .and_then(|i| group.get(i))
+            .map_or(sr.start, |(_, c)| c.end);
+        let Some((_, c)) = group.get_mut(at) else {
+            continue;
+        };
+        let subject = doc_text
+            .get(from..c.start)
+            .is_some_and(|b| matches!(b.trim(), "" | ","))
+            || doc_text
+                .get(sr.start..c.start)
+                .is_some_and(|b| b.trim_end().ends_with(','));
+        if !subject || c.kind != "other" || c.name.contains(' ') {
+            continue;
+        }
+        let rest = doc_text.get(c.end..sr.end).unwrap_or("");
+        let mut after = rest
+            .split(|ch: char| !ch.is_alphabetic())
+            .filter(|w| !w.is_empty());
+        let verb = match after.next() {
+            Some("was" | "is") => after.next() == Some("born"),
+            Some(v) => PERSON_VERBS.contains(&v),
+            None => false,
+        };
+        let here = rest.split(|ch: char| !ch.is_alphabetic()).any(personal);
         let next = sentences
             .get(si + 1)
             .and_then(|n| doc_text.get(n.start..n.end))
@@ -2271,7 +2312,7 @@ fn type_by_pronouns(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usi
                     .find(|w| !w.is_empty())
             })
             .is_some_and(|w| matches!(w, "He" | "She" | "His" | "Her"));
-        if here || next {
+        if verb || here || next {
             c.kind = SHAPE_PERSON;
         }
     }
@@ -2338,7 +2379,7 @@ pub fn extract(doc_text: &str, title: &str, sentences: &[SentenceRef]) -> Extrac
             (si, c)
         }));
     }
-    type_by_pronouns(doc_text, sentences, &mut found);
+    type_subjects(doc_text, sentences, &mut found);
     // 2. Group by key.
     // Each candidate's key, computed once.
     let found_keys: Vec<String> = found.iter().map(|(_, c)| entity_key(c.name)).collect();
@@ -3442,6 +3483,32 @@ pub(crate) mod tests {
             (
                 "",
                 "Tarsk grew quickly. It has a port.",
+                "Tarsk",
+                Some("other"),
+            ),
+            // After an opening phrase, and by a verb only persons take.
+            (
+                "",
+                "In 2014 Vessar was indicted and lost his seat.",
+                "Vessar",
+                Some("person"),
+            ),
+            (
+                "",
+                "In 1990, Tarvel married a painter.",
+                "Tarvel",
+                Some("person"),
+            ),
+            ("", "Ostrel retired from racing.", "Ostrel", Some("person")),
+            (
+                "",
+                "In 1990, Tarsk grew into a town.",
+                "Tarsk",
+                Some("other"),
+            ),
+            (
+                "",
+                "In 1990, Tarsk hired Ada Rolt and her sister.",
                 "Tarsk",
                 Some("other"),
             ),
