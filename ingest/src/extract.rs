@@ -1374,8 +1374,10 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     {
         return "person";
     }
+    if let Some(kind) = noun_before_kind(prev) {
+        return kind;
+    }
     if lex.person_titles.has_lower(prev)
-        || is_person_noun(prev)
         || run
             .first()
             .is_some_and(|(_, w)| lex.person_titles.has_lower(w))
@@ -1444,14 +1446,22 @@ fn is_camel_case(w: &str) -> bool {
     false
 }
 
-/// Whether a word is a noun of one person, of a kin too ("the *actor*
-/// Oreb", "their *son*, Tarkin"): a name right after it is a person's.
-fn is_person_noun(w: &str) -> bool {
-    // One person: "managers Moulinsart" is a firm.
-    !looks_plural(w) && crate::facts::kind_of_noun(w) == Some("person")
-        || crate::facts::with_lower(w, |lw| {
-            crate::facts::lexicon::role(lw).is_some_and(|r| r.pred.kinship())
-        })
+/// The kind a lower-case noun right before a name gives it, as an
+/// apposition does ("the *actor* Oreb", "their *son*, Tarkin", "*brothers*
+/// Robert and Edwin", "the *ferry* Nordlys Express"): a noun of kin (a
+/// person), or a singular noun that types things ("managers Moulinsart" is
+/// a firm). Not the last word of a name before ("… High School, Lecque").
+fn noun_before_kind(w: &str) -> Option<&'static str> {
+    if !w.starts_with(|c: char| c.is_lowercase()) {
+        return None;
+    }
+    if crate::facts::lexicon::role(w).is_some_and(|r| r.pred.kinship()) {
+        return Some("person");
+    }
+    if looks_plural(w) {
+        return None;
+    }
+    crate::facts::kind_of_noun(w)
 }
 
 /// Whether the capitalised word `w` ending at byte `end` of `s`, opening
@@ -2255,12 +2265,8 @@ const PERSON_VERBS: &[&str] = &[
 /// born"). Not when the sentence names another person a pronoun may stand
 /// for. `found` are the candidates by sentence, in order.
 fn type_subjects(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usize, Cand)]) {
-    let personal = |w: &str| {
-        matches!(
-            w,
-            "he" | "she" | "his" | "her" | "him" | "himself" | "herself"
-        )
-    };
+    // Not the object forms: "Colleagues describe him …" is of another.
+    let personal = |w: &str| matches!(w, "he" | "she" | "his" | "her");
     for group in found.chunk_by_mut(|a, b| a.0 == b.0) {
         let si = group.first().map_or(0, |(si, _)| *si);
         let Some(sr) = sentences.get(si) else {
@@ -2295,6 +2301,11 @@ fn type_subjects(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usize,
             continue;
         }
         let rest = doc_text.get(c.end..sr.end).unwrap_or("");
+        // A heading alone ("Equipment", then "She carries …" of a ship)
+        // is no sentence's subject.
+        if !rest.chars().any(char::is_alphabetic) {
+            continue;
+        }
         let mut after = rest
             .split(|ch: char| !ch.is_alphabetic())
             .filter(|w| !w.is_empty());
@@ -3451,6 +3462,24 @@ pub(crate) mod tests {
             ),
             (
                 "",
+                "It went to brothers Rolf and Ivo Tarn.",
+                "Rolf",
+                Some("person"),
+            ),
+            (
+                "",
+                "Leaving Tarn High School, Vessar joined the navy.",
+                "Vessar",
+                Some("other"),
+            ),
+            (
+                "",
+                "Ships include the ferry Tarn Express.",
+                "Tarn Express",
+                Some("work"),
+            ),
+            (
+                "",
                 "He moved to Tarn Island's harbour.",
                 "Tarn Island's",
                 Some("place"),
@@ -3504,6 +3533,13 @@ pub(crate) mod tests {
                 "",
                 "In 1990, Tarsk grew into a town.",
                 "Tarsk",
+                Some("other"),
+            ),
+            ("", "Colleagues praise him.", "Colleagues", Some("other")),
+            (
+                "",
+                "Deckhouse\n\nShe carries two masts.",
+                "Deckhouse",
                 Some("other"),
             ),
             (
