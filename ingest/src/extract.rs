@@ -2240,6 +2240,27 @@ fn opens_with_word_for(s: &str, kind: &str) -> bool {
     }
 }
 
+/// Whether `name`, a sentence's subject, is a plural by its verb: it
+/// looks plural and the word after it is a plural auxiliary or a present
+/// form without "-s" ("Colleagues *remember* …", "Rowers *are* …"; not
+/// "Hudgens *was* …", "Evans *served* …", "Mars *also* …").
+fn plural_subject(name: &str, rest: &str) -> bool {
+    let Some(verb) = rest
+        .split(|c: char| !c.is_alphabetic())
+        .find(|w| !w.is_empty())
+    else {
+        return false;
+    };
+    looks_plural(name)
+        && (matches!(verb, "are" | "were" | "have" | "do")
+            || (verb.starts_with(|c: char| c.is_lowercase())
+                && !verb.ends_with('s')
+                && !verb.ends_with("ed")
+                && !verb.ends_with("ly")
+                && !rlmkg_text::is_irregular_past(verb)
+                && !rlmkg_text::is_stopword(verb)))
+}
+
 /// Verbs whose subject is a person ("Ostrel *retired* from racing",
 /// "Tarvel *married* a painter"), past forms.
 const PERSON_VERBS: &[&str] = &[
@@ -2302,8 +2323,9 @@ fn type_subjects(doc_text: &str, sentences: &[SentenceRef], found: &mut [(usize,
         }
         let rest = doc_text.get(c.end..sr.end).unwrap_or("");
         // A heading alone ("Equipment", then "She carries …" of a ship)
-        // is no sentence's subject.
-        if !rest.chars().any(char::is_alphabetic) {
+        // is no sentence's subject, nor a plural one ("Colleagues
+        // remember him … He liked …"; not "Hudgens was …").
+        if !rest.chars().any(char::is_alphabetic) || plural_subject(c.name, rest) {
             continue;
         }
         let mut after = rest
@@ -3536,6 +3558,18 @@ pub(crate) mod tests {
                 Some("other"),
             ),
             ("", "Colleagues praise him.", "Colleagues", Some("other")),
+            (
+                "",
+                "Colleagues remember the man. He liked maps.",
+                "Colleagues",
+                Some("other"),
+            ),
+            (
+                "",
+                "Hallens was elected. He served two terms.",
+                "Hallens",
+                Some("person"),
+            ),
             (
                 "",
                 "Deckhouse\n\nShe carries two masts.",

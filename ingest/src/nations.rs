@@ -316,7 +316,8 @@ const PLACES: &[&str] = &[
 /// Adjectives of nationality, origin, faith and language beyond the fact
 /// lexicon's `DEMONYMS` (none is in both: a test checks it). Not the ones
 /// that are as often a person's name ("Breton", "Norman") or a club's
-/// ("Celtic").
+/// ("Celtic"), nor a region's that names the region as often ("the
+/// Baltic", "the Caribbean").
 const DEMONYMS: &[&str] = &[
     // Of countries.
     "afghan",
@@ -449,10 +450,6 @@ const DEMONYMS: &[&str] = &[
     "gaelic",
     "slavic",
     "germanic",
-    "baltic",
-    "balkan",
-    "caribbean",
-    "mediterranean",
     "polynesian",
     "melanesian",
     "micronesian",
