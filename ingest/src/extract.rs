@@ -242,13 +242,11 @@ const STOP_STARTERS: &[&str] = &[
 /// the next year", "*Additional* troops", "*Rather* than"): such a word
 /// alone before a lower-case word is no name unless a verb follows it
 /// ("*Major* was elected", a surname). Words that start no name anywhere
-/// are [`STOP_STARTERS`].
+/// are [`STOP_STARTERS`]; stop words ("Often", "Upon") are rlmkg-text's.
 const OPENERS: &[&str] = &[
     "additional",
-    "again",
     "already",
     "almost",
-    "always",
     "certain",
     "common",
     "current",
@@ -256,13 +254,9 @@ const OPENERS: &[&str] = &[
     "elsewhere",
     "entire",
     "even",
-    "ever",
-    "few",
     "final",
     "former",
     "full",
-    "further",
-    "hence",
     "indeed",
     "initial",
     "international",
@@ -280,9 +274,7 @@ const OPENERS: &[&str] = &[
     "nonetheless",
     "notable",
     "numerous",
-    "often",
     "old",
-    "only",
     "original",
     "overall",
     "popular",
@@ -295,17 +287,9 @@ const OPENERS: &[&str] = &[
     "small",
     "soon",
     "still",
-    "therefore",
-    "though",
     "traditional",
-    "unless",
-    "upon",
     "various",
-    "whereas",
-    "whether",
     "whilst",
-    "within",
-    "without",
     "young",
 ];
 
