@@ -822,9 +822,12 @@ fn candidates_from<'a>(s: &'a str, mut words: Words<'a, '_>, out: &mut Vec<Cand<
             break;
         };
         let mut first = 0;
-        // Drop a sentence-initial stop word ("The", "In", …) unless the run is a name with "The".
+        // Drop a sentence-initial stop word ("The", "In", …) unless the run is a name with "The",
+        // or one opening with its particle ("De Gaulle", "Van Morrison", "La Paz").
         while first < run.len() && lex.stop_starters.has_lower(run[first].1) {
-            if run[first].1 == "The" && run.len() - first > 1 && first == 0 {
+            if (run[first].1 == "The" && first == 0 || is_capital_particle(run[first].1))
+                && run.len() - first > 1
+            {
                 break;
             }
             first += 1;
@@ -1533,6 +1536,18 @@ fn share_list_kinds(s: &str, out: &mut [Cand]) {
 /// hyphen ("Kim Ki-*young*", "Baptiste-*Hall*").
 fn glued_on(s: &str, ws: usize) -> bool {
     s.get(..ws).is_some_and(|b| b.ends_with('-'))
+}
+
+/// A name's particle written with a capital, as it opens a name ("*De*
+/// Gaulle", "*Van* Morrison", "*La* Paz", "*Von* Braun"): a name joiner
+/// other than "of", "for", "and" and "the".
+fn is_capital_particle(w: &str) -> bool {
+    is_cap(w)
+        && lexicon().connectors.has_lower(w)
+        && !matches!(
+            w.to_ascii_lowercase().as_str(),
+            "of" | "for" | "and" | "the"
+        )
 }
 
 /// A lower-case particle of a person's name ("von", "da", "van"): a name
@@ -3368,6 +3383,19 @@ pub(crate) mod tests {
                 Some("person"),
             ),
             ("", "Aldred served in the navy.", "Aldred", Some("other")),
+            // A name opening with its particle keeps it.
+            (
+                "",
+                "De Varenne was born in Lyon.",
+                "De Varenne",
+                Some("person"),
+            ),
+            (
+                "",
+                "In 1990 Van Tarsel moved to Oslo.",
+                "Van Tarsel",
+                Some("person"),
+            ),
             ("", "Kelly has two sons.", "Kelly", Some("other")),
             ("", "Based in Oslo, the firm grew.", "Based", None),
             (
