@@ -25,6 +25,7 @@ mod facts;
 mod formats;
 mod manifest;
 mod model_facts;
+mod nations;
 mod nice;
 mod pipeline;
 mod run;

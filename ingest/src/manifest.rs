@@ -30,8 +30,11 @@ use crate::error::StoreError;
 /// parentheses and siblings, issue 43; 15 makes another form of the title
 /// opening the text the title's entity, and the document's subject co-occur
 /// with every name of a sentence that names it or opens with a pronoun or
-/// "The" and a noun of its kind for it, issue 43).
-pub const FORMAT_VERSION: u32 = 15;
+/// "The" and a noun of its kind for it, issue 43; 16 types names by closed
+/// lists of countries, states and adjectives of nationality and by their
+/// context: the noun after "the X", names listed together, a firm's short
+/// name, a title's head and "A / B" names, issue 43).
+pub const FORMAT_VERSION: u32 = 16;
 
 /// Identity of the approximation, as recorded in a store's settings.
 pub const APPROX_IDENTITY: &str = "approx: bytes/4";
