@@ -558,17 +558,12 @@ pub(crate) fn is_known_place(name: &str) -> bool {
     name.split_whitespace().count() <= 5 && place_keys().contains(&entity_key(name))
 }
 
-/// Whether `word` (any case) is one of this module's [`DEMONYMS`].
-fn listed(word: &str) -> bool {
+/// Whether a lower-case, hyphen-free part is one of this module's
+/// [`DEMONYMS`] or the fact lexicon's.
+fn listed_part(lp: &str) -> bool {
     static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     let set = SET.get_or_init(|| DEMONYMS.iter().copied().collect());
-    crate::facts::with_lower(word, |lw| set.contains(lw))
-}
-
-/// Whether a hyphen-free part is an adjective of nationality, origin, faith
-/// or language: the fact lexicon's or one of [`DEMONYMS`].
-fn listed_part(part: &str) -> bool {
-    listed(part) || crate::facts::is_demonym(part)
+    set.contains(lp) || crate::facts::is_demonym(lp)
 }
 
 /// Whether words are one adjective of nationality, origin, faith or
@@ -576,23 +571,7 @@ fn listed_part(part: &str) -> bool {
 /// "Haitian-American"): a listed part, in either list, and the others
 /// listed or ending as such adjectives do.
 pub(crate) fn is_demonym_run(words: &[&str]) -> bool {
-    if crate::facts::is_demonym_run(words) {
-        return true;
-    }
-    let (mut any, mut all) = (false, true);
-    for w in words {
-        for p in w.split('-') {
-            let found = listed_part(p);
-            any |= found;
-            all &= found
-                || crate::facts::with_lower(p, |lp| {
-                    ["ian", "an", "ese", "ish", "ic", "i"]
-                        .iter()
-                        .any(|s| lp.ends_with(s))
-                });
-        }
-    }
-    any && all
+    crate::facts::demonym_run_by(words, listed_part)
 }
 
 /// Whether one word is an adjective of nationality, origin, faith or

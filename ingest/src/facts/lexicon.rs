@@ -1064,11 +1064,17 @@ pub(crate) fn is_demonym(word: &str) -> bool {
 /// "Trinidadian-American"): a listed part, the others listed or ending as
 /// demonyms do.
 pub(crate) fn is_demonym_run(words: &[&str]) -> bool {
+    demonym_run_by(words, |p| DEMONYM_SET.has(p))
+}
+
+/// [`is_demonym_run`] with another list: `listed` answers for a lower-case,
+/// hyphen-free part.
+pub(crate) fn demonym_run_by(words: &[&str], listed: impl Fn(&str) -> bool) -> bool {
     let (mut any, mut all) = (false, true);
     for w in words {
         with_lower(w, |lw| {
             for p in lw.split('-') {
-                let listed = DEMONYM_SET.has(p);
+                let listed = listed(p);
                 any |= listed;
                 all &= listed
                     || ["ian", "an", "ese", "ish", "ic", "i"]

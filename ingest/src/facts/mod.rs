@@ -2563,7 +2563,7 @@ fn possessed_role<'w>(window: &'w [&'_ str]) -> Option<(&'w str, &'static lexico
     }
 }
 
-pub(crate) use lexicon::{is_demonym, is_demonym_run, is_typing_noun, kind_of_noun, with_lower};
+pub(crate) use lexicon::{demonym_run_by, is_demonym, is_typing_noun, kind_of_noun, with_lower};
 
 #[cfg(test)]
 mod tests;
