@@ -1114,16 +1114,23 @@ fn is_opening_word(w: &str) -> bool {
     n > 4 && (w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly"))
 }
 
+/// The word right after byte `end` of `s` past one space, up to its first
+/// character that is no letter (empty when one opens it); none without the
+/// space.
+fn word_after(s: &str, end: usize) -> Option<&str> {
+    s.get(end..)?
+        .strip_prefix(' ')?
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+}
+
 /// Whether the word after byte `end` of `s` is a verb a named subject
 /// takes, so the opening `word` before it is a name ("Kelly was …",
 /// "Kipling wrote …", "Aldred served …"), not a participle or an adverb
 /// ("Based in …", "Originally called …"): an auxiliary, or after a word
 /// ending in "ed" or "ing" a past form.
 fn takes_verb(s: &str, end: usize, word: &str) -> bool {
-    let Some(next) = s.get(end..).and_then(|r| {
-        r.strip_prefix(' ')
-            .and_then(|r| r.split(|c: char| !c.is_alphabetic()).next())
-    }) else {
+    let Some(next) = word_after(s, end) else {
         return false;
     };
     let aux = rlmkg_text::AUXILIARIES.contains(&next)
@@ -1156,11 +1163,8 @@ fn adjective_after_article(s: &str, start: usize, end: usize, w: &str) -> bool {
             .any(|x| crate::facts::with_lower(w, |lw| lw.ends_with(x)));
     let article = words_before(s, start)
         .next()
-        .is_some_and(|p| matches!(p.to_ascii_lowercase().as_str(), "a" | "an" | "the"));
-    let noun = s
-        .get(end..)
-        .and_then(|r| r.strip_prefix(' '))
-        .and_then(|r| r.split(|c: char| !c.is_alphabetic()).next())
+        .is_some_and(|p| ["a", "an", "the"].iter().any(|a| p.eq_ignore_ascii_case(a)));
+    let noun = word_after(s, end)
         .is_some_and(|n| n.starts_with(|c: char| c.is_lowercase()) && !rlmkg_text::is_stopword(n));
     shaped && article && noun
 }
@@ -1380,7 +1384,7 @@ fn guess_kind(s: &str, start: usize, run: &[(usize, &str)]) -> &'static str {
     // "married to Tomas Halvik", "from Ada Rolt's first marriage": "to" and
     // "from" go before persons as often as places, so a name shaped like a
     // person's stays one after them.
-    let weak_preposition = matches!(prev.to_ascii_lowercase().as_str(), "to" | "from");
+    let weak_preposition = prev.eq_ignore_ascii_case("to") || prev.eq_ignore_ascii_case("from");
     if after_place_preposition(s, start) && !(weak_preposition && person_shaped(s, run)) {
         return "place";
     }
@@ -1482,8 +1486,7 @@ fn noun_after_kind(s: &str, start: usize, run: &[(usize, &str)]) -> Option<&'sta
     {
         return None;
     }
-    let rest = s.get(ls + lw.len()..)?.strip_prefix(' ')?;
-    let noun = rest.split(|c: char| !c.is_alphabetic()).next()?;
+    let noun = word_after(s, ls + lw.len())?;
     if !noun.chars().next().is_some_and(char::is_lowercase) || noun == "house" {
         return None;
     }
@@ -1544,10 +1547,9 @@ fn glued_on(s: &str, ws: usize) -> bool {
 fn is_capital_particle(w: &str) -> bool {
     is_cap(w)
         && lexicon().connectors.has_lower(w)
-        && !matches!(
-            w.to_ascii_lowercase().as_str(),
-            "of" | "for" | "and" | "the"
-        )
+        && !["of", "for", "and", "the"]
+            .iter()
+            .any(|j| w.eq_ignore_ascii_case(j))
 }
 
 /// A lower-case particle of a person's name ("von", "da", "van"): a name
